@@ -1,0 +1,36 @@
+# The two commands: `make demo` and `make test`. Each installs what is missing first.
+BUILD ?= build
+ASAN_BUILD ?= build-asan
+JOBS ?= $(shell nproc)
+
+.PHONY: deps build demo test test-core-asan bench format clean
+
+deps:
+	@scripts/install-deps.sh
+
+$(BUILD)/build.ninja:
+	cmake -S . -B $(BUILD) -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo
+
+build: deps $(BUILD)/build.ninja
+	cmake --build $(BUILD) -j $(JOBS)
+
+demo: build
+	$(BUILD)/src/cli/etna demo
+
+test: build test-core-asan
+	cd $(BUILD) && ctest --output-on-failure -j $(JOBS)
+
+# The pure core again under AddressSanitizer and UndefinedBehaviorSanitizer.
+test-core-asan: deps
+	cmake -S . -B $(ASAN_BUILD) -G Ninja -DCMAKE_BUILD_TYPE=Debug -DETNA_SANITIZE=ON -DETNA_CORE_ONLY=ON
+	cmake --build $(ASAN_BUILD) -j $(JOBS)
+	cd $(ASAN_BUILD) && ctest --output-on-failure -j $(JOBS)
+
+bench: build
+	@scripts/run-bench.sh $(BUILD)
+
+format:
+	find src bench -name '*.h' -o -name '*.cc' | xargs clang-format -i
+
+clean:
+	rm -rf $(BUILD) $(ASAN_BUILD)

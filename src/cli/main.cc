@@ -1,0 +1,38 @@
+// etna: one binary, subcommands per part. Later issues add server, agent, dev, job, queue, ...
+#include <cstdio>
+#include <cstring>
+#include <string>
+
+namespace etna::cli {
+int RunDemo(int argc, char** argv);
+}
+
+namespace {
+
+void PrintHelp() {
+  std::printf(
+      "etna: a GPU batch scheduler that speaks Volcano's and Kubernetes' objects.\n\n"
+      "Usage: etna <command> [flags]\n\n"
+      "Commands:\n"
+      "  demo      run one scheduling cycle on a built-in cluster and print the decision\n"
+      "  version   print the version\n"
+      "  help      show this help\n");
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  if (argc < 2 || !std::strcmp(argv[1], "help") || !std::strcmp(argv[1], "--help") ||
+      !std::strcmp(argv[1], "-h")) {
+    PrintHelp();
+    return argc < 2 ? 1 : 0;
+  }
+  std::string cmd = argv[1];
+  if (cmd == "version" || cmd == "--version") {
+    std::printf("etna 0.1.0\n");
+    return 0;
+  }
+  if (cmd == "demo") return etna::cli::RunDemo(argc - 1, argv + 1);
+  std::fprintf(stderr, "etna: unknown command \"%s\" (see etna help)\n", cmd.c_str());
+  return 1;
+}

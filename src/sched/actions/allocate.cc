@@ -1,0 +1,113 @@
+#include "sched/actions/allocate.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+
+#include "sched/actions/gang_placement.h"
+#include "sched/framework/session.h"
+#include "sched/framework/statement.h"
+
+namespace etna::sched {
+
+Result<std::unique_ptr<Action>> AllocateAction::Create(Arguments& args) {
+  auto action = std::make_unique<AllocateAction>();
+  int64_t feasible = action->placer_options_.feasible_nodes;
+  ETNA_RETURN_IF_ERROR(args.GetInt("feasibleNodes", &feasible));
+  if (feasible < 0) return Status::InvalidArgument("argument feasibleNodes: must be >= 0");
+  action->placer_options_.feasible_nodes = static_cast<int>(feasible);
+  ETNA_RETURN_IF_ERROR(args.GetDurationMs("backoff.initial", &action->backoff_.initial_ms));
+  ETNA_RETURN_IF_ERROR(args.GetDurationMs("backoff.max", &action->backoff_.max_ms));
+  if (action->backoff_.initial_ms <= 0 || action->backoff_.max_ms < action->backoff_.initial_ms) {
+    return Status::InvalidArgument(
+        "arguments backoff.initial and backoff.max: need 0 < initial <= max");
+  }
+  ETNA_RETURN_IF_ERROR(args.GetBool("reservation.enable", &action->reservation_.enabled));
+  ETNA_RETURN_IF_ERROR(
+      args.GetDurationMs("reservation.starvingAfter", &action->reservation_.starving_after_ms));
+  int64_t min_tasks = action->reservation_.min_tasks;
+  ETNA_RETURN_IF_ERROR(args.GetInt("reservation.minTasks", &min_tasks));
+  action->reservation_.min_tasks = static_cast<int32_t>(min_tasks);
+  return std::unique_ptr<Action>(std::move(action));
+}
+
+void AllocateAction::Execute(Session& s) {
+  s.backoff_policy() = backoff_;
+  s.reservation_policy() = reservation_;
+  const auto& actions = s.conf().actions;
+  bool has_enqueue = std::find(actions.begin(), actions.end(), "enqueue") != actions.end();
+
+  std::vector<std::vector<JobIdx>> per_queue(s.queues().size());
+  for (JobIdx j = 0; j < static_cast<JobIdx>(s.jobs().size()); ++j) {
+    Job& job = s.job(j);
+    if (job.pending == 0 || job.queue == kNone || job.phase == PodGroupPhase::kCompleted) continue;
+    if (job.phase == PodGroupPhase::kPending) {
+      if (has_enqueue) continue;
+      if (s.queue(job.queue).state != QueueState::kOpen) continue;
+      s.SetJobPhase(j, PodGroupPhase::kInqueue);
+    }
+    if (auto invalid = s.JobValid(job)) {
+      s.RecordUnschedulable(j, "NotEnoughTasks", *invalid);
+      continue;
+    }
+    if (s.backoff_policy().Waiting(job.backoff, s.now(), s.capacity_generation())) continue;
+    per_queue[job.queue].push_back(j);
+  }
+
+  auto job_after = [&](JobIdx a, JobIdx b) { return s.CompareJobs(s.job(a), s.job(b)) > 0; };
+  for (auto& heap : per_queue) std::make_heap(heap.begin(), heap.end(), job_after);
+
+  Placer placer(s, placer_options_);
+  while (true) {
+    QueueIdx q = kNone;
+    for (QueueIdx i = 0; i < static_cast<QueueIdx>(per_queue.size()); ++i) {
+      if (per_queue[i].empty()) continue;
+      if (q == kNone || s.CompareQueues(s.queue(i), s.queue(q)) < 0) q = i;
+    }
+    if (q == kNone) break;
+    auto& heap = per_queue[q];
+    if (s.Overused(s.queue(q))) {
+      for (JobIdx j : heap) {
+        s.RecordUnschedulable(j, "QueueOverused",
+                              fmt::format("queue {} is using its whole share ({})",
+                                          s.queue(q).name, s.queue(q).allocated.ToString()));
+      }
+      heap.clear();
+      continue;
+    }
+    std::pop_heap(heap.begin(), heap.end(), job_after);
+    JobIdx j = heap.back();
+    heap.pop_back();
+
+    Statement stmt(s);
+    PlaceResult r = PlaceTasks(s, placer, stmt, j, PlaceOptions{});
+    GangOutcome outcome = Settle(s, stmt, j);
+    if (outcome == GangOutcome::kDiscarded) {
+      s.RecordAttempt(j, false);
+      s.RecordUnschedulable(j, r.reason.empty() ? "NotEnoughResources" : r.reason,
+                            r.message.empty() ? "no task could be placed" : r.message);
+      continue;
+    }
+    s.RecordAttempt(j, true);
+    if (outcome == GangOutcome::kCommitted && !r.blocked && r.unplaced > 0) {
+      heap.push_back(j);
+      std::push_heap(heap.begin(), heap.end(), job_after);
+    }
+  }
+
+  // Admitted jobs that could not be placed give back their admission (Volcano #5006): they
+  // return to Pending and enqueue re-admits them in priority order when room appears.
+  if (has_enqueue) {
+    for (JobIdx j = 0; j < static_cast<JobIdx>(s.jobs().size()); ++j) {
+      const Job& job = s.job(j);
+      if (job.phase == PodGroupPhase::kInqueue && s.Attempted(j) && job.occupied == 0 &&
+          job.succeeded == 0 && !s.JobReady(job)) {
+        bool placed_any = false;
+        for (TaskIdx t : job.tasks) placed_any |= s.task(t).status != TaskStatus::kPending;
+        if (!placed_any) s.SetJobPhase(j, PodGroupPhase::kPending);
+      }
+    }
+  }
+}
+
+}  // namespace etna::sched

@@ -1,0 +1,15 @@
+// RunCycle: one scheduling cycle, the whole public face of the core: a snapshot and a
+// configuration in, a Decision out. Pure: no I/O, no clock but the snapshot's, deterministic.
+#pragma once
+
+#include "sched/framework/conf.h"
+#include "sched/framework/decision.h"
+#include "sched/framework/registry.h"
+#include "sched/model/snapshot.h"
+
+namespace etna::sched {
+
+Result<Decision> RunCycle(Snapshot snapshot, const SchedulerConf& conf,
+                          const Registry& registry = BuiltinRegistry());
+
+}  // namespace etna::sched

@@ -1,0 +1,648 @@
+#include "sched/framework/session.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+
+#include "sched/framework/registry.h"
+
+namespace etna::sched {
+namespace {
+
+template <typename Fn>
+using TierFns = std::vector<std::vector<Fn>>;
+
+template <typename Fn>
+void Push(TierFns<Fn>& fns, int tier, Fn fn) {
+  if (static_cast<int>(fns.size()) <= tier) fns.resize(tier + 1);
+  fns[tier].push_back(std::move(fn));
+}
+
+// The combination rules, each written once.
+template <typename Fn, typename... Args>
+int FirstNonZero(const TierFns<Fn>& fns, const Args&... args) {
+  for (const auto& tier : fns) {
+    for (const auto& fn : tier) {
+      if (int c = fn(args...); c != 0) return c;
+    }
+  }
+  return 0;
+}
+
+template <typename Fn, typename... Args>
+bool AllTrue(const TierFns<Fn>& fns, const Args&... args) {
+  for (const auto& tier : fns) {
+    for (const auto& fn : tier) {
+      if (!fn(args...)) return false;
+    }
+  }
+  return true;
+}
+
+template <typename Fn, typename... Args>
+bool AnyTrue(const TierFns<Fn>& fns, const Args&... args) {
+  for (const auto& tier : fns) {
+    for (const auto& fn : tier) {
+      if (fn(args...)) return true;
+    }
+  }
+  return false;
+}
+
+// Any reject vetoes; a tier with a permit ends the walk; no opinion permits.
+template <typename... Args>
+bool VoteOf(const TierFns<JobVoteFn>& fns, const Args&... args) {
+  for (const auto& tier : fns) {
+    bool permit = false;
+    for (const auto& fn : tier) {
+      Vote v = fn(args...);
+      if (v == Vote::kReject) return false;
+      permit |= v == Vote::kPermit;
+    }
+    if (permit) return true;
+  }
+  return true;
+}
+
+// Victims: intersection of the voting plugins within a tier; the first tier with a vote decides.
+std::optional<std::vector<TaskIdx>> IntersectVictims(const TierFns<VictimFn>& fns,
+                                                     const Task& preemptor,
+                                                     const std::vector<TaskIdx>& candidates) {
+  for (const auto& tier : fns) {
+    std::optional<std::vector<TaskIdx>> victims;
+    for (const auto& fn : tier) {
+      auto allowed = fn(preemptor, candidates);
+      if (!allowed) continue;
+      std::sort(allowed->begin(), allowed->end());
+      if (!victims) {
+        victims = std::move(allowed);
+      } else {
+        std::vector<TaskIdx> both;
+        std::set_intersection(victims->begin(), victims->end(), allowed->begin(), allowed->end(),
+                              std::back_inserter(both));
+        *victims = std::move(both);
+      }
+    }
+    if (victims) return victims;
+  }
+  return std::nullopt;
+}
+
+int FreeWholeGpus(const Node& n) {
+  if (n.gpus.empty()) return static_cast<int>((n.allocatable.Get(kGpu) - n.used.Get(kGpu)) / 1000);
+  int free = 0;
+  for (const auto& g : n.gpus) free += g.healthy && g.used_milli == 0;
+  return free;
+}
+
+}  // namespace
+
+struct Session::Registered {
+  TierFns<JobOrderFn> job_order;
+  TierFns<QueueOrderFn> queue_order;
+  TierFns<TaskOrderFn> task_order;
+  TierFns<VictimOrderFn> victim_order;
+  TierFns<PredicateFn> predicate_static;
+  TierFns<PredicateFn> predicate_dynamic;
+  TierFns<NodeOrderFn> node_order;
+  TierFns<VictimFn> preemptable;
+  TierFns<VictimFn> reclaimable;
+  TierFns<QueueTaskFn> preemptive;
+  TierFns<QueueFn> overused;
+  TierFns<AllocatableFn> allocatable;
+  TierFns<JobFn> job_ready;
+  TierFns<JobVoteFn> job_pipelined;
+  TierFns<JobVoteFn> job_enqueueable;
+  TierFns<JobEnqueuedFn> job_enqueued;
+  TierFns<JobFn> job_starving;
+  TierFns<JobValidFn> job_valid;
+  std::vector<EventHandler> handlers;
+};
+
+Session::Session(Snapshot snapshot, const SchedulerConf& conf, const Registry& registry)
+    : snap_(std::move(snapshot)),
+      conf_(conf),
+      registry_(registry),
+      fns_(std::make_unique<Registered>()) {
+  job_outcomes_.resize(snap_.jobs.size());
+  for (size_t j = 0; j < snap_.jobs.size(); ++j) {
+    job_outcomes_[j].original_phase = snap_.jobs[j].phase;
+  }
+  RecomputeAccounting();
+}
+
+Session::~Session() = default;
+
+void Session::RecomputeAccounting() {
+  cluster_total_ = ResourceVector();
+  total_releasing_ = ResourceVector();
+  for (auto& n : snap_.nodes) {
+    n.used = n.external_used;
+    n.releasing = ResourceVector();
+    n.pipelined = ResourceVector();
+    n.tasks.clear();
+    for (auto& g : n.gpus) g.used_milli = 0;
+    if (n.ready) cluster_total_ += n.allocatable;
+  }
+  for (auto& q : snap_.queues) q.allocated = ResourceVector();
+  for (auto& j : snap_.jobs) {
+    j.allocated = ResourceVector();
+    j.total_request = ResourceVector();
+    j.occupied = j.pipelined = j.succeeded = j.pending = 0;
+  }
+  for (auto& t : snap_.tasks) {
+    Job* job = t.job == kNone ? nullptr : &snap_.jobs[t.job];
+    if (t.status == TaskStatus::kSucceeded) {
+      if (job) ++job->succeeded;
+      continue;
+    }
+    if (t.status == TaskStatus::kFailed || t.status == TaskStatus::kUnknown) continue;
+    if (job) job->total_request += t.request;
+    if (t.status == TaskStatus::kPending) {
+      if (job) ++job->pending;
+      continue;
+    }
+    if (t.node == kNone) continue;
+    Node& n = snap_.nodes[t.node];
+    n.tasks.push_back(IndexOf(t));
+    if (t.status == TaskStatus::kPipelined) {
+      n.pipelined += t.request;
+    } else {
+      n.used += t.request;
+      if (t.status == TaskStatus::kReleasing) {
+        n.releasing += t.request;
+        total_releasing_ += t.request;
+      }
+      if (!t.gpus.empty()) {
+        int32_t share = static_cast<int32_t>(t.request.Get(kGpu) / t.gpus.size());
+        for (int32_t g : t.gpus) {
+          if (g >= 0 && g < static_cast<int32_t>(n.gpus.size())) n.gpus[g].used_milli += share;
+        }
+      }
+    }
+    if (job && CountsForGang(t.status)) {
+      ++job->occupied;
+      if (t.status == TaskStatus::kPipelined) ++job->pipelined;
+      job->allocated += t.request;
+      if (job->queue != kNone) snap_.queues[job->queue].allocated += t.request;
+    }
+  }
+  gpu_index_.Reset(static_cast<int>(snap_.nodes.size()));
+  for (size_t i = 0; i < snap_.nodes.size(); ++i) {
+    const Node& n = snap_.nodes[i];
+    gpu_index_.Update(static_cast<int32_t>(i), FreeWholeGpus(n), Schedulable(n));
+  }
+}
+
+Status Session::Open() {
+  for (size_t t = 0; t < conf_.tiers.size(); ++t) {
+    for (const auto& option : conf_.tiers[t].plugins) {
+      ETNA_ASSIGN_OR_RETURN(auto plugin, registry_.BuildPlugin(option));
+      current_option_ = &option;
+      current_tier_ = static_cast<int>(t);
+      plugin->OnSessionOpen(*this);
+      plugins_.push_back(std::move(plugin));
+    }
+  }
+  current_option_ = nullptr;
+  return Status::Ok();
+}
+
+Status Session::RunActions() {
+  for (const auto& name : conf_.actions) {
+    Arguments args;
+    if (auto it = conf_.action_arguments.find(name); it != conf_.action_arguments.end()) {
+      args = it->second;
+    }
+    ETNA_ASSIGN_OR_RETURN(auto action, registry_.BuildAction(name, args));
+    action->Execute(*this);
+  }
+  return Status::Ok();
+}
+
+bool Session::Enabled(ExtensionPoint p) const {
+  return current_option_ == nullptr || current_option_->Enabled(p);
+}
+
+#define ETNA_ADD_FN(Method, Point, field, Type)                                      \
+  void Session::Method(Type fn) {                                                   \
+    if (Enabled(ExtensionPoint::Point)) Push(fns_->field, current_tier_, std::move(fn)); \
+  }
+ETNA_ADD_FN(AddJobOrderFn, kJobOrder, job_order, JobOrderFn)
+ETNA_ADD_FN(AddQueueOrderFn, kQueueOrder, queue_order, QueueOrderFn)
+ETNA_ADD_FN(AddTaskOrderFn, kTaskOrder, task_order, TaskOrderFn)
+ETNA_ADD_FN(AddVictimOrderFn, kVictimOrder, victim_order, VictimOrderFn)
+ETNA_ADD_FN(AddNodeOrderFn, kNodeOrder, node_order, NodeOrderFn)
+ETNA_ADD_FN(AddPreemptableFn, kPreemptable, preemptable, VictimFn)
+ETNA_ADD_FN(AddReclaimableFn, kReclaimable, reclaimable, VictimFn)
+ETNA_ADD_FN(AddPreemptiveFn, kPreemptive, preemptive, QueueTaskFn)
+ETNA_ADD_FN(AddOverusedFn, kOverused, overused, QueueFn)
+ETNA_ADD_FN(AddAllocatableFn, kAllocatable, allocatable, AllocatableFn)
+ETNA_ADD_FN(AddJobReadyFn, kJobReady, job_ready, JobFn)
+ETNA_ADD_FN(AddJobPipelinedFn, kJobPipelined, job_pipelined, JobVoteFn)
+ETNA_ADD_FN(AddJobEnqueueableFn, kJobEnqueued, job_enqueueable, JobVoteFn)
+ETNA_ADD_FN(AddJobEnqueuedFn, kJobEnqueued, job_enqueued, JobEnqueuedFn)
+ETNA_ADD_FN(AddJobStarvingFn, kJobStarving, job_starving, JobFn)
+ETNA_ADD_FN(AddJobValidFn, kJobValid, job_valid, JobValidFn)
+#undef ETNA_ADD_FN
+
+void Session::AddPredicateFn(PredicateFn fn, bool cacheable) {
+  if (!Enabled(ExtensionPoint::kPredicate)) return;
+  Push(cacheable ? fns_->predicate_static : fns_->predicate_dynamic, current_tier_, std::move(fn));
+}
+
+void Session::AddEventHandler(EventHandler handler) {
+  if (Enabled(ExtensionPoint::kEventHandler)) fns_->handlers.push_back(std::move(handler));
+}
+
+int Session::CompareJobs(const Job& l, const Job& r) const {
+  if (int c = FirstNonZero(fns_->job_order, l, r)) return c;
+  if (l.creation_ms != r.creation_ms) return l.creation_ms < r.creation_ms ? -1 : 1;
+  return l.uid.compare(r.uid);
+}
+
+int Session::CompareQueues(const Queue& l, const Queue& r) const {
+  if (int c = FirstNonZero(fns_->queue_order, l, r)) return c;
+  if (l.creation_ms != r.creation_ms) return l.creation_ms < r.creation_ms ? -1 : 1;
+  return l.name.compare(r.name);
+}
+
+int Session::CompareTasks(const Task& l, const Task& r) const {
+  if (int c = FirstNonZero(fns_->task_order, l, r)) return c;
+  TaskIdx a = IndexOf(l), b = IndexOf(r);
+  return a < b ? -1 : (a > b ? 1 : 0);
+}
+
+int Session::CompareVictims(const Task& l, const Task& r) const {
+  return FirstNonZero(fns_->victim_order, l, r);
+}
+
+PredicateResult Session::Predicate(const Task& t, const Node& n, bool cacheable_only) const {
+  for (const auto& tier : fns_->predicate_static) {
+    for (const auto& fn : tier) {
+      if (auto r = fn(t, n); !r.ok) return r;
+    }
+  }
+  if (cacheable_only) return PredicateResult::Pass();
+  return DynamicPredicate(t, n);
+}
+
+PredicateResult Session::DynamicPredicate(const Task& t, const Node& n) const {
+  for (const auto& tier : fns_->predicate_dynamic) {
+    for (const auto& fn : tier) {
+      if (auto r = fn(t, n); !r.ok) return r;
+    }
+  }
+  return PredicateResult::Pass();
+}
+
+bool Session::HasDynamicPredicates() const { return !fns_->predicate_dynamic.empty(); }
+
+double Session::NodeScore(const Task& t, const Node& n) const {
+  double score = 0;
+  for (const auto& tier : fns_->node_order) {
+    for (const auto& fn : tier) score += fn(t, n);
+  }
+  return score;
+}
+
+std::optional<std::vector<TaskIdx>> Session::Preemptable(
+    const Task& preemptor, const std::vector<TaskIdx>& candidates) const {
+  return IntersectVictims(fns_->preemptable, preemptor, candidates);
+}
+
+std::optional<std::vector<TaskIdx>> Session::Reclaimable(
+    const Task& preemptor, const std::vector<TaskIdx>& candidates) const {
+  return IntersectVictims(fns_->reclaimable, preemptor, candidates);
+}
+
+bool Session::Preemptive(const Queue& q, const Task& t) const {
+  return AllTrue(fns_->preemptive, q, t);
+}
+bool Session::Overused(const Queue& q) const { return AnyTrue(fns_->overused, q); }
+PredicateResult Session::Allocatable(const Queue& q, const Task& t) const {
+  for (const auto& tier : fns_->allocatable) {
+    for (const auto& fn : tier) {
+      if (auto r = fn(q, t); !r.ok) return r;
+    }
+  }
+  return PredicateResult::Pass();
+}
+bool Session::JobReady(const Job& j) const { return AllTrue(fns_->job_ready, j); }
+bool Session::JobPipelined(const Job& j) const { return VoteOf(fns_->job_pipelined, j); }
+bool Session::JobEnqueueable(const Job& j) const { return VoteOf(fns_->job_enqueueable, j); }
+
+void Session::JobEnqueued(const Job& j) const {
+  for (const auto& tier : fns_->job_enqueued) {
+    for (const auto& fn : tier) fn(j);
+  }
+}
+
+bool Session::JobStarving(const Job& j) const {
+  for (const auto& tier : fns_->job_starving) {
+    if (tier.empty()) continue;
+    for (const auto& fn : tier) {
+      if (!fn(j)) return false;
+    }
+    return true;
+  }
+  return false;
+}
+
+std::optional<std::string> Session::JobValid(const Job& j) const {
+  for (const auto& tier : fns_->job_valid) {
+    for (const auto& fn : tier) {
+      if (auto reason = fn(j)) return reason;
+    }
+  }
+  return std::nullopt;
+}
+
+std::vector<TaskIdx> Session::PendingTasks(const Job& job) const {
+  std::vector<TaskIdx> out;
+  for (TaskIdx t : job.tasks) {
+    if (snap_.tasks[t].status == TaskStatus::kPending) out.push_back(t);
+  }
+  std::stable_sort(out.begin(), out.end(), [&](TaskIdx a, TaskIdx b) {
+    return CompareTasks(snap_.tasks[a], snap_.tasks[b]) < 0;
+  });
+  return out;
+}
+
+// ---- Accounting ----
+
+void Session::AccountAdd(Task& t, bool pipelined) {
+  Node& n = snap_.nodes[t.node];
+  n.tasks.push_back(IndexOf(t));
+  if (pipelined) {
+    n.pipelined += t.request;
+  } else {
+    n.used += t.request;
+    if (!t.gpus.empty()) {
+      int32_t share = static_cast<int32_t>(t.request.Get(kGpu) / t.gpus.size());
+      for (int32_t g : t.gpus) n.gpus[g].used_milli += share;
+    }
+  }
+  if (t.job != kNone) {
+    Job& j = snap_.jobs[t.job];
+    ++j.occupied;
+    if (pipelined) ++j.pipelined;
+    --j.pending;
+    j.allocated += t.request;
+    if (j.queue != kNone) snap_.queues[j.queue].allocated += t.request;
+  }
+  gpu_index_.Update(t.node, FreeWholeGpus(n), Schedulable(n));
+  node_change_log_.push_back(t.node);
+  for (const auto& h : fns_->handlers) {
+    if (h.on_allocate) h.on_allocate(t);
+  }
+}
+
+void Session::AccountRemove(Task& t, bool pipelined) {
+  Node& n = snap_.nodes[t.node];
+  auto it = std::find(n.tasks.begin(), n.tasks.end(), IndexOf(t));
+  if (it != n.tasks.end()) n.tasks.erase(it);
+  if (pipelined) {
+    n.pipelined -= t.request;
+  } else {
+    n.used -= t.request;
+    if (!t.gpus.empty()) {
+      int32_t share = static_cast<int32_t>(t.request.Get(kGpu) / t.gpus.size());
+      for (int32_t g : t.gpus) n.gpus[g].used_milli -= share;
+    }
+  }
+  if (t.job != kNone) {
+    Job& j = snap_.jobs[t.job];
+    --j.occupied;
+    if (pipelined) --j.pipelined;
+    ++j.pending;
+    j.allocated -= t.request;
+    if (j.queue != kNone) snap_.queues[j.queue].allocated -= t.request;
+  }
+  gpu_index_.Update(t.node, FreeWholeGpus(n), Schedulable(n));
+  node_change_log_.push_back(t.node);
+  for (const auto& h : fns_->handlers) {
+    if (h.on_deallocate) h.on_deallocate(t);
+  }
+}
+
+void Session::ApplyAllocate(TaskIdx ti, NodeIdx ni, std::vector<int32_t> gpus) {
+  Task& t = snap_.tasks[ti];
+  t.status = TaskStatus::kAllocated;
+  t.node = ni;
+  t.gpus = std::move(gpus);
+  AccountAdd(t, /*pipelined=*/false);
+}
+
+void Session::UndoAllocate(TaskIdx ti) {
+  Task& t = snap_.tasks[ti];
+  AccountRemove(t, /*pipelined=*/false);
+  t.status = TaskStatus::kPending;
+  t.node = kNone;
+  t.gpus.clear();
+}
+
+void Session::ApplyPipeline(TaskIdx ti, NodeIdx ni) {
+  Task& t = snap_.tasks[ti];
+  t.status = TaskStatus::kPipelined;
+  t.node = ni;
+  AccountAdd(t, /*pipelined=*/true);
+}
+
+void Session::UndoPipeline(TaskIdx ti) {
+  Task& t = snap_.tasks[ti];
+  AccountRemove(t, /*pipelined=*/true);
+  t.status = TaskStatus::kPending;
+  t.node = kNone;
+}
+
+// An evicted task keeps holding its node (used) until it is gone, but its resources count as
+// releasing and it no longer counts toward its job or queue.
+void Session::ApplyEvict(TaskIdx ti) {
+  Task& t = snap_.tasks[ti];
+  Node& n = snap_.nodes[t.node];
+  n.releasing += t.request;
+  total_releasing_ += t.request;
+  node_change_log_.push_back(t.node);
+  t.status = TaskStatus::kReleasing;
+  if (t.job != kNone) {
+    Job& j = snap_.jobs[t.job];
+    --j.occupied;
+    j.allocated -= t.request;
+    if (j.queue != kNone) snap_.queues[j.queue].allocated -= t.request;
+  }
+  for (const auto& h : fns_->handlers) {
+    if (h.on_deallocate) h.on_deallocate(t);
+  }
+}
+
+void Session::UndoEvict(TaskIdx ti, TaskStatus previous) {
+  Task& t = snap_.tasks[ti];
+  Node& n = snap_.nodes[t.node];
+  n.releasing -= t.request;
+  total_releasing_ -= t.request;
+  node_change_log_.push_back(t.node);
+  t.status = previous;
+  if (t.job != kNone) {
+    Job& j = snap_.jobs[t.job];
+    ++j.occupied;
+    j.allocated += t.request;
+    if (j.queue != kNone) snap_.queues[j.queue].allocated += t.request;
+  }
+  for (const auto& h : fns_->handlers) {
+    if (h.on_allocate) h.on_allocate(t);
+  }
+}
+
+void Session::RecordCommitted(OpKind kind, TaskIdx ti, std::string reason, std::string message,
+                              std::string preemptor_job_uid) {
+  const Task& t = snap_.tasks[ti];
+  const Node& n = snap_.nodes[t.node];
+  switch (kind) {
+    case OpKind::kAllocate: {
+      BindDecision b{ti, t.uid, t.name, t.ns, n.name, t.gpus, {}};
+      for (int32_t g : t.gpus) b.gpu_uuids.push_back(n.gpus[g].uuid);
+      decision_.binds.push_back(std::move(b));
+      break;
+    }
+    case OpKind::kPipeline:
+      decision_.nominations.push_back({ti, t.uid, n.name});
+      break;
+    case OpKind::kEvict:
+      decision_.evictions.push_back({ti, t.uid, t.name, t.ns, n.name, std::move(reason),
+                                     std::move(message), std::move(preemptor_job_uid)});
+      break;
+  }
+}
+
+// ---- Devices ----
+
+std::optional<std::vector<int32_t>> Session::ChooseGpus(const Task& t, const Node& n) const {
+  int64_t need = t.request.Get(kGpu);
+  if (need <= 0 || n.gpus.empty()) return std::vector<int32_t>{};
+  if (need < 1000) {
+    // A share of one device: the fullest device that still has room (binpack).
+    int32_t best = -1;
+    for (const auto& g : n.gpus) {
+      if (!g.healthy || g.used_milli + need > 1000) continue;
+      if (best < 0 || g.used_milli > n.gpus[best].used_milli) best = g.index;
+    }
+    if (best < 0) return std::nullopt;
+    return std::vector<int32_t>{best};
+  }
+  if (need % 1000 != 0) return std::nullopt;  // more than one GPU must be whole GPUs
+  size_t count = static_cast<size_t>(need / 1000);
+  // Free devices grouped by NVLink domain; prefer the tightest domain that holds them all.
+  std::map<int32_t, std::vector<int32_t>> by_domain;
+  std::vector<int32_t> all_free;
+  for (size_t i = 0; i < n.gpus.size(); ++i) {
+    const auto& g = n.gpus[i];
+    if (!g.healthy || g.used_milli != 0) continue;
+    by_domain[g.nvlink_domain].push_back(static_cast<int32_t>(i));
+    all_free.push_back(static_cast<int32_t>(i));
+  }
+  if (all_free.size() < count) return std::nullopt;
+  const std::vector<int32_t>* best = nullptr;
+  for (const auto& [domain, free] : by_domain) {
+    if (domain < 0 || free.size() < count) continue;
+    if (!best || free.size() < best->size()) best = &free;
+  }
+  const std::vector<int32_t>& pick = best ? *best : all_free;
+  return std::vector<int32_t>(pick.begin(), pick.begin() + count);
+}
+
+bool Session::ResourceFits(const Task& t, const Node& n, const ResourceVector& available,
+                           bool check_devices, FitErrors* errors) const {
+  uint32_t short_mask = t.request.ExceedMask(available);
+  if (short_mask == 0 && check_devices && t.request.Get(kGpu) > 0 && !n.gpus.empty()) {
+    // Aggregate fit is not enough when devices are fragmented by shares.
+    if (!ChooseGpus(t, n)) short_mask |= 1u << kGpu;
+  }
+  if (short_mask == 0) return true;
+  if (errors) {
+    for (int r = 0; r < kMaxResources; ++r) {
+      if (short_mask & (1u << r)) {
+        errors->AddNodeFailure("Insufficient " + ResourceNames::Global().Name(r));
+      }
+    }
+  }
+  return false;
+}
+
+// ---- Outcomes ----
+
+void Session::RecordAttempt(JobIdx j, bool placed) {
+  job_outcomes_[j].attempted = true;
+  job_outcomes_[j].placed = placed;
+  if (placed) {
+    job_outcomes_[j].reason.clear();
+    job_outcomes_[j].message.clear();
+  }
+}
+
+void Session::RecordUnschedulable(JobIdx j, std::string reason, std::string message) {
+  job_outcomes_[j].reason = std::move(reason);
+  job_outcomes_[j].message = std::move(message);
+}
+
+void Session::SetReservations(std::vector<Reservation> reservations) {
+  next_reservations_ = std::move(reservations);
+  reservations_set_ = true;
+}
+
+void Session::SetJobPhase(JobIdx j, PodGroupPhase phase) { snap_.jobs[j].phase = phase; }
+
+PodGroupPhase Session::DerivePhase(const Job& job) const {
+  int finished = 0, live = 0;
+  for (TaskIdx ti : job.tasks) {
+    TaskStatus s = snap_.tasks[ti].status;
+    if (s == TaskStatus::kSucceeded || s == TaskStatus::kFailed) ++finished;
+    else ++live;
+  }
+  if (!job.tasks.empty() && live == 0) return PodGroupPhase::kCompleted;
+  int holding = 0;
+  for (TaskIdx ti : job.tasks) holding += HoldsNode(snap_.tasks[ti].status) &&
+                                          snap_.tasks[ti].status != TaskStatus::kReleasing;
+  if (holding + job.succeeded >= job.min_available && holding > 0) return PodGroupPhase::kRunning;
+  if (holding > 0 && job_outcomes_[IndexOf(job)].attempted &&
+      !job_outcomes_[IndexOf(job)].placed) {
+    return PodGroupPhase::kUnknown;
+  }
+  if (job.phase == PodGroupPhase::kRunning || job.phase == PodGroupPhase::kUnknown) {
+    return holding > 0 ? job.phase : PodGroupPhase::kPending;
+  }
+  return job.phase;
+}
+
+Decision Session::Close() {
+  for (auto& p : plugins_) p->OnSessionClose(*this);
+  for (size_t ji = 0; ji < snap_.jobs.size(); ++ji) {
+    Job& job = snap_.jobs[ji];
+    JobOutcome& out = job_outcomes_[ji];
+    JobUpdate u;
+    u.job = static_cast<JobIdx>(ji);
+    u.job_uid = job.uid;
+    u.phase = DerivePhase(job);
+    u.phase_changed = u.phase != out.original_phase;
+    u.backoff = job.backoff;
+    bool changed = u.phase_changed;
+    if (out.attempted && out.placed) {
+      u.condition = "Scheduled";
+      u.backoff = Backoff{};
+      changed = true;
+    } else if (out.attempted || !out.reason.empty()) {
+      u.condition = "Unschedulable";
+      u.reason = out.reason.empty() ? "Unschedulable" : out.reason;
+      u.message = out.message;
+      if (out.attempted) {
+        u.backoff = backoff_policy_.AfterFailure(job.backoff, now(), capacity_generation());
+      }
+      changed = true;
+    }
+    if (changed) decision_.jobs.push_back(std::move(u));
+  }
+  decision_.reservations = reservations_set_ ? next_reservations_ : snap_.reservations;
+  return std::move(decision_);
+}
+
+}  // namespace etna::sched

@@ -1,0 +1,221 @@
+// The scheduling model: a snapshot of nodes (with GPU devices), queues, jobs (PodGroups) and
+// tasks (pods) that the pure core schedules. Objects refer to each other by dense indices into
+// the snapshot's vectors. The daemon and the simulator build snapshots; the core never does I/O.
+//
+// Fields under "session accounting" are derived: Session::Open recomputes them from the tasks,
+// so a snapshot's producer only fills in the spec and status fields.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "common/clock.h"
+#include "common/resource.h"
+#include "sched/model/labels.h"
+
+namespace etna::sched {
+
+using NodeIdx = int32_t;
+using JobIdx = int32_t;
+using TaskIdx = int32_t;
+using QueueIdx = int32_t;
+inline constexpr int32_t kNone = -1;
+
+// One MIG instance carved out of a GPU (profile such as "1g.10gb").
+struct MigInstance {
+  std::string profile;
+  int32_t id = 0;  // GPU instance id
+};
+
+// One physical GPU of a node and where it sits in the node's interconnect.
+struct GpuDevice {
+  int32_t index = 0;
+  std::string uuid;
+  std::string model;
+  int64_t memory_mib = 0;
+  bool healthy = true;
+  int32_t numa_node = -1;
+  int32_t nvlink_domain = -1;  // GPUs with the same value share an NVLink/NVSwitch domain
+  int32_t pcie_switch = -1;
+  std::vector<MigInstance> mig;  // empty: the GPU is used whole
+
+  // Session accounting: milli-GPUs of this device in use by tasks.
+  int32_t used_milli = 0;
+};
+
+struct Node {
+  std::string name;
+  ResourceVector allocatable;
+  ResourceVector external_used;  // held by pods this scheduler does not manage
+  Labels labels;
+  std::vector<Taint> taints;
+  std::vector<GpuDevice> gpus;
+  bool ready = true;
+  bool unschedulable = false;  // cordoned
+
+  // Session accounting.
+  ResourceVector used;       // external + every task occupying the node (incl. releasing)
+  ResourceVector releasing;  // tasks being evicted or terminating
+  ResourceVector pipelined;  // tasks waiting for releasing resources
+  std::vector<TaskIdx> tasks;  // tasks occupying or pipelined on the node
+
+  ResourceVector Idle() const { return allocatable - used; }
+  // What will be free once releasing tasks are gone and pipelined tasks have started.
+  ResourceVector FutureIdle() const { return allocatable - used + releasing - pipelined; }
+};
+
+enum class QueueState : uint8_t { kOpen, kClosing, kClosed };
+
+struct Queue {
+  std::string name;
+  int32_t weight = 1;
+  ResourceLimit capability;  // hard upper limit (unnamed dimensions unbounded)
+  ResourceLimit guarantee;   // reserved minimum
+  ResourceLimit deserved;    // the share reclaim restores (capacity plugin)
+  bool reclaimable = true;   // may other queues reclaim from it?
+  QueueState state = QueueState::kOpen;
+  int32_t priority = 0;
+  QueueIdx parent = kNone;
+  TimeMs creation_ms = 0;
+
+  // Session accounting.
+  ResourceVector allocated;  // tasks occupying nodes (incl. pipelined)
+};
+
+enum class PodGroupPhase : uint8_t { kPending, kInqueue, kRunning, kUnknown, kCompleted };
+const char* PodGroupPhaseName(PodGroupPhase phase);
+
+// Retry state of a job that could not be placed; carried in the PodGroup's status.
+struct Backoff {
+  TimeMs not_before_ms = 0;  // no placement attempt before this time
+  TimeMs delay_ms = 0;       // the current delay; doubles with each failure
+  int32_t failures = 0;
+  uint64_t capacity_generation = 0;  // Snapshot::capacity_generation at the last failure
+};
+
+struct Job {
+  std::string uid;
+  std::string name;
+  std::string ns;
+  QueueIdx queue = kNone;
+  int32_t min_available = 0;
+  std::map<std::string, int32_t> min_task_member;  // per task role
+  ResourceVector min_resources;
+  int32_t priority = 0;
+  TimeMs creation_ms = 0;
+  PodGroupPhase phase = PodGroupPhase::kPending;
+  std::vector<TaskIdx> tasks;
+  TimeMs sla_waiting_ms = 0;       // 0: no SLA
+  TimeMs running_estimate_ms = 0;  // 0: unknown
+  Backoff backoff;
+
+  // Session accounting.
+  ResourceVector allocated;   // occupying + pipelined tasks
+  int32_t occupied = 0;       // tasks allocated, pipelined, binding, bound or running
+  int32_t pipelined = 0;      // of which pipelined
+  int32_t succeeded = 0;
+  int32_t pending = 0;        // tasks still to place
+  ResourceVector total_request;  // every task not finished
+
+  // Members that hold a node now (not pipelined), plus those that already succeeded.
+  int32_t ReadyCount() const { return occupied - pipelined + succeeded; }
+};
+
+enum class TaskStatus : uint8_t {
+  kPending,
+  kAllocated,
+  kPipelined,
+  kBinding,
+  kBound,
+  kRunning,
+  kReleasing,
+  kSucceeded,
+  kFailed,
+  kUnknown,
+};
+const char* TaskStatusName(TaskStatus status);
+// True for statuses that hold resources on a node (Allocated, Binding, Bound, Running, Releasing).
+bool HoldsNode(TaskStatus status);
+// True for statuses counted toward a gang's ready members (HoldsNode or Pipelined, not Releasing).
+bool CountsForGang(TaskStatus status);
+
+// The part of a pod spec that placement depends on, shared by identical tasks of one job so
+// that predicate results can be shared too.
+struct NodeSelectorTerm {
+  std::vector<SelectorRequirement> match_expressions;  // on node labels
+  std::vector<SelectorRequirement> match_fields;       // on "metadata.name"
+};
+struct PreferredNodeTerm {
+  int32_t weight = 0;
+  NodeSelectorTerm term;
+};
+struct PodAffinityTerm {
+  LabelSelector selector;
+  std::vector<std::string> namespaces;  // empty: the pod's own namespace
+  std::string topology_key;
+};
+struct WeightedPodAffinityTerm {
+  int32_t weight = 0;
+  PodAffinityTerm term;
+};
+struct PodSpec {
+  std::map<std::string, std::string> node_selector;
+  std::vector<NodeSelectorTerm> node_affinity_required;  // OR of terms
+  std::vector<PreferredNodeTerm> node_affinity_preferred;
+  std::vector<PodAffinityTerm> pod_affinity_required;
+  std::vector<PodAffinityTerm> pod_anti_affinity_required;
+  std::vector<WeightedPodAffinityTerm> pod_affinity_preferred;
+  std::vector<WeightedPodAffinityTerm> pod_anti_affinity_preferred;
+  std::vector<Toleration> tolerations;
+
+  bool HasPodAffinity() const {
+    return !pod_affinity_required.empty() || !pod_anti_affinity_required.empty() ||
+           !pod_affinity_preferred.empty() || !pod_anti_affinity_preferred.empty();
+  }
+};
+
+struct Task {
+  std::string uid;
+  std::string name;  // pod name
+  std::string ns;
+  std::string role;  // the Volcano task spec name
+  JobIdx job = kNone;
+  ResourceVector request;
+  std::shared_ptr<const PodSpec> spec;  // null: no placement constraints
+  Labels labels;
+  TaskStatus status = TaskStatus::kPending;
+  NodeIdx node = kNone;
+  NodeIdx nominated_node = kNone;  // where a pipelined task waits
+  int32_t priority = 0;
+  bool preemptable = true;
+  std::string priority_class;
+  TimeMs start_ms = 0;            // when it started running
+  TimeMs last_checkpoint_ms = 0;  // last checkpoint the workload reported; 0: never
+  std::vector<int32_t> gpus;      // device indices on `node`
+
+  bool BestEffort() const { return request.IsZero(); }
+};
+
+// Capacity held for a starving job across cycles (see the reservation in actions/allocate).
+struct Reservation {
+  std::string job_uid;
+  std::vector<std::pair<NodeIdx, ResourceVector>> nodes;
+  TimeMs since_ms = 0;
+};
+
+struct Snapshot {
+  TimeMs now_ms = 0;
+  // Increases whenever capacity may have grown (a task ended, a node joined or was repaired).
+  // A job in backoff is retried at once when this moves past the value of its last failure.
+  uint64_t capacity_generation = 0;
+  std::vector<Node> nodes;
+  std::vector<Queue> queues;
+  std::vector<Job> jobs;
+  std::vector<Task> tasks;
+  std::vector<Reservation> reservations;
+};
+
+}  // namespace etna::sched

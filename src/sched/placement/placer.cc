@@ -1,0 +1,160 @@
+#include "sched/placement/placer.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+
+namespace etna::sched {
+namespace {
+
+int WholeGpusNeeded(const Task& t) {
+  int64_t g = t.request.Get(kGpu);
+  return g >= 1000 ? static_cast<int>(g / 1000) : 0;
+}
+
+}  // namespace
+
+int16_t Placer::ReasonId(const std::string& reason) {
+  auto [it, inserted] = reason_ids_.try_emplace(reason, static_cast<int16_t>(reasons_.size()));
+  if (inserted) reasons_.push_back(reason);
+  return it->second;
+}
+
+PredicateResult Placer::StaticPredicate(const Task& t, NodeIdx n) {
+  SpecCache& cache = spec_cache_[t.spec.get()];
+  if (cache.result.empty()) cache.result.assign(session_.nodes().size(), -1);
+  int16_t& r = cache.result[n];
+  if (r < 0) {
+    PredicateResult p = session_.Predicate(t, session_.node(n), /*cacheable_only=*/true);
+    r = p.ok ? 0 : static_cast<int16_t>(ReasonId(p.reason) + 1);
+    return p;
+  }
+  return r == 0 ? PredicateResult::Pass() : PredicateResult::Fail(reasons_[r - 1]);
+}
+
+PredicateResult Placer::AllPredicates(const Task& t, NodeIdx n) {
+  if (auto p = StaticPredicate(t, n); !p.ok) return p;
+  return session_.DynamicPredicate(t, session_.node(n));
+}
+
+bool Placer::Feasible(const Task& t, NodeIdx n, FitErrors* errors) {
+  const Node& node = session_.node(n);
+  if (!session_.ResourceFits(t, node, node.Idle(), /*check_devices=*/true, errors)) return false;
+  PredicateResult p = AllPredicates(t, n);
+  if (!p.ok) {
+    if (errors) errors->AddNodeFailure(p.reason);
+    return false;
+  }
+  return true;
+}
+
+void Placer::Scan(const Task& t, std::vector<Candidate>* out, FitErrors* errors) {
+  out->clear();
+  const auto& index = session_.free_gpu_index();
+  int need = WholeGpusNeeded(t);
+  size_t limit = options_.feasible_nodes > 0 ? static_cast<size_t>(options_.feasible_nodes)
+                                             : session_.nodes().size();
+  index.ForEach(need, /*tightest_first=*/true, [&](NodeIdx n) {
+    if (Feasible(t, n, errors)) out->push_back({n, session_.NodeScore(t, session_.node(n))});
+    return out->size() < limit;
+  });
+  if (errors && out->empty()) {
+    int total = static_cast<int>(session_.nodes().size());
+    int indexed = index.CountAtLeast(0);
+    int skipped = indexed - index.CountAtLeast(need);
+    if (skipped > 0) errors->AddNodeFailure("Insufficient nvidia.com/gpu", skipped);
+    if (total > indexed) errors->AddNodeFailure("node(s) were unschedulable", total - indexed);
+    errors->set_total_nodes(total);
+  }
+}
+
+std::string Placer::CacheKey(const Task& t) const {
+  // Identical tasks: same job, same spec object, same request.
+  std::string key = fmt::format("{}/{}", t.job, static_cast<const void*>(t.spec.get()));
+  for (int r = 0; r < t.request.dims(); ++r) key += fmt::format(",{}", t.request.Get(r));
+  return key;
+}
+
+void Placer::Refresh(const Task& t, CandidateCache& cache) {
+  const auto& log = session_.node_change_log();
+  if (log.size() - cache.log_pos > 64) {
+    Scan(t, &cache.candidates, nullptr);
+  } else {
+    for (size_t i = cache.log_pos; i < log.size(); ++i) {
+      NodeIdx changed = log[i];
+      auto it = std::find_if(cache.candidates.begin(), cache.candidates.end(),
+                             [&](const Candidate& c) { return c.node == changed; });
+      if (it == cache.candidates.end()) continue;
+      if (Feasible(t, changed, nullptr)) {
+        it->score = session_.NodeScore(t, session_.node(changed));
+      } else {
+        cache.candidates.erase(it);
+      }
+    }
+  }
+  cache.log_pos = log.size();
+}
+
+Placer::Choice Placer::FindNode(TaskIdx ti, bool allow_pipeline, FitErrors* errors) {
+  const Task& t = session_.task(ti);
+  // A pipelined task returning to its nominated node goes there first.
+  if (t.nominated_node != kNone && Feasible(t, t.nominated_node, nullptr)) {
+    return {t.nominated_node, false};
+  }
+  bool shareable = !(t.spec && t.spec->HasPodAffinity());
+  std::vector<Candidate> local;
+  std::vector<Candidate>* candidates = &local;
+  if (shareable) {
+    auto [it, inserted] = candidate_cache_.try_emplace(CacheKey(t));
+    CandidateCache& cache = it->second;
+    if (inserted) {
+      Scan(t, &cache.candidates, nullptr);
+      cache.log_pos = session_.node_change_log().size();
+    } else {
+      Refresh(t, cache);
+      if (cache.candidates.empty()) {
+        Scan(t, &cache.candidates, nullptr);
+        cache.log_pos = session_.node_change_log().size();
+      }
+    }
+    candidates = &cache.candidates;
+  } else {
+    Scan(t, &local, nullptr);
+  }
+  if (!candidates->empty()) {
+    const Candidate* best = &(*candidates)[0];
+    for (const auto& c : *candidates) {
+      if (c.score > best->score) best = &c;
+    }
+    return {best->node, false};
+  }
+  if (allow_pipeline && !session_.total_releasing().IsZero()) {
+    if (Choice c = FindPipelineNode(t, errors)) return c;
+  }
+  if (errors) {
+    std::vector<Candidate> ignored;
+    Scan(t, &ignored, errors);  // once more, counting why each node failed
+  }
+  return {};
+}
+
+Placer::Choice Placer::FindPipelineNode(const Task& t, FitErrors* /*errors*/) {
+  NodeIdx best = kNone;
+  double best_score = 0;
+  for (NodeIdx n = 0; n < static_cast<NodeIdx>(session_.nodes().size()); ++n) {
+    const Node& node = session_.node(n);
+    if (node.releasing.IsZero() || !session_.Schedulable(node)) continue;
+    if (!session_.ResourceFits(t, node, node.FutureIdle(), /*check_devices=*/false, nullptr)) {
+      continue;
+    }
+    if (!AllPredicates(t, n).ok) continue;
+    double score = session_.NodeScore(t, node);
+    if (best == kNone || score > best_score) {
+      best = n;
+      best_score = score;
+    }
+  }
+  return {best, true};
+}
+
+}  // namespace etna::sched

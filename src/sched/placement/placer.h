@@ -1,0 +1,76 @@
+// Placer: finds the node for one task, the shared first step of allocate, backfill and the
+// victim search.
+//
+// Pipeline for a task: candidate nodes come from the FreeGpuIndex (only nodes with enough free
+// whole GPUs, tightest first, so CPU-only work lands where GPUs are already busy) → resource fit
+// against idle resources, including concrete devices → static predicates, whose results are
+// cached per pod spec so identical tasks share them → dynamic predicates → the first
+// `feasible_nodes` feasible nodes are scored by the NodeOrder plugins and the best wins (ties:
+// the earlier candidate). Identical tasks of one job reuse the scored candidate list: only
+// nodes changed since (from the session's change log) are re-checked.
+//
+// When no node has idle room and `allow_pipeline` is set, a node whose future idle resources
+// (after releasing tasks leave) hold the task is returned for pipelining.
+//
+// Thread-safety: none; one per action run.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+#include "sched/framework/fit_errors.h"
+#include "sched/framework/session.h"
+
+namespace etna::sched {
+
+struct PlacerOptions {
+  int feasible_nodes = 100;  // candidates scored per task; 0 = every feasible node
+};
+
+class Placer {
+ public:
+  struct Choice {
+    NodeIdx node = kNone;
+    bool pipeline = false;
+    explicit operator bool() const { return node != kNone; }
+  };
+
+  Placer(Session& session, PlacerOptions options) : session_(session), options_(options) {}
+
+  Choice FindNode(TaskIdx task, bool allow_pipeline, FitErrors* errors);
+  // Static predicates only, through the per-spec cache.
+  PredicateResult StaticPredicate(const Task& t, NodeIdx n);
+  // Every predicate, ignoring resources: could this task ever run on this node?
+  PredicateResult AllPredicates(const Task& t, NodeIdx n);
+
+ private:
+  struct Candidate {
+    NodeIdx node;
+    double score;
+  };
+  struct CandidateCache {
+    size_t log_pos = 0;
+    std::vector<Candidate> candidates;
+  };
+  struct SpecCache {
+    std::vector<int16_t> result;  // per node: -1 unknown, 0 pass, k > 0 reason k-1
+  };
+
+  bool Feasible(const Task& t, NodeIdx n, FitErrors* errors);
+  void Scan(const Task& t, std::vector<Candidate>* out, FitErrors* errors);
+  void Refresh(const Task& t, CandidateCache& cache);
+  Choice FindPipelineNode(const Task& t, FitErrors* errors);
+  std::string CacheKey(const Task& t) const;
+  int16_t ReasonId(const std::string& reason);
+
+  Session& session_;
+  PlacerOptions options_;
+  std::unordered_map<const PodSpec*, SpecCache> spec_cache_;
+  std::unordered_map<std::string, CandidateCache> candidate_cache_;
+  std::vector<std::string> reasons_;
+  std::unordered_map<std::string, int16_t> reason_ids_;
+};
+
+}  // namespace etna::sched
