@@ -1,0 +1,15 @@
+// The built-in actions and plugins, registered per area. RegisterBuiltins (builtins.cc) calls
+// each of these; each area's file is the one place that lists its actions and plugins.
+#pragma once
+
+#include "sched/framework/registry.h"
+
+namespace etna::sched {
+
+void RegisterCorePlugins(Registry& r);      // allocate, gang, priority
+void RegisterFairnessPlugins(Registry& r);  // drf, proportion, capacity
+void RegisterNodePlugins(Registry& r);      // predicates, nodeorder, binpack, conformance, ...
+void RegisterEvictionPlugins(Registry& r);  // preempt, reclaim, preemption rules
+void RegisterQueueingPlugins(Registry& r);  // enqueue, backfill, reservation
+
+}  // namespace etna::sched
