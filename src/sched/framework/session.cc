@@ -532,23 +532,57 @@ std::optional<std::vector<int32_t>> Session::ChooseGpus(const Task& t, const Nod
   }
   if (need % 1000 != 0) return std::nullopt;  // more than one GPU must be whole GPUs
   size_t count = static_cast<size_t>(need / 1000);
-  // Free devices grouped by NVLink domain; prefer the tightest domain that holds them all.
-  std::map<int32_t, std::vector<int32_t>> by_domain;
-  std::vector<int32_t> all_free;
-  for (size_t i = 0; i < n.gpus.size(); ++i) {
+  // Free devices per NVLink domain; prefer the tightest domain that holds them all, so large
+  // domains stay whole for larger tasks.
+  std::vector<std::pair<int32_t, size_t>> free_per_domain;  // (domain, free devices)
+  size_t total_free = 0;
+  for (const auto& g : n.gpus) {
+    if (!g.healthy || g.used_milli != 0) continue;
+    ++total_free;
+    auto it = std::find_if(free_per_domain.begin(), free_per_domain.end(),
+                           [&](const auto& d) { return d.first == g.nvlink_domain; });
+    if (it == free_per_domain.end()) {
+      free_per_domain.emplace_back(g.nvlink_domain, 1);
+    } else {
+      ++it->second;
+    }
+  }
+  if (total_free < count) return std::nullopt;
+  bool use_domain = false;
+  int32_t domain = -1;
+  size_t domain_free = 0;
+  for (const auto& [d, free] : free_per_domain) {
+    if (d < 0 || free < count) continue;
+    if (!use_domain || free < domain_free) {
+      use_domain = true;
+      domain = d;
+      domain_free = free;
+    }
+  }
+  std::vector<int32_t> pick;
+  pick.reserve(count);
+  for (size_t i = 0; i < n.gpus.size() && pick.size() < count; ++i) {
     const auto& g = n.gpus[i];
     if (!g.healthy || g.used_milli != 0) continue;
-    by_domain[g.nvlink_domain].push_back(static_cast<int32_t>(i));
-    all_free.push_back(static_cast<int32_t>(i));
+    if (use_domain && g.nvlink_domain != domain) continue;
+    pick.push_back(static_cast<int32_t>(i));
   }
-  if (all_free.size() < count) return std::nullopt;
-  const std::vector<int32_t>* best = nullptr;
-  for (const auto& [domain, free] : by_domain) {
-    if (domain < 0 || free.size() < count) continue;
-    if (!best || free.size() < best->size()) best = &free;
+  return pick;
+}
+
+bool Session::GpusAvailable(const Task& t, const Node& n) const {
+  int64_t need = t.request.Get(kGpu);
+  if (need <= 0 || n.gpus.empty()) return true;
+  if (need < 1000) {
+    for (const auto& g : n.gpus) {
+      if (g.healthy && g.used_milli + need <= 1000) return true;
+    }
+    return false;
   }
-  const std::vector<int32_t>& pick = best ? *best : all_free;
-  return std::vector<int32_t>(pick.begin(), pick.begin() + count);
+  if (need % 1000 != 0) return false;
+  int64_t free = 0;
+  for (const auto& g : n.gpus) free += g.healthy && g.used_milli == 0;
+  return free * 1000 >= need;
 }
 
 bool Session::ResourceFits(const Task& t, const Node& n, const ResourceVector& available,
@@ -556,7 +590,7 @@ bool Session::ResourceFits(const Task& t, const Node& n, const ResourceVector& a
   uint32_t short_mask = t.request.ExceedMask(available);
   if (short_mask == 0 && check_devices && t.request.Get(kGpu) > 0 && !n.gpus.empty()) {
     // Aggregate fit is not enough when devices are fragmented by shares.
-    if (!ChooseGpus(t, n)) short_mask |= 1u << kGpu;
+    if (!GpusAvailable(t, n)) short_mask |= 1u << kGpu;
   }
   if (short_mask == 0) return true;
   if (errors) {

@@ -183,6 +183,8 @@ class Session {
   // Chooses concrete GPU devices for a task on a node (whole GPUs, one NVLink domain when one
   // has room). Empty when the task asks for no GPUs. Fails when the devices cannot hold it.
   std::optional<std::vector<int32_t>> ChooseGpus(const Task& t, const Node& n) const;
+  // Whether ChooseGpus would succeed, without choosing.
+  bool GpusAvailable(const Task& t, const Node& n) const;
   // Whether the node can hold the task's request against `available` (Idle or FutureIdle),
   // including device-level GPU fit; fills `errors` with the resources that ran out.
   // `check_devices`: also require concrete free devices (for binding now, not pipelining).

@@ -68,11 +68,12 @@ void Placer::Scan(const Task& t, std::vector<Candidate>* out, FitErrors* errors)
   }
 }
 
-std::string Placer::CacheKey(const Task& t) const {
-  // Identical tasks: same job, same spec object, same request.
-  std::string key = fmt::format("{}/{}", t.job, static_cast<const void*>(t.spec.get()));
-  for (int r = 0; r < t.request.dims(); ++r) key += fmt::format(",{}", t.request.Get(r));
-  return key;
+size_t Placer::TemplateKeyHash::operator()(const TemplateKey& k) const {
+  size_t h = std::hash<const void*>()(k.spec) ^ (static_cast<size_t>(k.job) * 0x9e3779b97f4a7c15ULL);
+  for (int r = 0; r < k.request.dims(); ++r) {
+    h = h * 31 + std::hash<int64_t>()(k.request.Get(r));
+  }
+  return h;
 }
 
 void Placer::Refresh(const Task& t, CandidateCache& cache) {
@@ -105,7 +106,7 @@ Placer::Choice Placer::FindNode(TaskIdx ti, bool allow_pipeline, FitErrors* erro
   std::vector<Candidate> local;
   std::vector<Candidate>* candidates = &local;
   if (shareable) {
-    auto [it, inserted] = candidate_cache_.try_emplace(CacheKey(t));
+    auto [it, inserted] = candidate_cache_.try_emplace(TemplateKey{t.job, t.spec.get(), t.request});
     CandidateCache& cache = it->second;
     if (inserted) {
       Scan(t, &cache.candidates, nullptr);

@@ -62,13 +62,23 @@ class Placer {
   void Scan(const Task& t, std::vector<Candidate>* out, FitErrors* errors);
   void Refresh(const Task& t, CandidateCache& cache);
   Choice FindPipelineNode(const Task& t, FitErrors* errors);
-  std::string CacheKey(const Task& t) const;
+  struct TemplateKey {
+    JobIdx job;
+    const PodSpec* spec;
+    ResourceVector request;
+    bool operator==(const TemplateKey& o) const {
+      return job == o.job && spec == o.spec && request == o.request;
+    }
+  };
+  struct TemplateKeyHash {
+    size_t operator()(const TemplateKey& k) const;
+  };
   int16_t ReasonId(const std::string& reason);
 
   Session& session_;
   PlacerOptions options_;
   std::unordered_map<const PodSpec*, SpecCache> spec_cache_;
-  std::unordered_map<std::string, CandidateCache> candidate_cache_;
+  std::unordered_map<TemplateKey, CandidateCache, TemplateKeyHash> candidate_cache_;
   std::vector<std::string> reasons_;
   std::unordered_map<std::string, int16_t> reason_ids_;
 };
