@@ -81,6 +81,16 @@ void GangPlugin::OnSessionOpen(Session& s) {
     return lr ? 1 : -1;  // not-ready jobs first
   });
 
+  // Members of roles with a minTaskMember go first, so the per-role minimums are met before
+  // the gang's remaining places are filled.
+  s.AddTaskOrderFn([&s](const Task& l, const Task& r) {
+    if (l.job != r.job || l.job == kNone) return 0;
+    const auto& mins = s.job(l.job).min_task_member;
+    bool lm = mins.count(l.role) > 0, rm = mins.count(r.role) > 0;
+    if (lm == rm) return 0;
+    return lm ? -1 : 1;
+  });
+
   s.AddJobStarvingFn([](const Job& job) { return job.occupied + job.succeeded < job.min_available; });
 
   auto victims = [&s](const Task&, const std::vector<TaskIdx>& candidates) {
