@@ -108,6 +108,29 @@ TEST(DrfTest, HierarchyRespectsParentWeights) {
   EXPECT_EQ(light, 1);
 }
 
+TEST(DrfTest, HierarchyReclaimsOnlyFromAHigherWeightedShare) {
+  ClusterBuilder b;
+  b.Node("n1").Resources("cpu=64").Gpus(8);
+  b.Queue("heavy").Weight(4);
+  b.Queue("light").Weight(1);
+  b.Job("h")
+      .InQueue("heavy")
+      .MinAvailable(1)
+      .Running("w", 1, "nvidia.com/gpu=1", "n1")
+      .Tasks("w", 1, "nvidia.com/gpu=1");
+  b.Job("l").InQueue("light").MinAvailable(1).Running("w", 4, "nvidia.com/gpu=1", "n1");
+  OpenSession s(b.Build(), R"(
+actions: "allocate"
+tiers:
+- plugins:
+  - name: drf
+    enableHierarchy: true
+)");
+  // In 32nds: heavy with the task 2/8/4 = 2. light after each loss: 12, 8, 4, then 0 (< 2).
+  auto allowed = s->Reclaimable(s->task(s.Task("h-w-1")), s.Running());
+  EXPECT_EQ(s.Names(allowed), (std::vector<std::string>{"l-w-0", "l-w-1", "l-w-2"}));
+}
+
 TEST(DrfTest, RejectsUnknownArguments) {
   Result<SchedulerConf> conf = ParseSchedulerConf(R"(
 actions: "allocate"
