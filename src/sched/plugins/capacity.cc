@@ -1,0 +1,123 @@
+#include "sched/plugins/capacity.h"
+
+#include <fmt/format.h>
+
+#include <map>
+
+#include "sched/fairness/quota.h"
+#include "sched/fairness/share.h"
+#include "sched/framework/session.h"
+
+namespace etna::sched {
+
+using fairness::ExceedOnRequest;
+
+Result<std::unique_ptr<Plugin>> CapacityPlugin::Create(PluginBuildContext& ctx) {
+  return std::unique_ptr<Plugin>(new CapacityPlugin(ctx.hierarchy));
+}
+
+void CapacityPlugin::OnSessionOpen(Session& s) {
+  tree_ = std::make_unique<fairness::QueueTree>(s.queues(), hierarchy_);
+  ComputeAttrs(s);
+  Register(s);
+}
+
+void CapacityPlugin::ComputeAttrs(const Session& s) {
+  const auto n = static_cast<QueueIdx>(s.queues().size());
+  attrs_.assign(n, Attr{});
+  std::map<QueueIdx, ResourceVector> child_guarantee;  // by parent (kNone = root)
+  for (QueueIdx q = 0; q < n; ++q) {
+    const Queue& queue = s.queue(q);
+    attrs_[q].deserved = queue.deserved.empty() ? queue.guarantee : queue.deserved;
+    child_guarantee[tree_->Parent(q)] += queue.guarantee.value();
+  }
+  for (QueueIdx q : tree_->TopDown()) {
+    QueueIdx p = tree_->Parent(q);
+    const ResourceVector& base = p == kNone ? s.cluster_total() : attrs_[p].real_capability;
+    attrs_[q].real_capability = fairness::RealCapability(
+        base, child_guarantee[p], s.queue(q).guarantee, s.queue(q).capability);
+  }
+  for (const Job& job : s.jobs()) {
+    if (job.queue == kNone || job.phase != PodGroupPhase::kInqueue) continue;
+    ResourceVector part = (job.min_resources - job.allocated).ClampedAtZero();
+    for (QueueIdx a : tree_->Path(job.queue)) attrs_[a].inqueue += part;
+  }
+}
+
+PredicateResult CapacityPlugin::CheckCapability(const Session& s, QueueIdx q,
+                                                const ResourceVector& request,
+                                                bool with_inqueue) const {
+  const auto& path = tree_->Path(q);
+  for (auto it = path.rbegin(); it != path.rend(); ++it) {
+    QueueIdx a = *it;
+    ResourceVector used = tree_->Subtree(a);
+    if (with_inqueue) used += attrs_[a].inqueue;
+    uint32_t mask = ExceedOnRequest(used, request, attrs_[a].real_capability);
+    if (mask == 0) continue;
+    std::string what = a == q
+                           ? "its capability"
+                           : fmt::format("the capability of its parent queue {}", s.queue(a).name);
+    return PredicateResult::Fail(fairness::DescribeExceed(
+        s.queue(q).name, what, "capability", mask, used, request, attrs_[a].real_capability));
+  }
+  return PredicateResult::Pass();
+}
+
+void CapacityPlugin::Register(Session& s) {
+  auto update = [this, &s](const Task& t, bool add) {
+    if (t.job == kNone || s.job(t.job).queue == kNone) return;
+    add ? tree_->Add(s.job(t.job).queue, t.request) : tree_->Sub(s.job(t.job).queue, t.request);
+  };
+  s.AddEventHandler({[update](const Task& t) { update(t, true); },
+                     [update](const Task& t) { update(t, false); }});
+
+  s.AddQueueOrderFn([this, &s](const Queue& l, const Queue& r) {
+    if (l.priority != r.priority) return l.priority > r.priority ? -1 : 1;
+    return tree_->Compare(s.IndexOf(l), s.IndexOf(r), [this](QueueIdx a, QueueIdx b) {
+      return fairness::CompareShares(fairness::ShareOfLimit(tree_->Subtree(a), attrs_[a].deserved),
+                                     fairness::ShareOfLimit(tree_->Subtree(b), attrs_[b].deserved));
+    });
+  });
+
+  s.AddAllocatableFn([this, &s](const Queue& q, const Task& t) {
+    return CheckCapability(s, s.IndexOf(q), t.request, /*with_inqueue=*/false);
+  });
+
+  s.AddPreemptiveFn([this, &s](const Queue& q, const Task& t) {
+    QueueIdx i = s.IndexOf(q);
+    return ExceedOnRequest(tree_->Subtree(i), t.request, attrs_[i].deserved) == 0;
+  });
+
+  s.AddReclaimableFn([this, &s](const Task&, const std::vector<TaskIdx>& candidates) {
+    std::map<QueueIdx, ResourceVector> left;  // allocation after the victims accepted so far
+    std::vector<TaskIdx> allowed;
+    for (TaskIdx ti : candidates) {
+      const Task& v = s.task(ti);
+      if (v.job == kNone || s.job(v.job).queue == kNone) continue;
+      QueueIdx q = s.job(v.job).queue;
+      if (!s.queue(q).reclaimable) continue;
+      auto [it, fresh] = left.try_emplace(q, tree_->Subtree(q));
+      if (!fairness::CanGiveUp(it->second, attrs_[q].deserved, v.request)) continue;
+      it->second -= v.request;
+      allowed.push_back(ti);
+    }
+    return std::optional<std::vector<TaskIdx>>(std::move(allowed));
+  });
+
+  s.AddJobEnqueueableFn([this, &s](const Job& job) {
+    if (job.queue == kNone) return Vote::kAbstain;
+    if (s.queue(job.queue).state != QueueState::kOpen) return Vote::kReject;
+    if (job.min_resources.IsZero()) return Vote::kPermit;
+    return CheckCapability(s, job.queue, job.min_resources, /*with_inqueue=*/true).ok
+               ? Vote::kPermit
+               : Vote::kReject;
+  });
+
+  s.AddJobEnqueuedFn([this](const Job& job) {
+    if (job.queue == kNone) return;
+    ResourceVector part = (job.min_resources - job.allocated).ClampedAtZero();
+    for (QueueIdx a : tree_->Path(job.queue)) attrs_[a].inqueue += part;
+  });
+}
+
+}  // namespace etna::sched

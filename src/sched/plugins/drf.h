@@ -1,0 +1,47 @@
+// drf: dominant resource fairness (Volcano's drf plugin).
+//
+// A job's share is its dominant share of the cluster (job.allocated / cluster_total(), max over
+// resources with a positive total). JobOrder: lower share first. Preemptable: a victim is allowed
+// when the preemptor job's share with the preemptor task added is at most the victim job's share
+// with the victim (and the victims already accepted from that job) removed; equal shares are
+// allowed, as Volcano allows them within its 1e-6 delta.
+//
+// enableHierarchy (HDRF): queues form a tree through Queue::parent instead of Volcano's
+// `volcano.sh/hierarchy` annotations. A queue's share is the dominant share of everything
+// allocated in its subtree divided by its weight. QueueOrder compares two queues through their
+// ancestors at the first level where the chains differ (lower first). Reclaimable allows a
+// victim when the reclaimer's queue, with the task added, would still order before the victim's
+// queue with the victim removed. Shares follow allocations through event handlers.
+//
+// No arguments. Thread-safety: none; built per session.
+#pragma once
+
+#include <memory>
+#include <vector>
+
+#include "sched/fairness/queue_tree.h"
+#include "sched/fairness/share.h"
+#include "sched/framework/plugin.h"
+
+namespace etna::sched {
+
+class DrfPlugin : public Plugin {
+ public:
+  static Result<std::unique_ptr<Plugin>> Create(PluginBuildContext& ctx);
+  explicit DrfPlugin(bool hierarchy) : hierarchy_(hierarchy) {}
+  std::string_view name() const override { return "drf"; }
+  void OnSessionOpen(Session& session) override;
+
+ private:
+  void RegisterHierarchy(Session& s);
+  // Compares queues' weighted shares given each queue's subtree allocation.
+  int CompareQueues(const Session& s, QueueIdx l, QueueIdx r,
+                    const std::vector<ResourceVector>& subtree) const;
+
+  bool hierarchy_;
+  ResourceVector total_;
+  std::vector<fairness::Share> job_share_;
+  std::unique_ptr<fairness::QueueTree> tree_;
+};
+
+}  // namespace etna::sched

@@ -1,0 +1,50 @@
+// proportion: weighted fair share of the cluster among queues (Volcano's proportion plugin).
+//
+// At session open each queue's request (allocated + pending tasks of its jobs) and real
+// capability (min(capability, total − the other queues' guarantees)) give its deserved share by
+// iterative weight water-filling of cluster_total() (fairness::WaterFill). Queue::deserved is
+// ignored, as in Volcano (#5814); enableHierarchy is ignored too.
+//   QueueOrder: spec priority (higher first), then allocated/deserved dominant share (lower first).
+//   Overused: deserved ≤ allocated on every dimension the queue requests.
+//   Allocatable / Preemptive: allocated + task request ≤ deserved on the requested dimensions.
+//   Reclaimable: only from reclaimable queues above their deserved share, and only while the
+//     queue stays at or above it (victims already chosen are counted).
+//   JobEnqueueable: min_resources + allocated + inqueue ≤ real capability (open queues only);
+//     JobEnqueued adds the job's min_resources to the queue's inqueue; the
+//     job's part shrinks as its tasks are allocated (event handler).
+// Deserved never exceeds the real capability, so the capability is never exceeded.
+//
+// No arguments. Thread-safety: none; built per session.
+#pragma once
+
+#include <vector>
+
+#include "common/resource.h"
+#include "sched/framework/plugin.h"
+#include "sched/model/snapshot.h"
+
+namespace etna::sched {
+
+class ProportionPlugin : public Plugin {
+ public:
+  static Result<std::unique_ptr<Plugin>> Create(PluginBuildContext& ctx);
+  std::string_view name() const override { return "proportion"; }
+  void OnSessionOpen(Session& session) override;
+
+ private:
+  struct Attr {
+    ResourceVector request;
+    ResourceVector real_capability;
+    ResourceVector deserved;
+    ResourceVector inqueue;  // min_resources of admitted jobs not yet allocated
+  };
+  void ComputeAttrs(const Session& s);
+  void Register(Session& s);
+  // Sets the job's inqueue part to min_resources − allocated (0 when not admitted).
+  void SetInqueue(const Job& job, JobIdx j, bool admitted);
+
+  std::vector<Attr> attrs_;
+  std::vector<ResourceVector> job_inqueue_;
+};
+
+}  // namespace etna::sched
