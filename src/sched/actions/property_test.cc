@@ -157,6 +157,7 @@ std::vector<std::string> Violations(const Snapshot& s, bool check_capability) {
 void RunSeeds(bool capacity) {
   SchedulerConf conf = testkit::Conf(ConfYaml(capacity));
   int binds = 0;
+  int reservations = 0;
   for (uint64_t seed = 1; seed <= kSeeds; ++seed) {
     SCOPED_TRACE(fmt::format("seed {}", seed));
     Snapshot s = RandomCluster(seed, capacity);
@@ -167,11 +168,13 @@ void RunSeeds(bool capacity) {
     ASSERT_TRUE(d1.ok() && d2.ok());
     ASSERT_EQ(DecisionString(*d1), DecisionString(*d2)) << "not deterministic";
     binds += static_cast<int>(d1->binds.size());
+    reservations += static_cast<int>(d1->reservations.size());
     ApplyDecision(*d1, s);
     auto v = Violations(s, capacity);
     EXPECT_TRUE(v.empty()) << fmt::format("{}", fmt::join(v, "; "));
   }
   EXPECT_GT(binds, kSeeds) << "the generator should produce placeable work";
+  EXPECT_GT(reservations, 0) << "starving large gangs should exercise reservations";
 }
 
 TEST(PropertyTest, RandomClustersKeepInvariants) { RunSeeds(/*capacity=*/false); }
