@@ -5,6 +5,7 @@
 #include <algorithm>
 
 #include "sched/actions/gang_placement.h"
+#include "sched/actions/reservation.h"
 #include "sched/framework/session.h"
 #include "sched/framework/statement.h"
 
@@ -51,6 +52,12 @@ void AllocateAction::Execute(Session& s) {
       continue;
     }
     if (s.backoff_policy().Waiting(job.backoff, s.now(), s.capacity_generation())) continue;
+    // Only BestEffort tasks left: backfill's work, not an attempt (Volcano skips such jobs).
+    bool requesting = false;
+    for (TaskIdx t : job.tasks) {
+      requesting |= s.task(t).status == TaskStatus::kPending && !s.task(t).BestEffort();
+    }
+    if (!requesting) continue;
     per_queue[job.queue].push_back(j);
   }
 
@@ -108,6 +115,9 @@ void AllocateAction::Execute(Session& s) {
       }
     }
   }
+
+  // ---- Reservation for starving large jobs (actions/reservation.h) ----
+  UpdateReservations(s, reservation_, placer);
 }
 
 }  // namespace etna::sched

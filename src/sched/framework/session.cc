@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <map>
 
 #include "sched/framework/registry.h"
 
@@ -129,9 +130,73 @@ Session::Session(Snapshot snapshot, const SchedulerConf& conf, const Registry& r
     job_outcomes_[j].original_phase = snap_.jobs[j].phase;
   }
   RecomputeAccounting();
+  LoadReservations();
 }
 
 Session::~Session() = default;
+
+void Session::LoadReservations() {
+  for (auto& n : snap_.nodes) {
+    n.reserved = ResourceVector();
+    n.reserved_for = kNone;
+    n.reserved_start_ms = -1;
+  }
+  std::map<std::string, JobIdx> by_uid;
+  for (size_t j = 0; j < snap_.jobs.size(); ++j) by_uid[snap_.jobs[j].uid] = static_cast<JobIdx>(j);
+  for (const auto& r : snap_.reservations) {
+    auto it = by_uid.find(r.job_uid);
+    if (it == by_uid.end()) continue;
+    JobIdx ji = it->second;
+    // Expected start: every reserved node has room once the tasks that must leave it are gone
+    // (earliest expected end first); a task with no estimate never counts as leaving.
+    constexpr TimeMs kUnknown = -1;
+    TimeMs start = snap_.now_ms;
+    std::vector<NodeIdx> claimed;
+    for (const auto& [ni, amount] : r.nodes) {
+      if (ni < 0 || ni >= static_cast<NodeIdx>(snap_.nodes.size())) continue;
+      Node& n = snap_.nodes[ni];
+      if (n.reserved_for != kNone && n.reserved_for != ji) continue;  // first claim wins
+      claimed.push_back(ni);
+      n.reserved_for = ji;
+      n.reserved += amount;
+      if (start == kUnknown) continue;
+      ResourceVector free = n.Idle();
+      std::vector<std::pair<TimeMs, const Task*>> leaving;
+      for (TaskIdx ti : n.tasks) {
+        const Task& t = snap_.tasks[ti];
+        if (t.job == ji || t.status == TaskStatus::kPipelined) continue;
+        TimeMs end = kUnknown;
+        if (t.status == TaskStatus::kReleasing) {
+          end = snap_.now_ms;
+        } else if (t.job != kNone && snap_.jobs[t.job].running_estimate_ms > 0) {
+          end = std::max(snap_.now_ms, t.start_ms + snap_.jobs[t.job].running_estimate_ms);
+        }
+        leaving.emplace_back(end == kUnknown ? INT64_MAX : end, &t);
+      }
+      std::stable_sort(leaving.begin(), leaving.end(),
+                       [](const auto& a, const auto& b) { return a.first < b.first; });
+      TimeMs ready = snap_.now_ms;
+      for (const auto& [end, t] : leaving) {
+        if (n.reserved.LessEqual(free)) break;
+        free += t->request;
+        ready = end;
+      }
+      if (!n.reserved.LessEqual(free) || ready == INT64_MAX) {
+        start = kUnknown;
+      } else {
+        start = std::max(start, ready);
+      }
+    }
+    for (NodeIdx ni : claimed) snap_.nodes[ni].reserved_start_ms = start;
+  }
+}
+
+bool Session::MayUseReserved(const Task& t, const Node& n) const {
+  if (n.reserved_for == kNone || t.job == n.reserved_for) return true;
+  if (n.reserved_start_ms < 0 || t.job == kNone) return false;
+  TimeMs estimate = snap_.jobs[t.job].running_estimate_ms;
+  return estimate > 0 && snap_.now_ms + estimate <= n.reserved_start_ms;
+}
 
 void Session::RecomputeAccounting() {
   cluster_total_ = ResourceVector();
@@ -588,6 +653,17 @@ bool Session::GpusAvailable(const Task& t, const Node& n) const {
 bool Session::ResourceFits(const Task& t, const Node& n, const ResourceVector& available,
                            bool check_devices, FitErrors* errors) const {
   uint32_t short_mask = t.request.ExceedMask(available);
+  if (short_mask == 0 && !MayUseReserved(t, n)) {
+    // Only the resources the task asks for count: a reservation short of GPUs does not keep
+    // CPU-only work off the node.
+    uint32_t reserved_mask = t.request.ExceedMask(available - n.reserved);
+    for (int r = 0; r < kMaxResources; ++r) {
+      if ((reserved_mask & (1u << r)) && t.request.Get(r) > 0) {
+        if (errors) errors->AddNodeFailure("node(s) had capacity reserved for a starving job");
+        return false;
+      }
+    }
+  }
   if (short_mask == 0 && check_devices && t.request.Get(kGpu) > 0 && !n.gpus.empty()) {
     // Aggregate fit is not enough when devices are fragmented by shares.
     if (!GpusAvailable(t, n)) short_mask |= 1u << kGpu;

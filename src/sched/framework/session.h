@@ -190,6 +190,9 @@ class Session {
   // `check_devices`: also require concrete free devices (for binding now, not pipelining).
   bool ResourceFits(const Task& t, const Node& n, const ResourceVector& available,
                     bool check_devices, FitErrors* errors) const;
+  // Whether `t` may use the capacity reserved on `n` for another job: its job has a running
+  // estimate and ends before the reservation's expected start (Slurm-style backfill).
+  bool MayUseReserved(const Task& t, const Node& n) const;
 
   // ---- Outcome bookkeeping ----
   // An action tried to place the job; `placed` says whether it succeeded.
@@ -213,6 +216,8 @@ class Session {
   };
   bool Enabled(ExtensionPoint p) const;
   void RecomputeAccounting();
+  // Marks reserved capacity on nodes from snap_.reservations (after accounting).
+  void LoadReservations();
   void AccountAdd(Task& t, bool pipelined);
   void AccountRemove(Task& t, bool pipelined);
   PodGroupPhase DerivePhase(const Job& job) const;

@@ -61,6 +61,11 @@ struct Node {
   ResourceVector releasing;  // tasks being evicted or terminating
   ResourceVector pipelined;  // tasks waiting for releasing resources
   std::vector<TaskIdx> tasks;  // tasks occupying or pipelined on the node
+  // Capacity held for a starving job (from Snapshot::reservations); other jobs may use it only
+  // when they end before `reserved_start_ms` (-1: unknown, so they may not).
+  ResourceVector reserved;
+  JobIdx reserved_for = kNone;
+  TimeMs reserved_start_ms = -1;
 
   ResourceVector Idle() const { return allocatable - used; }
   // What will be free once releasing tasks are gone and pipelined tasks have started.
