@@ -259,6 +259,7 @@ class VictimSearch {
     if (remaining.empty() || !s_.ResourceFits(t, node, bound, false, nullptr)) return false;
     std::sort(remaining.begin(), remaining.end(),
               [&](TaskIdx a, TaskIdx b) { return CompareVictim(s_.task(a), s_.task(b)) < 0; });
+    const std::vector<TaskIdx> remaining_all = remaining;
     Statement trial(s_);
     std::vector<TaskIdx> picked;
     while (true) {
@@ -267,7 +268,10 @@ class VictimSearch {
       auto it = std::find_if(remaining.begin(), remaining.end(), [&](TaskIdx v) {
         return ok.count(v) && WithinLimits(s_.task(v), /*whole_gang=*/false);
       });
-      if (it == remaining.end()) return false;  // the trial discards itself
+      if (it == remaining.end()) {
+        trial.Discard();
+        return SingleVictim(t, node, remaining_all, victims);
+      }
       TaskIdx v = *it;
       remaining.erase(it);
       if (!trial.Evict(v, "", "", "").ok()) return false;
@@ -289,6 +293,23 @@ class VictimSearch {
       if (keep[i]) victims->push_back(picked[i]);
     }
     return true;
+  }
+
+  // The greedy walk can be stopped by a vote that an earlier pick used up (a gang's spare
+  // member); one allowed victim that makes room alone, in victim order, is the fallback.
+  bool SingleVictim(const Task& t, const Node& node, const std::vector<TaskIdx>& ordered,
+                    std::vector<TaskIdx>* victims) {
+    for (TaskIdx v : ordered) {
+      const Task& vt = s_.task(v);
+      if (!WithinLimits(vt, /*whole_gang=*/false)) continue;
+      if (!s_.ResourceFits(t, node, node.FutureIdle() + vt.request, false, nullptr)) continue;
+      // Voted alone, so the plugins judge it without the earlier candidates' consumption.
+      auto alone = e_.vote(s_, t, {v});
+      if (!alone || alone->empty()) continue;
+      victims->assign(1, v);
+      return true;
+    }
+    return false;
   }
 
   // Evicts one lower-priority gang whole, then plans the task again.
