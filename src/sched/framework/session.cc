@@ -126,6 +126,7 @@ Session::Session(Snapshot snapshot, const SchedulerConf& conf, const Registry& r
       registry_(registry),
       fns_(std::make_unique<Registered>()) {
   job_outcomes_.resize(snap_.jobs.size());
+  job_evicted_.resize(snap_.jobs.size());
   for (size_t j = 0; j < snap_.jobs.size(); ++j) {
     job_outcomes_[j].original_phase = snap_.jobs[j].phase;
   }
@@ -530,7 +531,9 @@ void Session::ApplyEvict(TaskIdx ti) {
   total_releasing_ += t.request;
   node_change_log_.push_back(t.node);
   t.status = TaskStatus::kReleasing;
+  evicted_ += t.request;
   if (t.job != kNone) {
+    job_evicted_[t.job] += t.request;
     Job& j = snap_.jobs[t.job];
     --j.occupied;
     j.allocated -= t.request;
@@ -548,7 +551,9 @@ void Session::UndoEvict(TaskIdx ti, TaskStatus previous) {
   total_releasing_ -= t.request;
   node_change_log_.push_back(t.node);
   t.status = previous;
+  evicted_ -= t.request;
   if (t.job != kNone) {
+    job_evicted_[t.job] -= t.request;
     Job& j = snap_.jobs[t.job];
     ++j.occupied;
     j.allocated += t.request;

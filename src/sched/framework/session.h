@@ -112,6 +112,10 @@ class Session {
   const FreeGpuIndex& free_gpu_index() const { return gpu_index_; }
   // Resources of tasks being evicted or terminating, cluster-wide.
   const ResourceVector& total_releasing() const { return total_releasing_; }
+  // Resources evicted so far this session (tentative or committed), cluster-wide and per job;
+  // the eviction actions' per-cycle limits are measured against these.
+  const ResourceVector& evicted_this_cycle() const { return evicted_; }
+  const ResourceVector& evicted_this_cycle(JobIdx j) const { return job_evicted_[j]; }
   // Every node changed so far this session, in order (with repeats); placement caches replay
   // the part they have not seen.
   const std::vector<NodeIdx>& node_change_log() const { return node_change_log_; }
@@ -232,6 +236,8 @@ class Session {
   ResourceVector cluster_total_;
   FreeGpuIndex gpu_index_;
   ResourceVector total_releasing_;
+  ResourceVector evicted_;
+  std::vector<ResourceVector> job_evicted_;
   std::vector<NodeIdx> node_change_log_;
   BackoffPolicy backoff_policy_;
   PreemptionPolicy preemption_policy_;

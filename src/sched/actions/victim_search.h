@@ -1,0 +1,59 @@
+// Victim search: the one algorithm behind `preempt` and `reclaim`, parameterised by an
+// eligibility policy (who may evict, which running tasks are candidates, which plugins vote).
+//
+// For each starving preemptor job (queue order, then job order), all inside one Statement:
+// every pending task, in task order, is placed without eviction when a node has (future) room;
+// otherwise each schedulable node that passes the task's predicates is planned: candidate
+// victims are taken in victim order, re-voted by the plugins after every pick (state changes,
+// e.g. a gang's spare members), within the per-cycle limits of the PreemptionPolicy, until the
+// task fits the node's future idle resources; surplus picks are dropped again. The node with the
+// least important, then fewest, victims wins; its victims are evicted and the task is pipelined
+// there. With `wholeGang`, a lower-priority gang may be evicted whole when nothing else makes
+// room. The statement is committed only when the preemptor job is then pipelined (its gang is
+// satisfied), otherwise everything is discarded, so no eviction outlives a failed attempt.
+//
+// Thread-safety: none; runs on the session's thread.
+#pragma once
+
+#include <functional>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "sched/framework/session.h"
+#include "sched/placement/placer.h"
+
+namespace etna::sched {
+
+struct EligibilityPolicy {
+  std::string_view action;  // "preempt" | "reclaim"
+  std::string_view reason;  // eviction condition reason: "Preempted" | "Reclaimed"
+  // Also admit Pending-phase jobs of open queues that are not overused (Volcano #4679: a job
+  // blocked at enqueue must still be able to reclaim).
+  bool admit_pending_jobs = false;
+  // Skip preemptors whose queue is overused.
+  bool skip_overused_queues = false;
+  // Whether the preemptor task may evict at all (reclaim: its queue is entitled).
+  std::function<bool(const Session&, const Task& preemptor)> entitled;
+  // Whether a running task is a candidate victim before the plugins vote.
+  std::function<bool(const Session&, const PreemptionPolicy&, const Task& preemptor,
+                     const Task& victim)>
+      candidate;
+  // The plugins' vote (Session::Preemptable or Session::Reclaimable); nullopt: none allowed.
+  std::function<std::optional<std::vector<TaskIdx>>(const Session&, const Task& preemptor,
+                                                    const std::vector<TaskIdx>& candidates)>
+      vote;
+  // The rule an eviction applies, for its message.
+  std::function<std::string(const Session&, const Task& preemptor, const Task& victim)> rule;
+};
+
+// Same queue: other jobs of lower priority, and lower-priority tasks of the same job.
+EligibilityPolicy PreemptEligibility();
+// Other, reclaimable queues, for preemptors whose queue is entitled (Session::Preemptive).
+EligibilityPolicy ReclaimEligibility();
+
+void RunVictimSearch(Session& session, const EligibilityPolicy& eligibility,
+                     const PlacerOptions& placer_options);
+
+}  // namespace etna::sched
