@@ -22,7 +22,7 @@ test: build test-core-asan
 
 # The pure core again under AddressSanitizer and UndefinedBehaviorSanitizer.
 test-core-asan: deps
-	cmake -S . -B $(ASAN_BUILD) -G Ninja -DCMAKE_BUILD_TYPE=Debug -DETNA_SANITIZE=ON -DETNA_CORE_ONLY=ON
+	cmake -S . -B $(ASAN_BUILD) -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DETNA_SANITIZE=ON -DETNA_CORE_ONLY=ON
 	cmake --build $(ASAN_BUILD) -j $(JOBS)
 	cd $(ASAN_BUILD) && ctest --output-on-failure -j $(JOBS)
 
