@@ -120,6 +120,7 @@ void PredicatesPlugin::OnSessionOpen(Session& s) {
     // Without any required pod (anti-)affinity in the session the check always passes; not
     // registering it keeps the placer's candidate sharing.
     if (any) {
+      s.SetCrossNodePredicates();
       s.AddPredicateFn(
           [this, &s](const Task& t, const Node& n) { return CheckPodAffinity(s, t, n); },
           /*cacheable=*/false);

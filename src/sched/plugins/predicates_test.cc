@@ -426,5 +426,25 @@ TEST(PredicatesTest, ProportionalKeepsCpuForGpuTasks) {
   EXPECT_EQ(BindMap(Schedule(b.Build(), kConf)).size(), 1u);
 }
 
+// A job placed earlier in the cycle must not reuse nodes that a later job's anti-affinity has
+// since closed to it (the placer's shared candidate list would keep them).
+TEST(PredicatesTest, LaterAntiAffinityClosesADomainToAnEarlierJob) {
+  ClusterBuilder b;
+  b.Node("x1").Resources("cpu=1,memory=4Gi").Label("zone", "x");
+  b.Node("y1").Resources("cpu=2,memory=4Gi").Label("zone", "y");
+  b.Node("y2").Resources("cpu=2,memory=4Gi").Label("zone", "y");
+  b.Job("a").CreatedAt(1).MinAvailable(1).Tasks("w", 2, "cpu=1");
+  b.Job("b").CreatedAt(2).Tasks("w", 1, "cpu=1", Spec([](PodSpec& p) {
+                                  p.pod_anti_affinity_required = {Term({{"app", "a"}}, "zone")};
+                                }));
+  Snapshot s = b.Build();
+  SetLabels(s, "a", {{"app", "a"}});
+  auto binds = BindMap(Schedule(s, kConf));
+  EXPECT_EQ(binds["a-w-0"], "x1");
+  ASSERT_TRUE(binds.count("b-w-0"));
+  EXPECT_EQ(binds["b-w-0"][0], 'y');
+  EXPECT_FALSE(binds.count("a-w-1")) << "zone y holds b, which repels app=a: " << binds["a-w-1"];
+}
+
 }  // namespace
 }  // namespace etna::sched
