@@ -159,6 +159,11 @@ class Session {
   PredicateResult Predicate(const Task& t, const Node& n, bool cacheable_only) const;
   PredicateResult DynamicPredicate(const Task& t, const Node& n) const;
   bool HasDynamicPredicates() const;
+  // Set by a plugin whose predicate on one node can change when another node changes (pod
+  // affinity by topology domain): the placer then re-checks every node for every task instead
+  // of reusing one job's candidate list.
+  void SetCrossNodePredicates() { cross_node_predicates_ = true; }
+  bool cross_node_predicates() const { return cross_node_predicates_; }
   double NodeScore(const Task& t, const Node& n) const;
   std::optional<std::vector<TaskIdx>> Preemptable(const Task& preemptor,
                                                   const std::vector<TaskIdx>& candidates) const;
@@ -245,6 +250,7 @@ class Session {
   std::vector<JobOutcome> job_outcomes_;
   std::vector<Reservation> next_reservations_;
   bool reservations_set_ = false;
+  bool cross_node_predicates_ = false;
   Decision decision_;
 };
 

@@ -102,7 +102,7 @@ Placer::Choice Placer::FindNode(TaskIdx ti, bool allow_pipeline, FitErrors* erro
   if (t.nominated_node != kNone && Feasible(t, t.nominated_node, nullptr)) {
     return {t.nominated_node, false};
   }
-  bool shareable = !(t.spec && t.spec->HasPodAffinity());
+  bool shareable = !(t.spec && t.spec->HasPodAffinity()) && !session_.cross_node_predicates();
   std::vector<Candidate> local;
   std::vector<Candidate>* candidates = &local;
   if (shareable) {

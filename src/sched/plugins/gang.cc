@@ -91,7 +91,8 @@ void GangPlugin::OnSessionOpen(Session& s) {
     return lm ? -1 : 1;
   });
 
-  s.AddJobStarvingFn([](const Job& job) { return job.occupied + job.succeeded < job.min_available; });
+  s.AddJobStarvingFn(
+      [](const Job& job) { return job.occupied + job.succeeded < job.min_available; });
 
   auto victims = [&s](const Task&, const std::vector<TaskIdx>& candidates) {
     // Members each job can still give up, consumed as candidates are accepted.

@@ -19,8 +19,8 @@ void PriorityPlugin::OnSessionOpen(Session& s) {
   });
   auto victims = [&s](const Task& preemptor, const std::vector<TaskIdx>& candidates) {
     std::vector<TaskIdx> allowed;
-    int32_t preemptor_job_priority = preemptor.job == kNone ? preemptor.priority
-                                                            : s.job(preemptor.job).priority;
+    int32_t preemptor_job_priority =
+        preemptor.job == kNone ? preemptor.priority : s.job(preemptor.job).priority;
     for (TaskIdx ti : candidates) {
       const Task& v = s.task(ti);
       if (v.job == preemptor.job && v.job != kNone) {
