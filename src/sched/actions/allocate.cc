@@ -29,6 +29,10 @@ Result<std::unique_ptr<Action>> AllocateAction::Create(Arguments& args) {
   int64_t min_tasks = action->reservation_.min_tasks;
   ETNA_RETURN_IF_ERROR(args.GetInt("reservation.minTasks", &min_tasks));
   action->reservation_.min_tasks = static_cast<int32_t>(min_tasks);
+  int64_t max_jobs = action->reservation_.max_jobs;
+  ETNA_RETURN_IF_ERROR(args.GetInt("reservation.maxJobs", &max_jobs));
+  if (max_jobs < 0) return Status::InvalidArgument("argument reservation.maxJobs: must be >= 0");
+  action->reservation_.max_jobs = static_cast<int32_t>(max_jobs);
   return std::unique_ptr<Action>(std::move(action));
 }
 

@@ -9,7 +9,8 @@
 // Arguments (under `configurations: - name: allocate`):
 //   feasibleNodes     candidates scored per task (default 100; 0 = all)
 //   backoff.initial   first retry delay (default 1s)      backoff.max   cap (default 5m)
-//   reservation.enable, reservation.starvingAfter (5m), reservation.minTasks (2)
+//   reservation.enable, reservation.starvingAfter (5m), reservation.minTasks (2),
+//   reservation.maxJobs (8: how many starving jobs may hold reservations at once)
 #pragma once
 
 #include "sched/framework/plugin.h"

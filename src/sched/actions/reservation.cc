@@ -24,10 +24,22 @@ bool MoreRoom(const ResourceVector& a, const ResourceVector& b) {
   return false;
 }
 
+std::vector<NodeIdx> NodesByRoom(const Session& s) {
+  std::vector<NodeIdx> order;
+  for (NodeIdx n = 0; n < static_cast<NodeIdx>(s.nodes().size()); ++n) {
+    if (s.Schedulable(s.node(n))) order.push_back(n);
+  }
+  auto room = [&](NodeIdx n) { return s.node(n).Idle() + s.node(n).releasing; };
+  std::stable_sort(order.begin(), order.end(),
+                   [&](NodeIdx a, NodeIdx b) { return MoreRoom(room(a), room(b)); });
+  return order;
+}
+
 }  // namespace
 
 std::vector<std::pair<NodeIdx, ResourceVector>> ChooseReservedNodes(
-    Session& s, Placer& placer, JobIdx ji, const std::vector<bool>& available) {
+    Session& s, Placer& placer, JobIdx ji, const std::vector<NodeIdx>& order,
+    const std::vector<bool>& available) {
   const Job& job = s.job(ji);
   std::vector<TaskIdx> tasks;
   for (TaskIdx ti : s.PendingTasks(job)) {
@@ -37,19 +49,12 @@ std::vector<std::pair<NodeIdx, ResourceVector>> ChooseReservedNodes(
   if (tasks.size() > need) tasks.resize(need);
   if (tasks.empty()) return {};
 
-  std::vector<NodeIdx> order;
-  for (NodeIdx n = 0; n < static_cast<NodeIdx>(s.nodes().size()); ++n) {
-    if (available[n] && s.Schedulable(s.node(n))) order.push_back(n);
-  }
-  auto room = [&](NodeIdx n) { return s.node(n).Idle() + s.node(n).releasing; };
-  std::stable_sort(order.begin(), order.end(),
-                   [&](NodeIdx a, NodeIdx b) { return MoreRoom(room(a), room(b)); });
-
   std::vector<std::pair<NodeIdx, ResourceVector>> out;
   std::vector<bool> assigned(tasks.size(), false);
   size_t left = tasks.size();
   for (NodeIdx n : order) {
     if (left == 0) break;
+    if (!available[n]) continue;
     const Node& node = s.node(n);
     ResourceVector cap = node.allocatable - node.external_used;
     if (!node.gpus.empty()) {
@@ -113,8 +118,14 @@ void UpdateReservations(Session& s, const ReservationPolicy& policy, Placer& pla
   }
   std::stable_sort(candidates.begin(), candidates.end(),
                    [&](JobIdx a, JobIdx b) { return s.CompareJobs(s.job(a), s.job(b)) < 0; });
+  if (candidates.empty()) {
+    s.SetReservations(std::move(next));
+    return;
+  }
+  std::vector<NodeIdx> order = NodesByRoom(s);
   for (JobIdx j : candidates) {
-    auto nodes = ChooseReservedNodes(s, placer, j, free_node);
+    if (static_cast<int32_t>(next.size()) >= policy.max_jobs) break;
+    auto nodes = ChooseReservedNodes(s, placer, j, order, free_node);
     if (nodes.empty()) continue;
     for (const auto& [n, amount] : nodes) free_node[n] = false;
     next.push_back(Reservation{s.job(j).uid, std::move(nodes), s.now()});

@@ -48,6 +48,7 @@ struct ReservationPolicy {
   bool enabled = true;
   TimeMs starving_after_ms = 300'000;  // pending this long (and large) → reserve
   int32_t min_tasks = 2;               // only gangs at least this big are "large"
+  int32_t max_jobs = 8;                // at most this many jobs hold reservations at once
 };
 
 }  // namespace etna::sched

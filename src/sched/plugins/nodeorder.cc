@@ -118,7 +118,14 @@ void NodeOrderPlugin::OnSessionOpen(Session& s) {
       return NodeAffinityScore(s, t, n) * static_cast<double>(w_.node_affinity);
     });
   }
-  if (w_.taint_toleration > 0) {
+  // Without PreferNoSchedule taints every node scores the same: skip the work.
+  bool any_soft_taint = false;
+  for (const Node& n : s.nodes()) {
+    for (const auto& taint : n.taints) {
+      any_soft_taint |= taint.effect == Taint::Effect::kPreferNoSchedule;
+    }
+  }
+  if (w_.taint_toleration > 0 && any_soft_taint) {
     s.AddNodeOrderFn([this, &s](const Task& t, const Node& n) {
       return TaintScore(s, t, n) * static_cast<double>(w_.taint_toleration);
     });
