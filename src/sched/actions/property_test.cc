@@ -117,10 +117,10 @@ std::vector<std::string> Violations(const Snapshot& s, bool check_capability) {
     if (!HoldsNode(t.status)) continue;
     used[t.node] += t.request;
     if (t.job != kNone) queue_alloc[s.jobs[t.job].queue] += t.request;
-    for (int32_t g : t.gpus) {
-      auto& [whole, milli] = device[{t.node, g}];
-      whole += t.request.Get(kGpu) >= 1000;
-      milli += static_cast<int>(t.request.Get(kGpu) / static_cast<int64_t>(t.gpus.size()));
+    for (const auto& d : t.devices) {
+      auto& [whole, milli] = device[{t.node, d.gpu}];
+      whole += d.milli == 1000;
+      milli += d.milli;
     }
   }
   for (size_t n = 0; n < s.nodes.size(); ++n) {

@@ -83,7 +83,7 @@ int CycleGangBound(bool reservation, int cycles) {
     std::set<std::pair<std::string, int32_t>> devices;
     for (const auto& t : s.tasks) {
       if (t.status != TaskStatus::kRunning) continue;
-      for (int32_t g : t.gpus) devices.emplace(s.nodes[t.node].name, g);
+      for (const auto& dev : t.devices) devices.emplace(s.nodes[t.node].name, dev.gpu);
     }
     for (const auto& bind : d.binds) {
       for (int32_t g : bind.gpu_indices) {
@@ -101,7 +101,7 @@ int CycleGangBound(bool reservation, int cycles) {
       if (t.status == TaskStatus::kRunning &&
           t.start_ms + s.jobs[t.job].running_estimate_ms <= s.now_ms) {
         t.status = TaskStatus::kSucceeded;
-        t.gpus.clear();
+        t.devices.clear();
         ++s.capacity_generation;
       }
     }

@@ -92,8 +92,21 @@ std::optional<std::vector<TaskIdx>> IntersectVictims(const TierFns<VictimFn>& fn
 int FreeWholeGpus(const Node& n) {
   if (n.gpus.empty()) return static_cast<int>((n.allocatable.Get(kGpu) - n.used.Get(kGpu)) / 1000);
   int free = 0;
-  for (const auto& g : n.gpus) free += g.healthy && g.used_milli == 0;
+  for (const auto& g : n.gpus) free += g.WholeFree();
   return free;
+}
+
+// Adds (sign 1) or removes (sign -1) a task's device allocations to its node's devices.
+void AccountDevices(Node& n, const std::vector<DeviceAllocation>& devices, int sign) {
+  for (const auto& d : devices) {
+    if (d.gpu < 0 || d.gpu >= static_cast<int32_t>(n.gpus.size())) continue;
+    GpuDevice& g = n.gpus[d.gpu];
+    g.used_milli += sign * d.milli;
+    g.used_memory_mib += sign * d.memory_mib;
+    if (d.mig_instance >= 0 && d.mig_instance < static_cast<int32_t>(g.mig.size())) {
+      g.mig[d.mig_instance].used = sign > 0;
+    }
+  }
 }
 
 }  // namespace
@@ -118,6 +131,7 @@ struct Session::Registered {
   TierFns<JobFn> job_starving;
   TierFns<JobValidFn> job_valid;
   std::vector<EventHandler> handlers;
+  std::vector<DeviceChooserFn> device_choosers;
 };
 
 Session::Session(Snapshot snapshot, const SchedulerConf& conf, const Registry& registry)
@@ -207,7 +221,11 @@ void Session::RecomputeAccounting() {
     n.releasing = ResourceVector();
     n.pipelined = ResourceVector();
     n.tasks.clear();
-    for (auto& g : n.gpus) g.used_milli = 0;
+    for (auto& g : n.gpus) {
+      g.used_milli = 0;
+      g.used_memory_mib = 0;
+      for (auto& m : g.mig) m.used = false;
+    }
     if (n.ready) cluster_total_ += n.allocatable;
   }
   for (auto& q : snap_.queues) q.allocated = ResourceVector();
@@ -239,12 +257,7 @@ void Session::RecomputeAccounting() {
         n.releasing += t.request;
         total_releasing_ += t.request;
       }
-      if (!t.gpus.empty()) {
-        int32_t share = static_cast<int32_t>(t.request.Get(kGpu) / t.gpus.size());
-        for (int32_t g : t.gpus) {
-          if (g >= 0 && g < static_cast<int32_t>(n.gpus.size())) n.gpus[g].used_milli += share;
-        }
-      }
+      AccountDevices(n, t.devices, 1);
     }
     if (job && CountsForGang(t.status)) {
       ++job->occupied;
@@ -315,6 +328,10 @@ ETNA_ADD_FN(AddJobValidFn, kJobValid, job_valid, JobValidFn)
 void Session::AddPredicateFn(PredicateFn fn, bool cacheable) {
   if (!Enabled(ExtensionPoint::kPredicate)) return;
   Push(cacheable ? fns_->predicate_static : fns_->predicate_dynamic, current_tier_, std::move(fn));
+}
+
+void Session::AddDeviceChooserFn(DeviceChooserFn fn) {
+  fns_->device_choosers.push_back(std::move(fn));
 }
 
 void Session::AddEventHandler(EventHandler handler) {
@@ -444,10 +461,7 @@ void Session::AccountAdd(Task& t, bool pipelined) {
     n.pipelined += t.request;
   } else {
     n.used += t.request;
-    if (!t.gpus.empty()) {
-      int32_t share = static_cast<int32_t>(t.request.Get(kGpu) / t.gpus.size());
-      for (int32_t g : t.gpus) n.gpus[g].used_milli += share;
-    }
+    AccountDevices(n, t.devices, 1);
   }
   if (t.job != kNone) {
     Job& j = snap_.jobs[t.job];
@@ -472,10 +486,7 @@ void Session::AccountRemove(Task& t, bool pipelined) {
     n.pipelined -= t.request;
   } else {
     n.used -= t.request;
-    if (!t.gpus.empty()) {
-      int32_t share = static_cast<int32_t>(t.request.Get(kGpu) / t.gpus.size());
-      for (int32_t g : t.gpus) n.gpus[g].used_milli -= share;
-    }
+    AccountDevices(n, t.devices, -1);
   }
   if (t.job != kNone) {
     Job& j = snap_.jobs[t.job];
@@ -492,11 +503,11 @@ void Session::AccountRemove(Task& t, bool pipelined) {
   }
 }
 
-void Session::ApplyAllocate(TaskIdx ti, NodeIdx ni, std::vector<int32_t> gpus) {
+void Session::ApplyAllocate(TaskIdx ti, NodeIdx ni, std::vector<DeviceAllocation> devices) {
   Task& t = snap_.tasks[ti];
   t.status = TaskStatus::kAllocated;
   t.node = ni;
-  t.gpus = std::move(gpus);
+  t.devices = std::move(devices);
   AccountAdd(t, /*pipelined=*/false);
 }
 
@@ -505,7 +516,7 @@ void Session::UndoAllocate(TaskIdx ti) {
   AccountRemove(t, /*pipelined=*/false);
   t.status = TaskStatus::kPending;
   t.node = kNone;
-  t.gpus.clear();
+  t.devices.clear();
 }
 
 void Session::ApplyPipeline(TaskIdx ti, NodeIdx ni) {
@@ -570,8 +581,11 @@ void Session::RecordCommitted(OpKind kind, TaskIdx ti, std::string reason, std::
   const Node& n = snap_.nodes[t.node];
   switch (kind) {
     case OpKind::kAllocate: {
-      BindDecision b{ti, t.uid, t.name, t.ns, n.name, t.gpus, {}};
-      for (int32_t g : t.gpus) b.gpu_uuids.push_back(n.gpus[g].uuid);
+      BindDecision b{ti, t.uid, t.name, t.ns, n.name, {}, {}, t.devices};
+      for (const auto& d : t.devices) {
+        b.gpu_indices.push_back(d.gpu);
+        b.gpu_uuids.push_back(n.gpus[d.gpu].uuid);
+      }
       decision_.binds.push_back(std::move(b));
       break;
     }
@@ -587,18 +601,38 @@ void Session::RecordCommitted(OpKind kind, TaskIdx ti, std::string reason, std::
 
 // ---- Devices ----
 
-std::optional<std::vector<int32_t>> Session::ChooseGpus(const Task& t, const Node& n) const {
+std::optional<std::vector<DeviceAllocation>> Session::ChooseDevices(const Task& t,
+                                                                    const Node& n) const {
+  for (const auto& fn : fns_->device_choosers) {
+    if (auto answer = fn(t, n)) {
+      if (!answer->fits) return std::nullopt;
+      return std::move(answer->devices);
+    }
+  }
+  return DefaultDevices(t, n);
+}
+
+bool Session::DevicesAvailable(const Task& t, const Node& n) const {
+  if (fns_->device_choosers.empty()) return DefaultDevicesAvailable(t, n);
+  return ChooseDevices(t, n).has_value();
+}
+
+std::optional<std::vector<DeviceAllocation>> Session::DefaultDevices(const Task& t,
+                                                                     const Node& n) {
   int64_t need = t.request.Get(kGpu);
-  if (need <= 0 || n.gpus.empty()) return std::vector<int32_t>{};
+  if (need <= 0 || n.gpus.empty()) return std::vector<DeviceAllocation>{};
   if (need < 1000) {
-    // A share of one device: the fullest device that still has room (binpack).
+    // A share of one device: the fullest unpartitioned device that still has room (binpack).
     int32_t best = -1;
     for (const auto& g : n.gpus) {
-      if (!g.healthy || g.used_milli + need > 1000) continue;
+      if (!g.healthy || !g.mig.empty() || g.used_milli + need > 1000) continue;
       if (best < 0 || g.used_milli > n.gpus[best].used_milli) best = g.index;
     }
     if (best < 0) return std::nullopt;
-    return std::vector<int32_t>{best};
+    DeviceAllocation d;
+    d.gpu = best;
+    d.milli = static_cast<int32_t>(need);
+    return std::vector<DeviceAllocation>{d};
   }
   if (need % 1000 != 0) return std::nullopt;  // more than one GPU must be whole GPUs
   size_t count = static_cast<size_t>(need / 1000);
@@ -607,7 +641,7 @@ std::optional<std::vector<int32_t>> Session::ChooseGpus(const Task& t, const Nod
   std::vector<std::pair<int32_t, size_t>> free_per_domain;  // (domain, free devices)
   size_t total_free = 0;
   for (const auto& g : n.gpus) {
-    if (!g.healthy || g.used_milli != 0) continue;
+    if (!g.WholeFree()) continue;
     ++total_free;
     auto it = std::find_if(free_per_domain.begin(), free_per_domain.end(),
                            [&](const auto& d) { return d.first == g.nvlink_domain; });
@@ -629,29 +663,31 @@ std::optional<std::vector<int32_t>> Session::ChooseGpus(const Task& t, const Nod
       domain_free = free;
     }
   }
-  std::vector<int32_t> pick;
+  std::vector<DeviceAllocation> pick;
   pick.reserve(count);
   for (size_t i = 0; i < n.gpus.size() && pick.size() < count; ++i) {
     const auto& g = n.gpus[i];
-    if (!g.healthy || g.used_milli != 0) continue;
+    if (!g.WholeFree()) continue;
     if (use_domain && g.nvlink_domain != domain) continue;
-    pick.push_back(static_cast<int32_t>(i));
+    DeviceAllocation d;
+    d.gpu = static_cast<int32_t>(i);
+    pick.push_back(d);
   }
   return pick;
 }
 
-bool Session::GpusAvailable(const Task& t, const Node& n) const {
+bool Session::DefaultDevicesAvailable(const Task& t, const Node& n) {
   int64_t need = t.request.Get(kGpu);
   if (need <= 0 || n.gpus.empty()) return true;
   if (need < 1000) {
     for (const auto& g : n.gpus) {
-      if (g.healthy && g.used_milli + need <= 1000) return true;
+      if (g.healthy && g.mig.empty() && g.used_milli + need <= 1000) return true;
     }
     return false;
   }
   if (need % 1000 != 0) return false;
   int64_t free = 0;
-  for (const auto& g : n.gpus) free += g.healthy && g.used_milli == 0;
+  for (const auto& g : n.gpus) free += g.WholeFree();
   return free * 1000 >= need;
 }
 
@@ -669,9 +705,10 @@ bool Session::ResourceFits(const Task& t, const Node& n, const ResourceVector& a
       }
     }
   }
-  if (short_mask == 0 && check_devices && t.request.Get(kGpu) > 0 && !n.gpus.empty()) {
+  bool device_request = t.request.Get(kGpu) > 0 || !fns_->device_choosers.empty();
+  if (short_mask == 0 && check_devices && device_request && !n.gpus.empty()) {
     // Aggregate fit is not enough when devices are fragmented by shares.
-    if (!GpusAvailable(t, n)) short_mask |= 1u << kGpu;
+    if (!DevicesAvailable(t, n)) short_mask |= 1u << kGpu;
   }
   if (short_mask == 0) return true;
   if (errors) {

@@ -58,6 +58,17 @@ using JobVoteFn = std::function<Vote(const Job&)>;
 using JobValidFn = std::function<std::optional<std::string>(const Job&)>;
 using JobEnqueuedFn = std::function<void(const Job&)>;
 
+// A device chooser's answer: whether the node's devices can hold the task and, if so, what the
+// task gets of them.
+struct DeviceChoice {
+  bool fits = true;
+  std::vector<DeviceAllocation> devices;
+};
+// Chooses what a task gets of a node's GPU devices, or returns nullopt to leave the task to the
+// next chooser (the first answer wins; the session's default takes whole GPUs inside one NVLink
+// domain and fractional requests on the fullest device that has room).
+using DeviceChooserFn = std::function<std::optional<DeviceChoice>(const Task&, const Node&)>;
+
 struct EventHandler {
   std::function<void(const Task&)> on_allocate;    // task now holds (or is pipelined on) a node
   std::function<void(const Task&)> on_deallocate;  // undone or evicted
@@ -149,6 +160,7 @@ class Session {
   void AddJobStarvingFn(JobFn fn);
   void AddJobValidFn(JobValidFn fn);
   void AddEventHandler(EventHandler handler);
+  void AddDeviceChooserFn(DeviceChooserFn fn);
 
   // ---- Dispatch ----
   int CompareJobs(const Job& l, const Job& r) const;      // < 0: l first
@@ -180,7 +192,7 @@ class Session {
   std::optional<std::string> JobValid(const Job& j) const;
 
   // ---- Mutation primitives (used by Statement only) ----
-  void ApplyAllocate(TaskIdx t, NodeIdx n, std::vector<int32_t> gpus);
+  void ApplyAllocate(TaskIdx t, NodeIdx n, std::vector<DeviceAllocation> devices);
   void UndoAllocate(TaskIdx t);
   void ApplyPipeline(TaskIdx t, NodeIdx n);
   void UndoPipeline(TaskIdx t);
@@ -189,11 +201,16 @@ class Session {
   void RecordCommitted(OpKind kind, TaskIdx t, std::string reason, std::string message,
                        std::string preemptor_job_uid);
 
-  // Chooses concrete GPU devices for a task on a node (whole GPUs, one NVLink domain when one
-  // has room). Empty when the task asks for no GPUs. Fails when the devices cannot hold it.
-  std::optional<std::vector<int32_t>> ChooseGpus(const Task& t, const Node& n) const;
-  // Whether ChooseGpus would succeed, without choosing.
-  bool GpusAvailable(const Task& t, const Node& n) const;
+  // Chooses concrete GPU devices for a task on a node: the registered device choosers first,
+  // then the default. Empty when the task asks for no GPUs; nullopt when the node's devices
+  // cannot hold it.
+  std::optional<std::vector<DeviceAllocation>> ChooseDevices(const Task& t, const Node& n) const;
+  // Whether ChooseDevices would succeed. Cheap for the default chooser.
+  bool DevicesAvailable(const Task& t, const Node& n) const;
+  // The default: whole GPUs inside the tightest NVLink domain that holds them all; a fraction
+  // of a GPU on the fullest device with room.
+  static std::optional<std::vector<DeviceAllocation>> DefaultDevices(const Task& t, const Node& n);
+  static bool DefaultDevicesAvailable(const Task& t, const Node& n);
   // Whether the node can hold the task's request against `available` (Idle or FutureIdle),
   // including device-level GPU fit; fills `errors` with the resources that ran out.
   // `check_devices`: also require concrete free devices (for binding now, not pipelining).

@@ -16,12 +16,12 @@ Status Statement::Allocate(TaskIdx ti, NodeIdx ni) {
   if (!t.request.LessEqual(n.Idle())) {
     return Status::ResourceExhausted(fmt::format("node {} cannot hold task {}", n.name, t.name));
   }
-  auto gpus = session_.ChooseGpus(t, n);
-  if (!gpus) {
+  auto devices = session_.ChooseDevices(t, n);
+  if (!devices) {
     return Status::ResourceExhausted(
         fmt::format("node {} has no free GPU devices for task {}", n.name, t.name));
   }
-  session_.ApplyAllocate(ti, ni, std::move(*gpus));
+  session_.ApplyAllocate(ti, ni, std::move(*devices));
   ops_.push_back({OpKind::kAllocate, ti, TaskStatus::kPending, {}, {}, {}});
   return Status::Ok();
 }

@@ -34,7 +34,7 @@ TEST_F(StatementTest, DiscardRestoresEveryAccount) {
     Statement stmt(s);
     ASSERT_TRUE(stmt.Allocate(2, 0).ok());
     EXPECT_EQ(s.node(0).used.Get(kGpu), 4000);
-    EXPECT_EQ(s.task(2).gpus.size(), 2u);
+    EXPECT_EQ(s.task(2).devices.size(), 2u);
     EXPECT_FALSE(stmt.Allocate(3, 0).ok()) << "no idle GPUs left";
     ASSERT_TRUE(stmt.Evict(0, "Preempted", "test", "uid-new").ok());
     EXPECT_EQ(s.node(0).releasing.Get(kGpu), 1000);
@@ -46,7 +46,7 @@ TEST_F(StatementTest, DiscardRestoresEveryAccount) {
   EXPECT_EQ(s.queue(0).allocated, queue_before);
   EXPECT_EQ(s.task(0).status, TaskStatus::kRunning);
   EXPECT_EQ(s.task(2).status, TaskStatus::kPending);
-  EXPECT_TRUE(s.task(2).gpus.empty());
+  EXPECT_TRUE(s.task(2).devices.empty());
   for (const auto& g : s.node(0).gpus) EXPECT_EQ(g.used_milli, g.index < 2 ? 1000 : 0);
   Decision d = s.Close();
   EXPECT_TRUE(d.binds.empty());

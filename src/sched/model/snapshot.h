@@ -28,6 +28,21 @@ inline constexpr int32_t kNone = -1;
 struct MigInstance {
   std::string profile;
   int32_t id = 0;  // GPU instance id
+
+  // Session accounting.
+  bool used = false;
+};
+
+// The part of one device a task holds: a whole GPU, a share of one (compute milli, framebuffer
+// MiB, SM percentage for MPS), or one MIG instance.
+struct DeviceAllocation {
+  int32_t gpu = 0;            // device index on the node
+  int32_t milli = 1000;       // share of the device (1000: the whole GPU)
+  int64_t memory_mib = 0;     // framebuffer reserved for a share; 0 when not limited
+  int32_t cores_percent = 0;  // SM limit for a share (CUDA_MPS_ACTIVE_THREAD_PERCENTAGE); 0: none
+  int32_t mig_instance = -1;  // index into GpuDevice::mig, -1 when not a MIG instance
+
+  bool operator==(const DeviceAllocation&) const = default;
 };
 
 // One physical GPU of a node and where it sits in the node's interconnect.
@@ -42,8 +57,12 @@ struct GpuDevice {
   int32_t pcie_switch = -1;
   std::vector<MigInstance> mig;  // empty: the GPU is used whole
 
-  // Session accounting: milli-GPUs of this device in use by tasks.
+  // Session accounting: what tasks hold of this device.
   int32_t used_milli = 0;
+  int64_t used_memory_mib = 0;
+
+  // Whole and unused: not partitioned into MIG instances, healthy, nothing on it.
+  bool WholeFree() const { return healthy && mig.empty() && used_milli == 0; }
 };
 
 struct Node {
@@ -199,7 +218,7 @@ struct Task {
   std::string priority_class;
   TimeMs start_ms = 0;            // when it started running
   TimeMs last_checkpoint_ms = 0;  // last checkpoint the workload reported; 0: never
-  std::vector<int32_t> gpus;      // device indices on `node`
+  std::vector<DeviceAllocation> devices;  // what the task holds of `node`'s GPUs
 
   bool BestEffort() const { return request.IsZero(); }
 };

@@ -325,15 +325,17 @@ Snapshot ClusterBuilder::Build() const {
         int64_t whole = t.request.Get(kGpu) / 1000;
         sched::Node& n = s.nodes[t.node];
         for (auto& g : n.gpus) {
-          if (static_cast<int64_t>(t.gpus.size()) >= whole) break;
+          if (static_cast<int64_t>(t.devices.size()) >= whole) break;
           bool taken = false;
           for (const auto& other : s.tasks) {
-            if (other.node == t.node &&
-                std::find(other.gpus.begin(), other.gpus.end(), g.index) != other.gpus.end()) {
-              taken = true;
-            }
+            if (other.node != t.node) continue;
+            for (const auto& d : other.devices) taken |= d.gpu == g.index;
           }
-          if (!taken && g.healthy) t.gpus.push_back(g.index);
+          if (!taken && g.healthy) {
+            DeviceAllocation d;
+            d.gpu = g.index;
+            t.devices.push_back(d);
+          }
         }
       }
       job.tasks.push_back(static_cast<TaskIdx>(s.tasks.size()));

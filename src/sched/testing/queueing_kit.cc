@@ -80,7 +80,7 @@ void ApplyDecision(const Decision& d, Snapshot& s) {
     Task& t = s.tasks[b.task];
     t.status = TaskStatus::kRunning;
     t.node = nodes.at(b.node);
-    t.gpus = b.gpu_indices;
+    t.devices = b.devices;
     t.start_ms = s.now_ms;
     t.nominated_node = kNone;
   }
@@ -88,7 +88,7 @@ void ApplyDecision(const Decision& d, Snapshot& s) {
     Task& t = s.tasks[e.task];
     t.status = TaskStatus::kPending;
     t.node = kNone;
-    t.gpus.clear();
+    t.devices.clear();
     ++s.capacity_generation;
   }
   for (const auto& u : d.jobs) {
