@@ -80,13 +80,27 @@ int RunDemo(int, char**) {
   }
   s.jobs.push_back(job);
 
-  auto conf = ParseSchedulerConf(R"(actions: "allocate"
-tiers:
-- plugins:
-  - name: priority
-  - name: gang
-)",
-                                 BuiltinRegistry());
+  // A job that cannot run anywhere here, to show what a person is told.
+  Job big = job;
+  big.uid = "uid-llm-pretrain";
+  big.name = "llm-pretrain";
+  big.min_available = 2;
+  big.priority = 50;
+  big.tasks.clear();
+  for (int i = 0; i < 2; ++i) {
+    Task t = s.tasks[0];
+    t.role = "worker";
+    t.name = fmt::format("llm-pretrain-worker-{}", i);
+    t.uid = "uid-" + t.name;
+    t.job = 1;
+    t.priority = big.priority;
+    t.request.Set(kGpu, 16'000);
+    big.tasks.push_back(static_cast<TaskIdx>(s.tasks.size()));
+    s.tasks.push_back(std::move(t));
+  }
+  s.jobs.push_back(big);
+
+  auto conf = ParseSchedulerConf(DefaultSchedulerConfYaml(), BuiltinRegistry());
   if (!conf.ok()) {
     std::fprintf(stderr, "etna demo: %s\n", conf.status().ToString().c_str());
     return 1;
@@ -96,8 +110,9 @@ tiers:
     std::fprintf(stderr, "etna demo: %s\n", d.status().ToString().c_str());
     return 1;
   }
-  std::printf("cluster: %zu nodes, job %s (gang of %d) in queue %s\n", s.nodes.size(),
-              job.name.c_str(), job.min_available, s.queues[training].name.c_str());
+  std::printf("cluster: %zu nodes; jobs %s (gang of %d) and %s (2 × 16 GPUs) in queue %s\n",
+              s.nodes.size(), job.name.c_str(), job.min_available, big.name.c_str(),
+              s.queues[training].name.c_str());
   for (const auto& b : d->binds) {
     std::string gpus;
     for (const auto& u : b.gpu_uuids) gpus += (gpus.empty() ? "" : ",") + u;
