@@ -23,14 +23,21 @@ using testkit::DecisionString;
 constexpr int kSeeds = 200;
 
 std::string ConfYaml(bool capacity) {
+  // Every action, so evictions and pipelining are checked too.
   std::string yaml = R"(
-actions: "enqueue, allocate, backfill"
+actions: "enqueue, allocate, preempt, reclaim, backfill"
 tiers:
 - plugins:
   - name: priority
   - name: gang
+  - name: conformance
+- plugins:
+  - name: drf
+  - name: predicates
+  - name: nodeorder
+  - name: binpack
 )";
-  if (capacity) yaml += "- plugins:\n  - name: capacity\n";
+  if (capacity) yaml += "  - name: capacity\n";
   return yaml;
 }
 
