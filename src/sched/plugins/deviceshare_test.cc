@@ -106,14 +106,19 @@ TEST(DeviceShareTest, SharesRespectDeviceLimitsAndWholeGpus) {
   EXPECT_EQ(d.binds[0].devices[0].gpu, 1);
 
   ClusterBuilder c;
-  c.Node("n1").Resources("cpu=64").Gpus(1, "H100-80GB").Vgpu();
-  c.Job("a").VgpuTasks("w", 2, 1, 1000, 60, "cpu=1").MinAvailable(1);
+  c.Node("n1").Resources("cpu=64").Gpus(2, "H100-80GB").Vgpu();
+  c.Job("whole").Running("w", 1, "nvidia.com/gpu=1", "n1");  // GPU 0
+  c.Job("a")
+      .Running("w", 1, "volcano.sh/vgpu-number=1,volcano.sh/vgpu-cores=60", "n1")
+      .LastTaskDevices({{1, 600, 1000, 60, -1}});
+  c.Job("b").VgpuTasks("w", 1, 1, 1000, 60, "cpu=1");
   Snapshot s = c.Build();
   d = Schedule(s, Conf("deviceshare.VGPUEnable: true"));
-  ASSERT_EQ(d.binds.size(), 1u);  // 60% + 60% > 100%
-  const JobUpdate* u = FindJob(d, s, "a");
+  EXPECT_TRUE(d.binds.empty());  // 60% + 60% > 100% on GPU 1; GPU 0 is held whole
+  const JobUpdate* u = FindJob(d, s, "b");
   ASSERT_NE(u, nullptr);
-  EXPECT_NE(u->message.find("insufficient GPU cores"), std::string::npos) << u->message;
+  EXPECT_NE(u->message.find("insufficient GPU cores"), std::string::npos)
+      << "[" << u->message << "] " << u->reason;
 }
 
 TEST(DeviceShareTest, WholeGpuTaskAvoidsSharedDevice) {
