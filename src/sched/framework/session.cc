@@ -617,6 +617,16 @@ bool Session::DevicesAvailable(const Task& t, const Node& n) const {
   return ChooseDevices(t, n).has_value();
 }
 
+bool Session::DevicesAvailable(const Task& t, const Node& n, std::string* reason) const {
+  for (const auto& fn : fns_->device_choosers) {
+    if (auto answer = fn(t, n)) {
+      if (!answer->fits && reason) *reason = std::move(answer->reason);
+      return answer->fits;
+    }
+  }
+  return DefaultDevicesAvailable(t, n);
+}
+
 std::optional<std::vector<DeviceAllocation>> Session::DefaultDevices(const Task& t,
                                                                      const Node& n) {
   int64_t need = t.request.Get(kGpu);
@@ -708,7 +718,15 @@ bool Session::ResourceFits(const Task& t, const Node& n, const ResourceVector& a
   bool device_request = t.request.Get(kGpu) > 0 || !fns_->device_choosers.empty();
   if (short_mask == 0 && check_devices && device_request && !n.gpus.empty()) {
     // Aggregate fit is not enough when devices are fragmented by shares.
-    if (!DevicesAvailable(t, n)) short_mask |= 1u << kGpu;
+    std::string reason;
+    if (!DevicesAvailable(t, n, &reason)) {
+      if (reason.empty()) {
+        short_mask |= 1u << kGpu;
+      } else {
+        if (errors) errors->AddNodeFailure(reason);
+        return false;
+      }
+    }
   }
   if (short_mask == 0) return true;
   if (errors) {

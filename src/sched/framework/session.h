@@ -63,6 +63,7 @@ using JobEnqueuedFn = std::function<void(const Job&)>;
 struct DeviceChoice {
   bool fits = true;
   std::vector<DeviceAllocation> devices;
+  std::string reason;  // when it does not fit: "node(s) had no free MIG instance of profile 1g.10gb"
 };
 // Chooses what a task gets of a node's GPU devices, or returns nullopt to leave the task to the
 // next chooser (the first answer wins; the session's default takes whole GPUs inside one NVLink
@@ -207,6 +208,8 @@ class Session {
   std::optional<std::vector<DeviceAllocation>> ChooseDevices(const Task& t, const Node& n) const;
   // Whether ChooseDevices would succeed. Cheap for the default chooser.
   bool DevicesAvailable(const Task& t, const Node& n) const;
+  // The same, with the chooser's reason when it does not fit (empty when it gave none).
+  bool DevicesAvailable(const Task& t, const Node& n, std::string* reason) const;
   // The default: whole GPUs inside the tightest NVLink domain that holds them all; a fraction
   // of a GPU on the fullest device with room.
   static std::optional<std::vector<DeviceAllocation>> DefaultDevices(const Task& t, const Node& n);

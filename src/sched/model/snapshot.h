@@ -61,8 +61,11 @@ struct GpuDevice {
   int32_t used_milli = 0;
   int64_t used_memory_mib = 0;
 
-  // Whole and unused: not partitioned into MIG instances, healthy, nothing on it.
-  bool WholeFree() const { return healthy && mig.empty() && used_milli == 0; }
+  // Whole and unused: not partitioned into MIG instances, healthy, nothing on it (no compute
+  // share and no memory share).
+  bool WholeFree() const {
+    return healthy && mig.empty() && used_milli == 0 && used_memory_mib == 0;
+  }
 };
 
 struct Node {
@@ -194,6 +197,9 @@ struct PodSpec {
   std::vector<WeightedPodAffinityTerm> pod_affinity_preferred;
   std::vector<WeightedPodAffinityTerm> pod_anti_affinity_preferred;
   std::vector<Toleration> tolerations;
+  // GPU models the pod may run on (openb's gpu_spec "A|B", Volcano's nvidia.com/use-gputype),
+  // matched against the node label nvidia.com/gpu.model or its devices' models; empty: any.
+  std::vector<std::string> gpu_models;
 
   bool HasPodAffinity() const {
     return !pod_affinity_required.empty() || !pod_anti_affinity_required.empty() ||

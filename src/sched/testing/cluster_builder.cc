@@ -6,6 +6,8 @@
 #include <algorithm>
 #include <stdexcept>
 
+#include "sched/devices/inventory.h"
+#include "sched/devices/mig.h"
 #include "sched/framework/cycle.h"
 #include "sched/framework/registry.h"
 
@@ -106,7 +108,32 @@ NodeBuilder& NodeBuilder::Cordoned() {
 
 NodeBuilder& NodeBuilder::UnhealthyGpu(int index) {
   node_.gpus.at(index).healthy = false;
-  node_.allocatable.Add(kGpu, -1000);
+  if (node_.gpus.at(index).mig.empty()) {
+    node_.allocatable.Add(kGpu, -1000);
+  } else if (Status st = devices::AdvertiseDevices(node_.gpus, {}, &node_.allocatable); !st.ok()) {
+    Die(st.ToString());
+  }
+  return *this;
+}
+
+NodeBuilder& NodeBuilder::MigLayout(int gpu, std::vector<std::string> profiles) {
+  GpuDevice& g = node_.gpus.at(gpu);
+  auto instances = devices::MakeMigInstances(g.model, profiles);
+  if (!instances.ok()) Die(instances.status().ToString());
+  g.mig = std::move(instances).value();
+  if (Status st = devices::AdvertiseDevices(node_.gpus, {}, &node_.allocatable); !st.ok()) {
+    Die(st.ToString());
+  }
+  return *this;
+}
+
+NodeBuilder& NodeBuilder::Vgpu(int split) {
+  vgpu_split_ = split;
+  return *this;
+}
+
+NodeBuilder& NodeBuilder::GpuMemoryShare() {
+  legacy_share_ = true;
   return *this;
 }
 
@@ -229,6 +256,20 @@ JobBuilder& JobBuilder::Succeeded(std::string role, int count, std::string_view 
   return *this;
 }
 
+JobBuilder& JobBuilder::VgpuTasks(std::string role, int count, int number, int64_t memory_mib,
+                                  int cores, std::string_view extra) {
+  std::string spec = fmt::format("volcano.sh/vgpu-number={}", number);
+  if (memory_mib > 0) spec += fmt::format(",volcano.sh/vgpu-memory={}", memory_mib);
+  if (cores > 0) spec += fmt::format(",volcano.sh/vgpu-cores={}", cores);
+  if (!extra.empty()) spec += "," + std::string(extra);
+  return Tasks(std::move(role), count, spec);
+}
+
+JobBuilder& JobBuilder::LastTaskDevices(std::vector<DeviceAllocation> devices) {
+  tasks_.back().task.devices = std::move(devices);
+  return *this;
+}
+
 JobBuilder& JobBuilder::LastTaskPriority(int32_t p) {
   tasks_.back().task.priority = p;
   return *this;
@@ -297,6 +338,13 @@ Snapshot ClusterBuilder::Build() const {
   for (const auto& nb : nodes_) {
     node_idx[nb.node_.name] = static_cast<NodeIdx>(s.nodes.size());
     s.nodes.push_back(nb.node_);
+    if (nb.vgpu_split_ > 0 || nb.legacy_share_) {
+      devices::AdvertiseOptions options{nb.vgpu_split_, nb.legacy_share_};
+      sched::Node& n = s.nodes.back();
+      if (Status st = devices::AdvertiseDevices(n.gpus, options, &n.allocatable); !st.ok()) {
+        Die(st.ToString());
+      }
+    }
   }
   std::map<std::string, QueueIdx> queue_idx;
   for (const auto& qb : queues_) {
@@ -331,7 +379,7 @@ Snapshot ClusterBuilder::Build() const {
             if (other.node != t.node) continue;
             for (const auto& d : other.devices) taken |= d.gpu == g.index;
           }
-          if (!taken && g.healthy) {
+          if (!taken && g.healthy && g.mig.empty()) {
             DeviceAllocation d;
             d.gpu = g.index;
             t.devices.push_back(d);

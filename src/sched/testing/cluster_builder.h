@@ -42,11 +42,21 @@ class NodeBuilder {
   NodeBuilder& NotReady();
   NodeBuilder& Cordoned();
   NodeBuilder& UnhealthyGpu(int index);
+  // Partitions GPU `gpu` into MIG instances of `profiles` (validated for its model) and
+  // advertises nvidia.com/mig-<profile> counts instead of the whole GPU (mixed strategy).
+  NodeBuilder& MigLayout(int gpu, std::vector<std::string> profiles);
+  // Advertises Volcano's vGPU resources (volcano.sh/vgpu-number = split × whole GPUs,
+  // vgpu-memory, vgpu-cores) at Build(), from the final device list.
+  NodeBuilder& Vgpu(int split = 10);
+  // Advertises the legacy volcano.sh/gpu-memory share resource at Build().
+  NodeBuilder& GpuMemoryShare();
   Node& node() { return node_; }
 
  private:
   friend class ClusterBuilder;
   Node node_;
+  int vgpu_split_ = 0;
+  bool legacy_share_ = false;
 };
 
 class QueueBuilder {
@@ -86,6 +96,12 @@ class JobBuilder {
   JobBuilder& Running(std::string role, int count, std::string_view request, std::string node,
                       TimeMs start_ms = 0);
   JobBuilder& Succeeded(std::string role, int count, std::string_view request);
+  // Pending vGPU tasks: `number` devices, each with `memory_mib` MiB (0: omitted) and `cores`
+  // % of SMs (0: omitted), plus `extra` ("cpu=1").
+  JobBuilder& VgpuTasks(std::string role, int count, int number, int64_t memory_mib, int cores,
+                        std::string_view extra = "");
+  // The devices the last added (running) task holds.
+  JobBuilder& LastTaskDevices(std::vector<DeviceAllocation> devices);
   // Adjusts the last added task.
   JobBuilder& LastTaskPriority(int32_t p);
   JobBuilder& LastTaskPreemptable(bool p);
