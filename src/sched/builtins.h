@@ -11,5 +11,6 @@ void RegisterFairnessPlugins(Registry& r);  // drf, proportion, capacity
 void RegisterNodePlugins(Registry& r);      // predicates, nodeorder, binpack, conformance, ...
 void RegisterEvictionPlugins(Registry& r);  // preempt, reclaim, preemption rules
 void RegisterQueueingPlugins(Registry& r);  // enqueue, backfill, reservation
+void RegisterTopologyPlugins(Registry& r);  // gpu-topology, network-topology-aware, ...
 
 }  // namespace etna::sched
