@@ -20,6 +20,7 @@ void RegisterBuiltins(Registry& r) {
   RegisterEvictionPlugins(r);
   RegisterQueueingPlugins(r);
   RegisterDevicePlugins(r);
+  RegisterTopologyPlugins(r);
 }
 
 }  // namespace etna::sched

@@ -12,5 +12,6 @@ void RegisterNodePlugins(Registry& r);      // predicates, nodeorder, binpack, c
 void RegisterEvictionPlugins(Registry& r);  // preempt, reclaim, preemption rules
 void RegisterQueueingPlugins(Registry& r);  // enqueue, backfill, reservation
 void RegisterDevicePlugins(Registry& r);    // deviceshare
+void RegisterTopologyPlugins(Registry& r);  // gpu-topology, network-topology-aware, ...
 
 }  // namespace etna::sched

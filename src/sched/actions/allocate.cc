@@ -6,6 +6,7 @@
 
 #include "sched/actions/gang_placement.h"
 #include "sched/actions/reservation.h"
+#include "sched/actions/topology_placement.h"
 #include "sched/framework/session.h"
 #include "sched/framework/statement.h"
 
@@ -69,6 +70,7 @@ void AllocateAction::Execute(Session& s) {
   for (auto& heap : per_queue) std::make_heap(heap.begin(), heap.end(), job_after);
 
   Placer placer(s, placer_options_);
+  TopologyPlacement topology(s);  // jobs in hard network-topology mode
   while (true) {
     QueueIdx q = kNone;
     for (QueueIdx i = 0; i < static_cast<QueueIdx>(per_queue.size()); ++i) {
@@ -91,7 +93,9 @@ void AllocateAction::Execute(Session& s) {
     heap.pop_back();
 
     Statement stmt(s);
-    PlaceResult r = PlaceTasks(s, placer, stmt, j, PlaceOptions{});
+    PlaceResult r = TopologyPlacement::Hard(s.job(j))
+                        ? topology.Place(placer, stmt, j, PlaceOptions{})
+                        : PlaceTasks(s, placer, stmt, j, PlaceOptions{});
     GangOutcome outcome = Settle(s, stmt, j);
     if (outcome == GangOutcome::kDiscarded) {
       s.RecordAttempt(j, false);

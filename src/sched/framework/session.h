@@ -104,6 +104,7 @@ class Session {
   std::vector<Queue>& queues() { return snap_.queues; }
   const std::vector<Queue>& queues() const { return snap_.queues; }
   const std::vector<Reservation>& reservations() const { return snap_.reservations; }
+  const std::vector<HyperNode>& hypernodes() const { return snap_.hypernodes; }
   Node& node(NodeIdx i) { return snap_.nodes[i]; }
   Job& job(JobIdx i) { return snap_.jobs[i]; }
   Task& task(TaskIdx i) { return snap_.tasks[i]; }

@@ -138,6 +138,20 @@ struct Job {
   TimeMs sla_waiting_ms = 0;       // 0: no SLA
   TimeMs running_estimate_ms = 0;  // 0: unknown
   Backoff backoff;
+  // PodGroup `networkTopology` (Volcano 1.12). kHard: every task lands inside one hypernode of
+  // tier <= highest_tier_allowed; kSoft: the network-topology-aware plugin only prefers that.
+  // kNone: the field is absent (a gang still prefers one node, then one switch).
+  struct NetworkTopology {
+    enum class Mode : uint8_t { kNone, kHard, kSoft };
+    Mode mode = Mode::kNone;
+    int32_t highest_tier_allowed = 1;
+  };
+  NetworkTopology network_topology;
+  // Training or inference, for the seed's placement defaults (workload-defaults plugin). The
+  // API layer sets kInference from the job or PodGroup label `etna.io/workload: inference`;
+  // everything else is training.
+  enum class Kind : uint8_t { kTraining, kInference };
+  Kind kind = Kind::kTraining;
 
   // Session accounting.
   ResourceVector allocated;   // occupying + pipelined tasks
@@ -200,6 +214,9 @@ struct PodSpec {
   // GPU models the pod may run on (openb's gpu_spec "A|B", Volcano's nvidia.com/use-gputype),
   // matched against the node label nvidia.com/gpu.model or its devices' models; empty: any.
   std::vector<std::string> gpu_models;
+  // The pod annotation `volcano.sh/preferred-topology: full` (the API layer maps it): a task of
+  // several whole GPUs must get them all inside one NVLink domain (gpu-topology plugin).
+  bool require_full_nvlink = false;
 
   bool HasPodAffinity() const {
     return !pod_affinity_required.empty() || !pod_anti_affinity_required.empty() ||
@@ -236,6 +253,16 @@ struct Reservation {
   TimeMs since_ms = 0;
 };
 
+// A HyperNode (Volcano 1.12 `topology.volcano.sh/v1alpha1`): a network domain of nodes and
+// smaller hypernodes. Lower tiers are tighter (tier 1: nodes under one switch). When a snapshot
+// has none, model/hypernode.h derives tier-1 hypernodes from node labels.
+struct HyperNode {
+  std::string name;
+  int32_t tier = 1;
+  std::vector<NodeIdx> nodes;       // member nodes
+  std::vector<int32_t> hypernodes;  // member hypernodes, by index into Snapshot::hypernodes
+};
+
 struct Snapshot {
   TimeMs now_ms = 0;
   // Increases whenever capacity may have grown (a task ended, a node joined or was repaired).
@@ -246,6 +273,7 @@ struct Snapshot {
   std::vector<Job> jobs;
   std::vector<Task> tasks;
   std::vector<Reservation> reservations;
+  std::vector<HyperNode> hypernodes;
 };
 
 }  // namespace etna::sched

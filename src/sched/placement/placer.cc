@@ -55,6 +55,7 @@ void Placer::Scan(const Task& t, std::vector<Candidate>* out, FitErrors* errors)
   size_t limit = options_.feasible_nodes > 0 ? static_cast<size_t>(options_.feasible_nodes)
                                              : session_.nodes().size();
   index.ForEach(need, /*tightest_first=*/true, [&](NodeIdx n) {
+    if (!Allowed(n)) return true;
     if (Feasible(t, n, errors)) out->push_back({n, session_.NodeScore(t, session_.node(n))});
     return out->size() < limit;
   });
@@ -99,7 +100,8 @@ void Placer::Refresh(const Task& t, CandidateCache& cache) {
 Placer::Choice Placer::FindNode(TaskIdx ti, bool allow_pipeline, FitErrors* errors) {
   const Task& t = session_.task(ti);
   // A pipelined task returning to its nominated node goes there first.
-  if (t.nominated_node != kNone && Feasible(t, t.nominated_node, nullptr)) {
+  if (t.nominated_node != kNone && Allowed(t.nominated_node) &&
+      Feasible(t, t.nominated_node, nullptr)) {
     return {t.nominated_node, false};
   }
   bool shareable = !(t.spec && t.spec->HasPodAffinity()) && !session_.cross_node_predicates();
@@ -144,7 +146,7 @@ Placer::Choice Placer::FindPipelineNode(const Task& t, FitErrors* /*errors*/) {
   double best_score = 0;
   for (NodeIdx n = 0; n < static_cast<NodeIdx>(session_.nodes().size()); ++n) {
     const Node& node = session_.node(n);
-    if (node.releasing.IsZero() || !session_.Schedulable(node)) continue;
+    if (node.releasing.IsZero() || !session_.Schedulable(node) || !Allowed(n)) continue;
     if (!session_.ResourceFits(t, node, node.FutureIdle(), /*check_devices=*/false, nullptr)) {
       continue;
     }

@@ -40,6 +40,13 @@ class Placer {
   Placer(Session& session, PlacerOptions options) : session_(session), options_(options) {}
 
   Choice FindNode(TaskIdx task, bool allow_pipeline, FitErrors* errors);
+  // Restricts every later search to nodes n with (*allowed)[n] (null: every node), e.g. to one
+  // hypernode for a job in hard network-topology mode. The caller keeps `allowed` alive while
+  // it is set. Setting it drops the cached candidate lists.
+  void SetNodeFilter(const std::vector<bool>* allowed) {
+    node_filter_ = allowed;
+    candidate_cache_.clear();
+  }
   // Static predicates only, through the per-spec cache.
   PredicateResult StaticPredicate(const Task& t, NodeIdx n);
   // Every predicate, ignoring resources: could this task ever run on this node?
@@ -74,6 +81,7 @@ class Placer {
     size_t operator()(const TemplateKey& k) const;
   };
   int16_t ReasonId(const std::string& reason);
+  bool Allowed(NodeIdx n) const { return node_filter_ == nullptr || (*node_filter_)[n]; }
 
   Session& session_;
   PlacerOptions options_;
@@ -81,6 +89,7 @@ class Placer {
   std::unordered_map<TemplateKey, CandidateCache, TemplateKeyHash> candidate_cache_;
   std::vector<std::string> reasons_;
   std::unordered_map<std::string, int16_t> reason_ids_;
+  const std::vector<bool>* node_filter_ = nullptr;
 };
 
 }  // namespace etna::sched

@@ -1,0 +1,78 @@
+#include "sched/model/hypernode.h"
+
+#include <algorithm>
+#include <map>
+#include <string>
+
+namespace etna::sched {
+
+std::vector<HyperNode> HyperNodeIndex::FromLabels(const std::vector<Node>& nodes) {
+  std::map<std::string, HyperNode> by_name;
+  for (NodeIdx n = 0; n < static_cast<NodeIdx>(nodes.size()); ++n) {
+    for (std::string_view key : kSwitchLabels) {
+      auto it = nodes[n].labels.find(std::string(key));
+      if (it == nodes[n].labels.end()) continue;
+      std::string name = std::string(key) + "=" + it->second;
+      HyperNode& h = by_name[name];
+      h.name = name;
+      h.tier = 1;
+      h.nodes.push_back(n);
+      break;
+    }
+  }
+  std::vector<HyperNode> out;
+  out.reserve(by_name.size());
+  for (auto& [name, h] : by_name) out.push_back(std::move(h));
+  return out;
+}
+
+HyperNodeIndex::HyperNodeIndex(const std::vector<Node>& nodes,
+                               const std::vector<HyperNode>& hypernodes)
+    : hypernodes_(hypernodes.empty() ? FromLabels(nodes) : hypernodes) {
+  const int32_t count = static_cast<int32_t>(hypernodes_.size());
+  const NodeIdx node_count = static_cast<NodeIdx>(nodes.size());
+  members_.assign(count, {});
+  // 0: not started, 1: in progress (a cycle when met again), 2: done.
+  std::vector<uint8_t> state(count, 0);
+  auto resolve = [&](auto&& self, int32_t h) -> void {
+    if (state[h] != 0) return;
+    state[h] = 1;
+    std::vector<NodeIdx>& out = members_[h];
+    for (NodeIdx n : hypernodes_[h].nodes) {
+      if (n >= 0 && n < node_count) out.push_back(n);
+    }
+    for (int32_t child : hypernodes_[h].hypernodes) {
+      if (child < 0 || child >= count || state[child] == 1) continue;
+      self(self, child);
+      out.insert(out.end(), members_[child].begin(), members_[child].end());
+    }
+    std::sort(out.begin(), out.end());
+    out.erase(std::unique(out.begin(), out.end()), out.end());
+    state[h] = 2;
+  };
+  containing_.assign(node_count, {});
+  for (int32_t h = 0; h < count; ++h) {
+    resolve(resolve, h);
+    max_tier_ = std::max(max_tier_, hypernodes_[h].tier);
+    for (NodeIdx n : members_[h]) containing_[n].push_back(h);
+  }
+  for (auto& list : containing_) {
+    std::stable_sort(list.begin(), list.end(), [&](int32_t a, int32_t b) {
+      return hypernodes_[a].tier < hypernodes_[b].tier;
+    });
+  }
+}
+
+bool HyperNodeIndex::Contains(int32_t h, NodeIdx n) const {
+  return std::binary_search(members_[h].begin(), members_[h].end(), n);
+}
+
+int32_t HyperNodeIndex::Distance(NodeIdx a, NodeIdx b) const {
+  if (a == b) return 0;
+  for (int32_t h : containing_[a]) {
+    if (Contains(h, b)) return hypernodes_[h].tier;
+  }
+  return max_tier_ + 1;
+}
+
+}  // namespace etna::sched

@@ -1,0 +1,84 @@
+#include "sched/plugins/workload_defaults.h"
+
+#include <algorithm>
+
+#include "sched/framework/session.h"
+#include "sched/plugins/gpu_topology.h"
+
+namespace etna::sched {
+namespace {
+
+bool Large(const Job& job) {
+  return job.kind == Job::Kind::kTraining &&
+         job.total_request.Get(kGpu) >= WorkloadDefaultsPlugin::kLargeTrainingMilliGpu;
+}
+
+double FillAfter(const Task& t, const Node& n) {
+  int64_t alloc = n.allocatable.Get(kGpu);
+  if (alloc <= 0) return 0;
+  double fill =
+      static_cast<double>(n.used.Get(kGpu) + t.request.Get(kGpu)) / static_cast<double>(alloc);
+  return std::min(1.0, fill);
+}
+
+}  // namespace
+
+Result<std::unique_ptr<Plugin>> WorkloadDefaultsPlugin::Create(PluginBuildContext& ctx) {
+  int64_t weight = 1;
+  ETNA_RETURN_IF_ERROR(ctx.arguments.GetInt("weight", &weight));
+  if (weight < 0) return Status::InvalidArgument("argument weight: must be >= 0");
+  return std::unique_ptr<Plugin>(new WorkloadDefaultsPlugin(weight));
+}
+
+void WorkloadDefaultsPlugin::OnSessionOpen(Session& s) {
+  if (weight_ == 0) return;
+  bool cross_node = false;
+  for (const Job& job : s.jobs()) {
+    if (Large(job) && s.PendingTasks(job).size() >= 2) cross_node = true;
+  }
+  if (cross_node) {
+    topology_ = std::make_unique<HyperNodeIndex>(s.nodes(), s.hypernodes());
+    s.SetCrossNodePredicates();  // the switch term depends on where other members went
+  }
+  s.AddNodeOrderFn([this, &s](const Task& t, const Node& n) { return Score(s, t, n); });
+}
+
+double WorkloadDefaultsPlugin::Score(const Session& s, const Task& t, const Node& n) {
+  int64_t gpu = t.request.Get(kGpu);
+  if (gpu <= 0 || t.job == kNone) return 0;
+  const Job& job = s.job(t.job);
+  double fill = FillAfter(t, n);
+  double score = 0;
+  if (job.kind == Job::Kind::kInference) {
+    double device = fill;
+    if (gpu < 1000) {
+      device = 0;
+      for (const auto& g : n.gpus) {
+        if (!g.healthy || !g.mig.empty() || g.used_milli + gpu > 1000) continue;
+        device = std::max(device, static_cast<double>(g.used_milli + gpu) / 1000.0);
+      }
+    }
+    score = 50 * fill + 50 * device;
+  } else if (!Large(job)) {
+    int whole = gpu % 1000 == 0 ? static_cast<int>(gpu / 1000) : 0;
+    score = 50 * fill + 50 * GpuTopologyPlugin::Score(n, whole) / 100.0;
+  } else {
+    double together = 1;
+    if (topology_) {
+      NodeIdx ni = s.IndexOf(n);
+      int placed = 0, near = 0;
+      for (TaskIdx mi : job.tasks) {
+        const Task& m = s.task(mi);
+        if (&m == &t || m.node == kNone) continue;
+        if (!HoldsNode(m.status) && m.status != TaskStatus::kPipelined) continue;
+        ++placed;
+        near += topology_->Distance(ni, m.node) <= 1;
+      }
+      if (placed > 0) together = static_cast<double>(near) / placed;
+    }
+    score = 50 * (1 - fill) + 50 * together;
+  }
+  return score * static_cast<double>(weight_);
+}
+
+}  // namespace etna::sched
