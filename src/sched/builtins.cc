@@ -19,6 +19,7 @@ void RegisterBuiltins(Registry& r) {
   RegisterNodePlugins(r);
   RegisterEvictionPlugins(r);
   RegisterQueueingPlugins(r);
+  RegisterSimPlugins(r);
 }
 
 }  // namespace etna::sched

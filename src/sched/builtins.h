@@ -11,5 +11,6 @@ void RegisterFairnessPlugins(Registry& r);  // drf, proportion, capacity
 void RegisterNodePlugins(Registry& r);      // predicates, nodeorder, binpack, conformance, ...
 void RegisterEvictionPlugins(Registry& r);  // preempt, reclaim, preemption rules
 void RegisterQueueingPlugins(Registry& r);  // enqueue, backfill, reservation
+void RegisterSimPlugins(Registry& r);        // GPU-sharing policies of the trace simulator
 
 }  // namespace etna::sched
