@@ -5,6 +5,7 @@
 
 namespace etna::cli {
 int RunDemo(int argc, char** argv);
+int RunSim(int argc, char** argv);
 }
 
 namespace {
@@ -15,6 +16,7 @@ void PrintHelp() {
       "Usage: etna <command> [flags]\n\n"
       "Commands:\n"
       "  demo      run one scheduling cycle on a built-in cluster and print the decision\n"
+      "  sim       replay a cluster trace through the scheduler (etna sim openb --help)\n"
       "  version   print the version\n"
       "  help      show this help\n");
 }
@@ -33,6 +35,7 @@ int main(int argc, char** argv) {
     return 0;
   }
   if (cmd == "demo") return etna::cli::RunDemo(argc - 1, argv + 1);
+  if (cmd == "sim") return etna::cli::RunSim(argc - 1, argv + 1);
   std::fprintf(stderr, "etna: unknown command \"%s\" (see etna help)\n", cmd.c_str());
   return 1;
 }

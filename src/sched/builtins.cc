@@ -21,6 +21,7 @@ void RegisterBuiltins(Registry& r) {
   RegisterQueueingPlugins(r);
   RegisterDevicePlugins(r);
   RegisterTopologyPlugins(r);
+  RegisterSimPlugins(r);
 }
 
 }  // namespace etna::sched

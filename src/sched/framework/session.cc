@@ -739,6 +739,47 @@ bool Session::ResourceFits(const Task& t, const Node& n, const ResourceVector& a
   return false;
 }
 
+// ---- Incremental use ----
+
+JobIdx Session::AppendJob(Job job) {
+  job.allocated = ResourceVector();
+  job.total_request = ResourceVector();
+  job.occupied = job.pipelined = job.succeeded = job.pending = 0;
+  job.tasks.clear();
+  snap_.jobs.push_back(std::move(job));
+  JobOutcome outcome;
+  outcome.original_phase = snap_.jobs.back().phase;
+  job_outcomes_.push_back(std::move(outcome));
+  job_evicted_.emplace_back();
+  return static_cast<JobIdx>(snap_.jobs.size() - 1);
+}
+
+TaskIdx Session::AppendTask(Task task) {
+  task.status = TaskStatus::kPending;
+  task.node = kNone;
+  task.devices.clear();
+  TaskIdx ti = static_cast<TaskIdx>(snap_.tasks.size());
+  if (task.job != kNone) {
+    Job& j = snap_.jobs[task.job];
+    j.tasks.push_back(ti);
+    ++j.pending;
+    j.total_request += task.request;
+  }
+  snap_.tasks.push_back(std::move(task));
+  return ti;
+}
+
+void Session::AbandonTask(TaskIdx ti) {
+  Task& t = snap_.tasks[ti];
+  if (t.status != TaskStatus::kPending) return;
+  t.status = TaskStatus::kFailed;
+  if (t.job != kNone) {
+    Job& j = snap_.jobs[t.job];
+    --j.pending;
+    j.total_request -= t.request;
+  }
+}
+
 // ---- Outcomes ----
 
 void Session::RecordAttempt(JobIdx j, bool placed) {

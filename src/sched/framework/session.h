@@ -224,6 +224,16 @@ class Session {
   // estimate and ends before the reservation's expected start (Slurm-style backfill).
   bool MayUseReserved(const Task& t, const Node& n) const;
 
+  // ---- Incremental use (simulators, framework/incremental.h) ----
+  // Appends a job or a pending task to the open session, keeping the accounting in step, so that
+  // one session can place a stream of arrivals without copying the snapshot per arrival. The
+  // task's `job` must already exist. Indices stay valid; references into tasks() may not.
+  JobIdx AppendJob(Job job);
+  TaskIdx AppendTask(Task task);
+  // Gives up on a pending task that fits nowhere: it becomes Failed and leaves its job's
+  // pending count and request.
+  void AbandonTask(TaskIdx t);
+
   // ---- Outcome bookkeeping ----
   // An action tried to place the job; `placed` says whether it succeeded.
   void RecordAttempt(JobIdx j, bool placed);
