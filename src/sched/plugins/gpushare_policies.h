@@ -19,17 +19,17 @@
 // refinements tried all measured within seed noise (±10 GPUs) of FGD or worse — unrounded node
 // deltas (432 unallocated GPUs vs FGD's 287: the sigmoid's saturation and the rounding's ties,
 // broken in the simulator's fixed random node order, act as first-fit packing and are worth
-// keeping), packing tie-breaks (fewest idle GPUs: 293; most idle GPUs: 562..622), weighted FGD + best-fit
-// mixes (313..359), coarser or finer score steps (287..303), 100 % typical-shape coverage (292),
-// a penalty for breaking a whole free node (289). At 130 % the idle GPUs are slivers: about
+// keeping), packing tie-breaks (fewest idle GPUs: 293; most idle GPUs: 562..622), weighted FGD +
+// best-fit mixes (313..359), coarser or finer score steps (287..303), 100 % typical-shape coverage
+// (292), a penalty for breaking a whole free node (289). At 130 % the idle GPUs are slivers: about
 // two thirds are the 190 milli left beside 810-milli shares (the trace's most common share),
 // which only the rare 50/110/160-milli shares can use, so no node or device choice recovers
 // them under the protocol.
 //
 // Scores are integers like the simulator's, so the placer's tie-break (uniform, or the
-// simulator's fixed random node order) matters as kube-scheduler's does. The non-FGD policies put a share on the best-fitting
-// device (least room that still holds it, lowest index on ties); whole GPUs are the
-// lowest-indexed free devices.
+// simulator's fixed random node order) matters as kube-scheduler's does. The non-FGD policies put a
+// share on the best-fitting device (least room that still holds it, lowest index on ties); whole
+// GPUs are the lowest-indexed free devices.
 //
 // Arguments: seed (randomfit's device choice), workload (fgd, fgdplus: the task shapes with
 // counts, "count:cpu_milli:num_gpu:gpu_milli:models;..." with models "A|B" or empty; default:
