@@ -21,10 +21,10 @@
 // broken in the simulator's fixed random node order, act as first-fit packing and are worth
 // keeping), packing tie-breaks (fewest idle GPUs: 293; most idle GPUs: 562..622), weighted FGD +
 // best-fit mixes (313..359), coarser or finer score steps (287..303), 100 % typical-shape coverage
-// (292), a penalty for breaking a whole free node (289). At 130 % the idle GPUs are slivers: about
-// two thirds are the 190 milli left beside 810-milli shares (the trace's most common share),
-// which only the rare 50/110/160-milli shares can use, so no node or device choice recovers
-// them under the protocol.
+// (292), a penalty for breaking a whole free node (289). At 130 % the idle GPUs are slivers
+// (seed 42: 188 of 291 idle GPUs are 150..199-milli remainders, mostly the 190 milli beside
+// 810-milli shares, the trace's most common share, which only the rare 50/110/160-milli shares
+// can use); we found no node or device choice that recovers them under the protocol.
 //
 // Scores are integers like the simulator's, so the placer's tie-break (uniform, or the
 // simulator's fixed random node order) matters as kube-scheduler's does. The non-FGD policies put a
