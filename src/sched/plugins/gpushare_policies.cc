@@ -350,11 +350,9 @@ void GpuSharePolicyPlugin::OnSessionOpen(Session& session) {
           any = true;
         }
         if (!any) return 0;
-        double score = std::floor(Sigmoid(best / 1000) * kMaxScore);
-        if (policy == Policy::kFgd) return score;
-        // fgdplus: FGD's score; among equal scores prefer the node with the fewest idle
-        // milli-GPU (keeps emptier nodes whole for multi-GPU tasks).
-        return score + 0.5 * (1.0 - static_cast<double>(s.TotalGpuLeft()) / 1e5);
+        // fgdplus scores nodes exactly as fgd does (see the header for why); it differs only
+        // in the device chooser.
+        return std::floor(Sigmoid(best / 1000) * kMaxScore);
       }
     }
     return 0;
