@@ -1,7 +1,12 @@
 #include "store/sqlite_store.h"
 
+#include <fcntl.h>
 #include <fmt/format.h>
+#include <sys/file.h>
+#include <unistd.h>
 
+#include <cerrno>
+#include <cstring>
 #include <filesystem>
 
 #include "store/keys.h"
@@ -107,6 +112,15 @@ Result<std::unique_ptr<SqliteStore>> SqliteStore::Open(SqliteStoreOptions option
 }
 
 Status SqliteStore::Init() {
+  const std::string lock_path = path_ + ".lock";
+  lock_fd_ = open(lock_path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0600);
+  if (lock_fd_ < 0) {
+    return Status::Unavailable(fmt::format("cannot open {}: {}", lock_path, strerror(errno)));
+  }
+  if (flock(lock_fd_, LOCK_EX | LOCK_NB) != 0) {
+    return Status::Unavailable(
+        fmt::format("store file {} is in use by another process ({} is locked)", path_, lock_path));
+  }
   ETNA_ASSIGN_OR_RETURN(wdb_, Db::Open(path_, /*create=*/true));
   std::string busy = fmt::format("PRAGMA busy_timeout={};", options_.busy_timeout_ms);
   ETNA_RETURN_IF_ERROR(wdb_->Exec(busy));
@@ -162,6 +176,9 @@ SqliteStore::~SqliteStore() {
   hub_.CloseAll(Status::Unavailable("store closed"));
   ws_.reset();
   rs_.reset();
+  wdb_.reset();
+  rdb_.reset();
+  if (lock_fd_ >= 0) close(lock_fd_);  // releases the flock
 }
 
 Result<std::vector<PlannedWrite>> SqliteStore::Submit(std::vector<TxnOp> ops, Revision compact_to) {

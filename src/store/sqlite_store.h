@@ -48,7 +48,7 @@ struct SqliteStoreOptions {
 class SqliteStore : public Store {
  public:
   // Opens or creates the store and recovers its revisions. A corrupt file is an Internal error
-  // naming the file.
+  // naming the file; a data dir another process has open is Unavailable.
   static Result<std::unique_ptr<SqliteStore>> Open(SqliteStoreOptions options);
   ~SqliteStore() override;
 
@@ -98,6 +98,7 @@ class SqliteStore : public Store {
 
   const SqliteStoreOptions options_;
   const std::string path_;
+  int lock_fd_ = -1;         // flock on <file>.lock: one process per data dir
   std::unique_ptr<Db> wdb_;  // committer thread only
   std::unique_ptr<Db> rdb_;  // under read_mu_
   std::unique_ptr<Statements> ws_, rs_;

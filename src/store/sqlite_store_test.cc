@@ -58,6 +58,17 @@ TEST(SqliteStoreTest, RecoversRevisionsDataAndHistoryOnReopen) {
   EXPECT_EQ(*s->Create("/pods/ns/next", "v"), last + 1);  // no revision reused after restart
 }
 
+TEST(SqliteStoreTest, OneProcessPerDataDir) {
+  TempDir dir;
+  auto first = MustOpen(Options(dir.path()));
+  ASSERT_NE(first, nullptr);
+  auto second = SqliteStore::Open(Options(dir.path()));
+  EXPECT_EQ(second.status().code(), StatusCode::kUnavailable);
+  EXPECT_NE(second.status().message().find("in use"), std::string::npos);
+  first.reset();
+  EXPECT_TRUE(SqliteStore::Open(Options(dir.path())).ok());
+}
+
 TEST(SqliteStoreTest, UsesWalWithFullSync) {
   TempDir dir;
   auto s = MustOpen(Options(dir.path()));

@@ -82,7 +82,8 @@ struct TxnOp {
 // Thread-safety: all methods are safe to call from any thread. Two forms of consumption:
 //   * blocking: Next(timeout) from a consumer thread;
 //   * callback: SetNotify(fn); the store calls fn after events were queued or the watcher closed,
-//     on the writing thread, so fn must be cheap and must not block (post to an executor); the
+//     on the writing thread with store locks held, so fn must be cheap, must not block and must
+//     not call into the store or this watcher (post to an executor instead); the
 //     consumer then drains with Next(0ms) until it returns nullopt.
 class Watcher {
  public:
