@@ -6,7 +6,7 @@ set -euo pipefail
 PACKAGES=(
   build-essential cmake ninja-build pkg-config clang-format
   libgtest-dev libgmock-dev libbenchmark-dev
-  libyaml-cpp-dev libfmt-dev nlohmann-json3-dev
+  libyaml-cpp-dev libfmt-dev nlohmann-json3-dev libsqlite3-dev
 )
 
 missing=()

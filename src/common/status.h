@@ -22,6 +22,7 @@ enum class StatusCode {
   kResourceExhausted,
   kUnavailable,
   kInternal,
+  kGone,  // the requested revision was compacted (HTTP 410); the client re-lists
 };
 
 class [[nodiscard]] Status {
@@ -42,6 +43,7 @@ class [[nodiscard]] Status {
   }
   static Status Unavailable(std::string m) { return {StatusCode::kUnavailable, std::move(m)}; }
   static Status Internal(std::string m) { return {StatusCode::kInternal, std::move(m)}; }
+  static Status Gone(std::string m) { return {StatusCode::kGone, std::move(m)}; }
 
   bool ok() const { return code_ == StatusCode::kOk; }
   StatusCode code() const { return code_; }

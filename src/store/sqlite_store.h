@@ -1,0 +1,125 @@
+// SqliteStore: the embedded, durable Store. One SQLite file in WAL mode with synchronous=FULL, so
+// a returned revision survives kill -9 and power loss.
+//
+// Writes are group-committed: each writer enqueues its request and waits; one committer thread
+// takes every queued request, applies them in one BEGIN IMMEDIATE..COMMIT (a failed precondition
+// fails only its own request; an I/O error or a full disk fails the whole batch, which is then
+// not on disk) and wakes each writer with its own result. One fsync serves the whole batch.
+//
+// Tables: kv (key → latest value), log (revision, key, type, value, create_rev, ts) for watch
+// replay and lists at older revisions, meta (current and compacted revision). Compaction drops
+// log rows at or below the compacted revision except each key's live row, so the state as of any
+// revision >= compacted stays readable. The compaction policy keeps the last `keep_revisions`
+// revisions and, when keep_duration > 0, also everything younger than keep_duration; it runs
+// every compaction_interval and on demand (RunCompactionPolicy).
+//
+// Thread-safety: thread-safe. Reads use a second connection (WAL readers don't block the writer).
+#pragma once
+
+#include <atomic>
+#include <condition_variable>
+#include <deque>
+#include <future>
+#include <memory>
+#include <mutex>
+#include <thread>
+
+#include "store/sqlite_db.h"
+#include "store/store.h"
+#include "store/watch_hub.h"
+#include "store/write_plan.h"
+
+namespace etna::store {
+
+struct SqliteStoreOptions {
+  std::string data_dir;  // created when missing; the API server's --data-dir
+  std::string file_name = "etna.db";
+  size_t watch_queue_capacity = 10000;
+  Revision keep_revisions = 100000;
+  std::chrono::minutes keep_duration{0};          // 0: by revision count only
+  std::chrono::seconds compaction_interval{300};  // 0: on demand only
+  int busy_timeout_ms = 5000;
+  int64_t max_page_count = 0;   // 0: SQLite's default; tests use it to simulate a full disk
+  bool check_integrity = true;  // PRAGMA quick_check on open
+  // Test hook: called by the committer with the batch size before each transaction.
+  std::function<void(size_t)> before_commit;
+};
+
+class SqliteStore : public Store {
+ public:
+  // Opens or creates the store and recovers its revisions. A corrupt file is an Internal error
+  // naming the file; a data dir another process has open is Unavailable.
+  static Result<std::unique_ptr<SqliteStore>> Open(SqliteStoreOptions options);
+  ~SqliteStore() override;
+
+  Result<Revision> Create(const std::string& key, const std::string& value) override;
+  Result<Revision> Update(const std::string& key, const std::string& value,
+                          Revision expected_revision) override;
+  Result<DeleteResult> Delete(const std::string& key, Revision expected_revision) override;
+  Result<std::vector<Revision>> Txn(const std::vector<TxnOp>& ops) override;
+  Result<KeyValue> Get(const std::string& key) override;
+  Result<ListResult> List(const std::string& prefix, size_t limit,
+                          const std::string& continue_after_key, Revision at_revision) override;
+  Result<std::shared_ptr<Watcher>> Watch(const std::string& prefix,
+                                         Revision from_revision) override;
+  Status Compact(Revision revision) override;
+  Revision CurrentRevision() override;
+  Revision CompactedRevision() override;
+
+  // Compacts now according to the policy in the options.
+  Status RunCompactionPolicy();
+
+  struct Stats {
+    uint64_t transactions = 0;  // committed SQLite write transactions
+    uint64_t writes = 0;        // committed requests (a Txn counts once)
+  };
+  Stats stats() const { return {transactions_.load(), writes_.load()}; }
+  size_t QueuedRequests();
+  const std::string& path() const { return path_; }
+
+ private:
+  struct Request {
+    std::vector<TxnOp> ops;   // a write
+    Revision compact_to = 0;  // or a compaction, when ops is empty
+    std::promise<Result<std::vector<PlannedWrite>>> done;
+  };
+  struct Statements;
+
+  explicit SqliteStore(SqliteStoreOptions options);
+  Status Init();
+  Result<std::vector<PlannedWrite>> Submit(std::vector<TxnOp> ops, Revision compact_to);
+  void CommitterLoop();
+  void CompactorLoop();
+  void CommitBatch(std::deque<Request*>& batch);
+  Status ApplyBatch(std::deque<Request*>& batch,
+                    std::vector<Result<std::vector<PlannedWrite>>>& out, std::vector<Event>& events,
+                    Revision& last, Revision& compacted);
+  Status ApplyWrite(const PlannedWrite& w, int64_t now_ms);
+
+  const SqliteStoreOptions options_;
+  const std::string path_;
+  int lock_fd_ = -1;         // flock on <file>.lock: one process per data dir
+  std::unique_ptr<Db> wdb_;  // committer thread only
+  std::unique_ptr<Db> rdb_;  // under read_mu_
+  std::unique_ptr<Statements> ws_, rs_;
+  std::mutex read_mu_;
+
+  std::mutex queue_mu_;
+  std::condition_variable queue_cv_;
+  std::condition_variable stop_cv_;  // wakes the compactor on shutdown
+  std::deque<Request*> queue_;
+  bool stopping_ = false;
+
+  std::mutex publish_mu_;   // orders publishing against watch registration
+  Revision committed_ = 0;  // committer thread only: last committed revision
+  std::atomic<Revision> published_{0};
+  std::atomic<Revision> compacted_{0};
+  WatchHub hub_;
+
+  std::atomic<uint64_t> transactions_{0};
+  std::atomic<uint64_t> writes_{0};
+  std::thread committer_;
+  std::thread compactor_;
+};
+
+}  // namespace etna::store

@@ -1,0 +1,107 @@
+#include "store/watch_hub.h"
+
+#include <fmt/format.h>
+
+#include "store/keys.h"
+
+namespace etna::store {
+
+WatchQueue::WatchQueue(std::string prefix, Revision after_revision, size_t capacity)
+    : prefix_(std::move(prefix)), capacity_(capacity), after_(after_revision) {}
+
+Result<std::optional<Event>> WatchQueue::Next(std::chrono::milliseconds timeout) {
+  std::unique_lock lock(mu_);
+  cv_.wait_for(lock, timeout, [&] { return !queue_.empty() || !closed_.ok(); });
+  if (!queue_.empty()) {
+    Event e = std::move(queue_.front());
+    queue_.pop_front();
+    return std::optional<Event>(std::move(e));
+  }
+  if (!closed_.ok()) return closed_;
+  return std::optional<Event>();
+}
+
+void WatchQueue::SetNotify(std::function<void()> fn) {
+  std::function<void()> now;
+  {
+    std::lock_guard lock(mu_);
+    notify_ = std::move(fn);
+    if (!queue_.empty() || !closed_.ok()) now = notify_;
+  }
+  if (now) now();
+}
+
+void WatchQueue::Cancel() { Close(Status::Unavailable("watch cancelled")); }
+
+bool WatchQueue::Deliver(const std::vector<Event>& events, bool bounded) {
+  std::function<void()> notify;
+  bool open;
+  {
+    std::lock_guard lock(mu_);
+    if (!closed_.ok()) return false;
+    size_t added = 0;
+    for (const Event& e : events) {
+      if (e.revision <= after_ || !HasPrefix(e.key, prefix_)) continue;
+      if (bounded && queue_.size() >= capacity_) {
+        closed_ = Status::ResourceExhausted(fmt::format(
+            "watch on \"{}\" fell more than {} events behind at revision {}; re-list and re-watch",
+            prefix_, capacity_, e.revision));
+        queue_.clear();
+        break;
+      }
+      after_ = e.revision;
+      queue_.push_back(e);
+      ++added;
+    }
+    open = closed_.ok();
+    if (added > 0 || !open) notify = notify_;
+  }
+  if (!open || notify) cv_.notify_all();
+  if (notify) notify();
+  return open;
+}
+
+void WatchQueue::Close(Status status) {
+  std::function<void()> notify;
+  {
+    std::lock_guard lock(mu_);
+    if (!closed_.ok()) return;
+    closed_ = std::move(status);
+    notify = notify_;
+  }
+  cv_.notify_all();
+  if (notify) notify();
+}
+
+std::shared_ptr<WatchQueue> WatchHub::Register(const std::string& prefix, Revision from_revision,
+                                               const std::vector<Event>& history) {
+  auto q = std::make_shared<WatchQueue>(prefix, from_revision, queue_capacity_);
+  q->Deliver(history, /*bounded=*/false);
+  std::lock_guard lock(mu_);
+  queues_.push_back(q);
+  return q;
+}
+
+void WatchHub::Publish(const std::vector<Event>& events) {
+  std::lock_guard lock(mu_);
+  std::erase_if(queues_, [&](const std::weak_ptr<WatchQueue>& w) {
+    auto q = w.lock();
+    return !q || !q->Deliver(events, /*bounded=*/true);
+  });
+}
+
+void WatchHub::CloseAll(const Status& status) {
+  std::lock_guard lock(mu_);
+  for (auto& w : queues_) {
+    if (auto q = w.lock()) q->Close(status);
+  }
+  queues_.clear();
+}
+
+size_t WatchHub::LiveWatchers() {
+  std::lock_guard lock(mu_);
+  std::erase_if(queues_, [](const std::weak_ptr<WatchQueue>& w) { return w.expired(); });
+  return queues_.size();
+}
+
+}  // namespace etna::store

@@ -1,0 +1,67 @@
+// Watch fan-out shared by both backends.
+//
+// WatchQueue is the Watcher a client holds: a bounded queue of events under one prefix. WatchHub
+// holds weak references to every live queue and hands each committed batch of events to all of
+// them. Delivery never blocks the writer: a queue that would exceed its capacity is closed with
+// ResourceExhausted instead.
+//
+// Thread-safety: both classes are thread-safe. The backend calls Publish in revision order (under
+// its own publish lock), and registers a new queue under that same lock after handing it the
+// history, so a watcher sees every revision exactly once.
+#pragma once
+
+#include <condition_variable>
+#include <deque>
+#include <memory>
+#include <mutex>
+#include <vector>
+
+#include "store/store.h"
+
+namespace etna::store {
+
+class WatchQueue : public Watcher {
+ public:
+  WatchQueue(std::string prefix, Revision after_revision, size_t capacity);
+
+  Result<std::optional<Event>> Next(std::chrono::milliseconds timeout) override;
+  void SetNotify(std::function<void()> fn) override;
+  void Cancel() override;
+
+  // Queues the events under the prefix with revision > after_revision. With `bounded`, closes the
+  // queue with ResourceExhausted instead of growing past capacity. Returns false once closed.
+  bool Deliver(const std::vector<Event>& events, bool bounded);
+  void Close(Status status);
+
+ private:
+  std::function<void()> NotifyFnLocked();
+
+  const std::string prefix_;
+  const size_t capacity_;
+  std::mutex mu_;
+  std::condition_variable cv_;
+  Revision after_;  // highest revision queued so far (or the start point)
+  std::deque<Event> queue_;
+  Status closed_;  // non-OK once closed
+  std::function<void()> notify_;
+};
+
+class WatchHub {
+ public:
+  explicit WatchHub(size_t queue_capacity) : queue_capacity_(queue_capacity) {}
+
+  // A queue already holding `history` (all events after from_revision up to now), registered for
+  // the live events that follow.
+  std::shared_ptr<WatchQueue> Register(const std::string& prefix, Revision from_revision,
+                                       const std::vector<Event>& history);
+  void Publish(const std::vector<Event>& events);
+  void CloseAll(const Status& status);
+  size_t LiveWatchers();
+
+ private:
+  const size_t queue_capacity_;
+  std::mutex mu_;
+  std::vector<std::weak_ptr<WatchQueue>> queues_;
+};
+
+}  // namespace etna::store

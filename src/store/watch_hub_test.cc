@@ -1,0 +1,59 @@
+#include "store/watch_hub.h"
+
+#include <gtest/gtest.h>
+
+#include "store/keys.h"
+
+namespace etna::store {
+namespace {
+
+Event Ev(Revision rev, std::string key) {
+  return Event{EventType::kAdded, std::move(key), "v", rev, rev};
+}
+
+TEST(WatchHubTest, FiltersByPrefixAndRevisionAndDropsDeadWatchers) {
+  WatchHub hub(4);
+  auto q = hub.Register("/pods/", 1, {Ev(1, "/pods/a"), Ev(2, "/pods/b")});
+  {
+    auto gone = hub.Register("/", 0, {});
+    EXPECT_EQ(hub.LiveWatchers(), 2u);
+  }
+  EXPECT_EQ(hub.LiveWatchers(), 1u);
+  hub.Publish({Ev(2, "/pods/b"), Ev(3, "/nodes/n"), Ev(4, "/pods/c")});  // 2 is a duplicate
+  std::vector<Revision> got;
+  while (true) {
+    auto e = q->Next(std::chrono::milliseconds(0));
+    ASSERT_TRUE(e.ok());
+    if (!e->has_value()) break;
+    got.push_back((*e)->revision);
+  }
+  EXPECT_EQ(got, (std::vector<Revision>{2, 4}));
+  hub.CloseAll(Status::Unavailable("closing"));
+  EXPECT_EQ(q->Next(std::chrono::milliseconds(0)).status().code(), StatusCode::kUnavailable);
+}
+
+TEST(WatchHubTest, OverflowClosesOnlyTheSlowQueue) {
+  WatchHub hub(2);
+  auto slow = hub.Register("/", 0, {});
+  auto fast = hub.Register("/", 0, {});
+  for (Revision r = 1; r <= 3; ++r) {
+    hub.Publish({Ev(r, "/k")});
+    ASSERT_TRUE(fast->Next(std::chrono::milliseconds(0)).ok());
+  }
+  EXPECT_EQ(slow->Next(std::chrono::milliseconds(0)).status().code(),
+            StatusCode::kResourceExhausted);
+  EXPECT_EQ(hub.LiveWatchers(), 1u);
+}
+
+TEST(KeysTest, PrefixRanges) {
+  EXPECT_EQ(PrefixEnd("/pods/"), "/pods0");
+  EXPECT_EQ(PrefixEnd(std::string("/a\xff", 3)), "/b");
+  EXPECT_EQ(PrefixEnd(""), "");
+  EXPECT_EQ(ListStart("/pods/", ""), "/pods/");
+  EXPECT_EQ(ListStart("/pods/", "/pods/a"), std::string("/pods/a\0", 8));
+  EXPECT_EQ(ResourcePrefix("nodes"), "/nodes/");
+  EXPECT_EQ(ClusterKey("nodes", "n1"), "/nodes/n1");
+}
+
+}  // namespace
+}  // namespace etna::store
