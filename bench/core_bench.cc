@@ -70,8 +70,8 @@ void BM_Cycle(benchmark::State& state) {
     Snapshot copy = snapshot;
     auto start = std::chrono::steady_clock::now();
     auto decision = RunCycle(std::move(copy), *conf);
-    double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start)
-                    .count();
+    double ms =
+        std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
     if (!decision.ok()) {
       state.SkipWithError(decision.status().ToString().c_str());
       return;
@@ -95,8 +95,9 @@ int main(int argc, char** argv) {
   benchmark::RunSpecifiedBenchmarks();
   benchmark::Shutdown();
   for (const auto& r : g_results) {
-    std::printf("BENCH core nodes=%d tasks=%zu cycle_ms=%.1f placements_per_s=%.0f peak_rss_mb=%.0f\n",
-                r.nodes, r.tasks, r.best_ms, r.binds / (r.best_ms / 1000.0), r.peak_rss_mb);
+    std::printf(
+        "BENCH core nodes=%d tasks=%zu cycle_ms=%.1f placements_per_s=%.0f peak_rss_mb=%.0f\n",
+        r.nodes, r.tasks, r.best_ms, r.binds / (r.best_ms / 1000.0), r.peak_rss_mb);
   }
   return 0;
 }

@@ -6,7 +6,7 @@
 namespace etna::cli {
 int RunDemo(int argc, char** argv);
 int RunSim(int argc, char** argv);
-}
+}  // namespace etna::cli
 
 namespace {
 

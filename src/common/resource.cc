@@ -23,8 +23,9 @@ bool SuffixPowers(std::string_view s, int* dec, int* bin) {
   for (auto [name, p] : kBinary) {
     if (s == name) return *bin = p, true;
   }
-  static constexpr std::pair<std::string_view, int> kDecimal[] = {
-      {"n", -9}, {"u", -6}, {"m", -3}, {"k", 3}, {"M", 6}, {"G", 9}, {"T", 12}, {"P", 15}, {"E", 18}};
+  static constexpr std::pair<std::string_view, int> kDecimal[] = {{"n", -9}, {"u", -6}, {"m", -3},
+                                                                  {"k", 3},  {"M", 6},  {"G", 9},
+                                                                  {"T", 12}, {"P", 15}, {"E", 18}};
   for (auto [name, p] : kDecimal) {
     if (s == name) return *dec = p, true;
   }

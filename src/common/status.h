@@ -31,7 +31,9 @@ class [[nodiscard]] Status {
   Status(StatusCode code, std::string message) : code_(code), message_(std::move(message)) {}
 
   static Status Ok() { return Status(); }
-  static Status InvalidArgument(std::string m) { return {StatusCode::kInvalidArgument, std::move(m)}; }
+  static Status InvalidArgument(std::string m) {
+    return {StatusCode::kInvalidArgument, std::move(m)};
+  }
   static Status NotFound(std::string m) { return {StatusCode::kNotFound, std::move(m)}; }
   static Status AlreadyExists(std::string m) { return {StatusCode::kAlreadyExists, std::move(m)}; }
   static Status Conflict(std::string m) { return {StatusCode::kConflict, std::move(m)}; }
@@ -71,7 +73,7 @@ inline std::string Status::ToString() const {
 template <typename T>
 class [[nodiscard]] Result {
  public:
-  Result(T value) : data_(std::move(value)) {}  // NOLINT: implicit by design
+  Result(T value) : data_(std::move(value)) {}        // NOLINT: implicit by design
   Result(Status status) : data_(std::move(status)) {  // NOLINT: implicit by design
     assert(!std::get<Status>(data_).ok());
   }
@@ -95,10 +97,10 @@ class [[nodiscard]] Result {
 
 }  // namespace etna
 
-#define ETNA_RETURN_IF_ERROR(expr)     \
-  do {                                 \
-    ::etna::Status _st = (expr);       \
-    if (!_st.ok()) return _st;         \
+#define ETNA_RETURN_IF_ERROR(expr) \
+  do {                             \
+    ::etna::Status _st = (expr);   \
+    if (!_st.ok()) return _st;     \
   } while (0)
 
 #define ETNA_CONCAT_INNER(a, b) a##b

@@ -13,6 +13,6 @@ void RegisterEvictionPlugins(Registry& r);  // preempt, reclaim, preemption rule
 void RegisterQueueingPlugins(Registry& r);  // enqueue, backfill, reservation
 void RegisterDevicePlugins(Registry& r);    // deviceshare
 void RegisterTopologyPlugins(Registry& r);  // gpu-topology, network-topology-aware, ...
-void RegisterSimPlugins(Registry& r);        // GPU-sharing policies of the trace simulator
+void RegisterSimPlugins(Registry& r);       // GPU-sharing policies of the trace simulator
 
 }  // namespace etna::sched

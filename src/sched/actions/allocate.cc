@@ -5,6 +5,7 @@
 #include <algorithm>
 
 #include "sched/actions/gang_placement.h"
+#include "sched/actions/queue_job_order.h"
 #include "sched/actions/reservation.h"
 #include "sched/actions/topology_placement.h"
 #include "sched/framework/session.h"
@@ -43,7 +44,7 @@ void AllocateAction::Execute(Session& s) {
   const auto& actions = s.conf().actions;
   bool has_enqueue = std::find(actions.begin(), actions.end(), "enqueue") != actions.end();
 
-  std::vector<std::vector<JobIdx>> per_queue(s.queues().size());
+  QueueJobOrder order(s);
   for (JobIdx j = 0; j < static_cast<JobIdx>(s.jobs().size()); ++j) {
     Job& job = s.job(j);
     if (job.pending == 0 || job.queue == kNone || job.phase == PodGroupPhase::kCompleted) continue;
@@ -63,34 +64,24 @@ void AllocateAction::Execute(Session& s) {
       requesting |= s.task(t).status == TaskStatus::kPending && !s.task(t).BestEffort();
     }
     if (!requesting) continue;
-    per_queue[job.queue].push_back(j);
+    order.Add(j);
   }
 
-  auto job_after = [&](JobIdx a, JobIdx b) { return s.CompareJobs(s.job(a), s.job(b)) > 0; };
-  for (auto& heap : per_queue) std::make_heap(heap.begin(), heap.end(), job_after);
+  order.Build();
 
   Placer placer(s, placer_options_);
   TopologyPlacement topology(s);  // jobs in hard network-topology mode
-  while (true) {
-    QueueIdx q = kNone;
-    for (QueueIdx i = 0; i < static_cast<QueueIdx>(per_queue.size()); ++i) {
-      if (per_queue[i].empty()) continue;
-      if (q == kNone || s.CompareQueues(s.queue(i), s.queue(q)) < 0) q = i;
-    }
-    if (q == kNone) break;
-    auto& heap = per_queue[q];
+  for (QueueIdx q = order.NextQueue(); q != kNone; q = order.NextQueue()) {
     if (s.Overused(s.queue(q))) {
-      for (JobIdx j : heap) {
+      for (JobIdx j : order.Jobs(q)) {
         s.RecordUnschedulable(j, "QueueOverused",
-                              fmt::format("queue {} is using its whole share ({})",
-                                          s.queue(q).name, s.queue(q).allocated.ToString()));
+                              fmt::format("queue {} is using its whole share ({})", s.queue(q).name,
+                                          s.queue(q).allocated.ToString()));
       }
-      heap.clear();
+      order.Clear(q);
       continue;
     }
-    std::pop_heap(heap.begin(), heap.end(), job_after);
-    JobIdx j = heap.back();
-    heap.pop_back();
+    JobIdx j = order.PopJob(q);
 
     Statement stmt(s);
     PlaceResult r = TopologyPlacement::Hard(s.job(j))
@@ -105,8 +96,7 @@ void AllocateAction::Execute(Session& s) {
     }
     s.RecordAttempt(j, true);
     if (outcome == GangOutcome::kCommitted && !r.blocked && r.unplaced > 0) {
-      heap.push_back(j);
-      std::push_heap(heap.begin(), heap.end(), job_after);
+      order.Push(j);
     }
   }
 

@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <vector>
 
+#include "sched/actions/queue_job_order.h"
 #include "sched/framework/session.h"
 
 namespace etna::sched {
@@ -29,7 +30,7 @@ Result<std::unique_ptr<Action>> EnqueueAction::Create(Arguments& /*args*/) {
 }
 
 void EnqueueAction::Execute(Session& s) {
-  std::vector<std::vector<JobIdx>> per_queue(s.queues().size());
+  QueueJobOrder order(s);
   for (JobIdx j = 0; j < static_cast<JobIdx>(s.jobs().size()); ++j) {
     const Job& job = s.job(j);
     if (job.phase != PodGroupPhase::kPending || job.queue == kNone) continue;
@@ -45,24 +46,12 @@ void EnqueueAction::Execute(Session& s) {
       continue;
     }
     if (s.backoff_policy().Waiting(job.backoff, s.now(), s.capacity_generation())) continue;
-    per_queue[job.queue].push_back(j);
+    order.Add(j);
   }
 
-  auto job_after = [&](JobIdx a, JobIdx b) { return s.CompareJobs(s.job(a), s.job(b)) > 0; };
-  for (auto& heap : per_queue) std::make_heap(heap.begin(), heap.end(), job_after);
-
-  while (true) {
-    QueueIdx q = kNone;
-    for (QueueIdx i = 0; i < static_cast<QueueIdx>(per_queue.size()); ++i) {
-      if (per_queue[i].empty()) continue;
-      if (q == kNone || s.CompareQueues(s.queue(i), s.queue(q)) < 0) q = i;
-    }
-    if (q == kNone) break;
-    auto& heap = per_queue[q];
-    std::pop_heap(heap.begin(), heap.end(), job_after);
-    JobIdx j = heap.back();
-    heap.pop_back();
-
+  order.Build();
+  for (QueueIdx q = order.NextQueue(); q != kNone; q = order.NextQueue()) {
+    JobIdx j = order.PopJob(q);
     const Job& job = s.job(j);
     if (job.min_resources.IsZero() || s.JobEnqueueable(job)) {
       s.JobEnqueued(job);

@@ -16,11 +16,11 @@
 namespace etna::sched {
 
 struct PlaceResult {
-  int placed = 0;       // tasks allocated or pipelined by this attempt
-  int unplaced = 0;     // pending tasks left without a node
-  bool blocked = false; // stopped by a task that found no node or a queue limit
-  std::string reason;   // condition reason when blocked
-  std::string message;  // what a person can act on
+  int placed = 0;        // tasks allocated or pipelined by this attempt
+  int unplaced = 0;      // pending tasks left without a node
+  bool blocked = false;  // stopped by a task that found no node or a queue limit
+  std::string reason;    // condition reason when blocked
+  std::string message;   // what a person can act on
 };
 
 struct PlaceOptions {

@@ -7,8 +7,9 @@
 // new ones. Nodes are chosen deterministically: schedulable, not reserved for another job, with
 // the most idle+releasing resources first (ties: node order), until their allocatable holds
 // the members the gang still needs. At most ReservationPolicy::max_jobs jobs hold reservations,
-// the first in job order, so the cost stays bounded however many jobs starve. The session marks reserved capacity on the nodes at open
-// (Node::reserved); other jobs may use it only when Session::MayUseReserved allows.
+// the first in job order, so the cost stays bounded however many jobs starve. The session marks
+// reserved capacity on the nodes at open (Node::reserved); other jobs may use it only when
+// Session::MayUseReserved allows.
 //
 // Thread-safety: none; runs on the session's thread.
 #pragma once

@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <map>
 
 namespace etna::sched::fairness {
 
@@ -96,6 +97,26 @@ bool CanGiveUp(const ResourceVector& allocated, const ResourceLimit& deserved,
     if (allocated.Get(d) - victim.Get(d) >= deserved.value().Get(d)) return true;
   }
   return false;
+}
+
+std::vector<sched::TaskIdx> ReclaimableVictims(
+    const sched::Session& s, const std::vector<sched::TaskIdx>& candidates,
+    const std::function<ResourceVector(sched::QueueIdx)>& allocation,
+    const std::function<ResourceLimit(sched::QueueIdx)>& deserved) {
+  std::map<sched::QueueIdx, ResourceVector> left;  // allocation after the victims so far
+  std::vector<sched::TaskIdx> allowed;
+  for (sched::TaskIdx ti : candidates) {
+    const sched::Task& v = s.task(ti);
+    if (v.job == sched::kNone || s.job(v.job).queue == sched::kNone) continue;
+    sched::QueueIdx q = s.job(v.job).queue;
+    if (!s.queue(q).reclaimable) continue;
+    auto it = left.find(q);
+    if (it == left.end()) it = left.emplace(q, allocation(q)).first;
+    if (!CanGiveUp(it->second, deserved(q), v.request)) continue;
+    it->second -= v.request;
+    allowed.push_back(ti);
+  }
+  return allowed;
 }
 
 }  // namespace etna::sched::fairness

@@ -4,11 +4,13 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <string>
 #include <string_view>
 #include <vector>
 
 #include "common/resource.h"
+#include "sched/framework/session.h"
 
 namespace etna::sched::fairness {
 
@@ -51,5 +53,12 @@ std::string DescribeExceed(std::string_view queue, std::string_view what, std::s
 // qualify.
 bool CanGiveUp(const ResourceVector& allocated, const ResourceLimit& deserved,
                const ResourceVector& victim);
+
+// The reclaim vote of the queue-share plugins: the candidates (in order) that reclaimable queues
+// can give up one after another by CanGiveUp, starting from `allocation(q)` and `deserved(q)`.
+std::vector<sched::TaskIdx> ReclaimableVictims(
+    const sched::Session& s, const std::vector<sched::TaskIdx>& candidates,
+    const std::function<ResourceVector(sched::QueueIdx)>& allocation,
+    const std::function<ResourceLimit(sched::QueueIdx)>& deserved);
 
 }  // namespace etna::sched::fairness

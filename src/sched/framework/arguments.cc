@@ -17,8 +17,7 @@ Status Arguments::GetInt(const std::string& key, int64_t* out) {
   int64_t v = 0;
   auto [p, ec] = std::from_chars(s.data(), s.data() + s.size(), v);
   if (ec != std::errc() || p != s.data() + s.size()) {
-    return Status::InvalidArgument(
-        fmt::format("argument {}: \"{}\" is not an integer", key, s));
+    return Status::InvalidArgument(fmt::format("argument {}: \"{}\" is not an integer", key, s));
   }
   *out = v;
   return Status::Ok();
@@ -92,11 +91,25 @@ std::vector<std::string> Arguments::Unread() const {
   return keys;
 }
 
+std::vector<std::string> SplitCommaList(std::string_view text) {
+  std::vector<std::string> out;
+  size_t start = 0;
+  while (start <= text.size()) {
+    size_t comma = text.find(',', start);
+    if (comma == std::string_view::npos) comma = text.size();
+    std::string_view item = text.substr(start, comma - start);
+    size_t b = item.find_first_not_of(" \t");
+    size_t e = item.find_last_not_of(" \t");
+    if (b != std::string_view::npos) out.emplace_back(item.substr(b, e - b + 1));
+    start = comma + 1;
+  }
+  return out;
+}
+
 Result<int64_t> ParseDurationMs(const std::string& text) {
   auto bad = [&] {
     return Status::InvalidArgument(fmt::format(
-        "\"{}\" is not a duration (use e.g. 30s, 5m, 1h30m, 250ms or a number of seconds)",
-        text));
+        "\"{}\" is not a duration (use e.g. 30s, 5m, 1h30m, 250ms or a number of seconds)", text));
   };
   if (text.empty()) return bad();
   bool all_digits = true;
@@ -117,11 +130,16 @@ Result<int64_t> ParseDurationMs(const std::string& text) {
     while (i < text.size() && std::isalpha(static_cast<unsigned char>(text[i]))) ++i;
     std::string unit = text.substr(ustart, i - ustart);
     double scale;
-    if (unit == "ms") scale = 1;
-    else if (unit == "s") scale = 1000;
-    else if (unit == "m") scale = 60'000;
-    else if (unit == "h") scale = 3'600'000;
-    else return bad();
+    if (unit == "ms")
+      scale = 1;
+    else if (unit == "s")
+      scale = 1000;
+    else if (unit == "m")
+      scale = 60'000;
+    else if (unit == "h")
+      scale = 3'600'000;
+    else
+      return bad();
     total_ms += v * scale;
   }
   return static_cast<int64_t>(std::llround(total_ms));

@@ -8,6 +8,7 @@
 #include <map>
 #include <set>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "common/status.h"
@@ -41,6 +42,9 @@ class Arguments {
   std::map<std::string, std::string> values_;
   std::set<std::string> read_;
 };
+
+// Splits "a, b,c" into trimmed, non-empty items (the comma lists of the configuration file).
+std::vector<std::string> SplitCommaList(std::string_view text);
 
 // Parses a Go-style duration. Exposed for other configuration readers.
 Result<int64_t> ParseDurationMs(const std::string& text);

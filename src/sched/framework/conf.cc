@@ -14,13 +14,6 @@ namespace {
 
 constexpr size_t kMaxConfBytes = 1 << 20;
 
-std::string Trim(std::string s) {
-  auto not_space = [](unsigned char c) { return !std::isspace(c); };
-  s.erase(s.begin(), std::find_if(s.begin(), s.end(), not_space));
-  s.erase(std::find_if(s.rbegin(), s.rend(), not_space).base(), s.end());
-  return s;
-}
-
 Status ParseBoolNode(const YAML::Node& node, const std::string& where, bool* out) {
   if (!node.IsScalar()) return Status::InvalidArgument(where + ": expected true or false");
   bool value;
@@ -105,9 +98,8 @@ bool SchedulerConf::HasPlugin(std::string_view name) const {
 
 Result<SchedulerConf> ParseSchedulerConf(std::string_view yaml, const Registry& registry) {
   if (yaml.size() > kMaxConfBytes) {
-    return Status::InvalidArgument(
-        fmt::format("scheduler configuration is {} bytes, the limit is {}", yaml.size(),
-                    kMaxConfBytes));
+    return Status::InvalidArgument(fmt::format(
+        "scheduler configuration is {} bytes, the limit is {}", yaml.size(), kMaxConfBytes));
   }
   YAML::Node root;
   try {
@@ -118,7 +110,8 @@ Result<SchedulerConf> ParseSchedulerConf(std::string_view yaml, const Registry& 
                     e.mark.line + 1, e.mark.column + 1, e.msg));
   }
   if (!root.IsMap()) {
-    return Status::InvalidArgument("scheduler configuration: expected a map with actions and tiers");
+    return Status::InvalidArgument(
+        "scheduler configuration: expected a map with actions and tiers");
   }
   SchedulerConf conf;
   try {
@@ -128,21 +121,13 @@ Result<SchedulerConf> ParseSchedulerConf(std::string_view yaml, const Registry& 
         if (!kv.second.IsScalar()) {
           return Status::InvalidArgument("actions: must be a comma-separated string");
         }
-        std::string list = kv.second.Scalar();
-        size_t start = 0;
-        while (start <= list.size()) {
-          size_t comma = list.find(',', start);
-          std::string name = Trim(list.substr(start, comma - start));
-          if (!name.empty()) {
-            if (!registry.HasAction(name)) {
-              return Status::InvalidArgument(
-                  fmt::format("actions: unknown action \"{}\" (known: {})", name,
-                              fmt::join(registry.ActionNames(), ", ")));
-            }
-            conf.actions.push_back(name);
+        for (const std::string& name : SplitCommaList(kv.second.Scalar())) {
+          if (!registry.HasAction(name)) {
+            return Status::InvalidArgument(fmt::format("actions: unknown action \"{}\" (known: {})",
+                                                       name,
+                                                       fmt::join(registry.ActionNames(), ", ")));
           }
-          if (comma == std::string::npos) break;
-          start = comma + 1;
+          conf.actions.push_back(name);
         }
       } else if (key == "tiers") {
         if (!kv.second.IsSequence()) return Status::InvalidArgument("tiers: must be a list");
@@ -186,8 +171,7 @@ Result<SchedulerConf> ParseSchedulerConf(std::string_view yaml, const Registry& 
             }
           }
           if (!registry.HasAction(name)) {
-            return Status::InvalidArgument(
-                fmt::format("{}: unknown action \"{}\"", where, name));
+            return Status::InvalidArgument(fmt::format("{}: unknown action \"{}\"", where, name));
           }
           ETNA_ASSIGN_OR_RETURN(conf.action_arguments[name],
                                 ParseArguments(cn["arguments"], where + ".arguments"));

@@ -101,8 +101,7 @@ INSTANTIATE_TEST_SUITE_P(
     All, ConfErrorTest,
     ::testing::Values(
         BadConf{"UnknownAction", "actions: \"enqueue, alocate\"\n", "unknown action \"alocate\""},
-        BadConf{"UnknownPlugin",
-                "actions: allocate\ntiers:\n- plugins:\n  - name: gnag\n",
+        BadConf{"UnknownPlugin", "actions: allocate\ntiers:\n- plugins:\n  - name: gnag\n",
                 "unknown plugin \"gnag\""},
         BadConf{"UnknownFlag",
                 "actions: allocate\ntiers:\n- plugins:\n  - name: gang\n    enableJobRedy: false\n",
@@ -115,15 +114,17 @@ INSTANTIATE_TEST_SUITE_P(
                 "actions: allocate\ntiers:\n- plugins:\n  - name: binpack\n    arguments:\n"
                 "      binpack.weight: heavy\n",
                 "binpack.weight"},
-        BadConf{"BadFlagValue",
-                "actions: allocate\ntiers:\n- plugins:\n  - name: gang\n    enableJobReady: maybe\n",
-                "enableJobReady"},
+        BadConf{
+            "BadFlagValue",
+            "actions: allocate\ntiers:\n- plugins:\n  - name: gang\n    enableJobReady: maybe\n",
+            "enableJobReady"},
         BadConf{"UnknownTopLevelKey", "actions: allocate\ntier: []\n", "unknown key \"tier\""},
         BadConf{"EmptyActions", "actions: \"\"\n", "actions is empty"},
         BadConf{"BrokenYaml", "actions: [allocate\n", "YAML error at line"},
-        BadConf{"DuplicatePlugin",
-                "actions: allocate\ntiers:\n- plugins:\n  - name: gang\n- plugins:\n  - name: gang\n",
-                "more than once"},
+        BadConf{
+            "DuplicatePlugin",
+            "actions: allocate\ntiers:\n- plugins:\n  - name: gang\n- plugins:\n  - name: gang\n",
+            "more than once"},
         BadConf{"UnknownActionArgument",
                 "actions: allocate\nconfigurations:\n- name: allocate\n  arguments:\n"
                 "    feasibleNodez: 5\n",

@@ -17,7 +17,7 @@ struct BindDecision {
   std::string pod_name;
   std::string ns;
   std::string node;
-  std::vector<int32_t> gpu_indices;      // one per device allocation, in order
+  std::vector<int32_t> gpu_indices;  // one per device allocation, in order
   std::vector<std::string> gpu_uuids;
   std::vector<DeviceAllocation> devices;  // shares and MIG instances in detail
 };

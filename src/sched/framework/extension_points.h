@@ -12,23 +12,23 @@
 namespace etna::sched {
 
 // X(enum name, configuration flag, combination rule)
-#define ETNA_EXTENSION_POINTS(X)                                                   \
-  X(JobOrder, "enableJobOrder", "first non-zero comparison")                       \
-  X(QueueOrder, "enableQueueOrder", "first non-zero comparison")                   \
-  X(TaskOrder, "enableTaskOrder", "first non-zero comparison")                     \
-  X(VictimOrder, "enableVictimOrder", "first non-zero comparison")                 \
-  X(Predicate, "enablePredicate", "all must pass")                                 \
-  X(NodeOrder, "enableNodeOrder", "summed")                                        \
-  X(Preemptable, "enablePreemptable", "victims intersected per tier, first tier")  \
-  X(Reclaimable, "enableReclaimable", "victims intersected per tier, first tier")  \
-  X(Preemptive, "enablePreemptive", "all must be true")                            \
-  X(Overused, "enabledOverused", "any true")                                       \
-  X(Allocatable, "enabledAllocatable", "all must be true")                         \
-  X(JobReady, "enableJobReady", "all must be true")                                \
-  X(JobPipelined, "enableJobPipelined", "vote")                                    \
-  X(JobEnqueued, "enableJobEnqueued", "vote (JobEnqueueable) and all called")      \
-  X(JobStarving, "enableJobStarving", "first tier decides, all in it true")        \
-  X(JobValid, "enableJobValid", "first failure")                                   \
+#define ETNA_EXTENSION_POINTS(X)                                                  \
+  X(JobOrder, "enableJobOrder", "first non-zero comparison")                      \
+  X(QueueOrder, "enableQueueOrder", "first non-zero comparison")                  \
+  X(TaskOrder, "enableTaskOrder", "first non-zero comparison")                    \
+  X(VictimOrder, "enableVictimOrder", "first non-zero comparison")                \
+  X(Predicate, "enablePredicate", "all must pass")                                \
+  X(NodeOrder, "enableNodeOrder", "summed")                                       \
+  X(Preemptable, "enablePreemptable", "victims intersected per tier, first tier") \
+  X(Reclaimable, "enableReclaimable", "victims intersected per tier, first tier") \
+  X(Preemptive, "enablePreemptive", "all must be true")                           \
+  X(Overused, "enabledOverused", "any true")                                      \
+  X(Allocatable, "enabledAllocatable", "all must be true")                        \
+  X(JobReady, "enableJobReady", "all must be true")                               \
+  X(JobPipelined, "enableJobPipelined", "vote")                                   \
+  X(JobEnqueued, "enableJobEnqueued", "vote (JobEnqueueable) and all called")     \
+  X(JobStarving, "enableJobStarving", "first tier decides, all in it true")       \
+  X(JobValid, "enableJobValid", "first failure")                                  \
   X(EventHandler, "enableEventHandler", "all called")
 
 enum class ExtensionPoint : uint8_t {
@@ -57,7 +57,7 @@ inline constexpr std::array<ExtensionPointInfo, kExtensionPointCount> kExtension
 // does not exist here (cluster order, best node, target job, reserved nodes, victim tasks,
 // hypernode order). Accepted so that existing configuration files load unchanged.
 inline constexpr std::array<std::string_view, 7> kAcceptedIgnoredFlags = {
-    "EnabledClusterOrder", "enabledClusterOrder", "enableBestNode", "enableTargetJob",
+    "EnabledClusterOrder", "enabledClusterOrder", "enableBestNode",       "enableTargetJob",
     "enableReservedNodes", "enabledVictim",       "enabledHyperNodeOrder"};
 
 // The plugin option that turns on hierarchical fair share (drf, capacity).

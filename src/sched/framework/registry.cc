@@ -8,8 +8,8 @@ namespace {
 Status CheckAllRead(const Arguments& args, std::string_view kind, std::string_view name) {
   auto unread = args.Unread();
   if (unread.empty()) return Status::Ok();
-  return Status::InvalidArgument(fmt::format("{} {}: unknown argument(s): {}", kind, name,
-                                             fmt::join(unread, ", ")));
+  return Status::InvalidArgument(
+      fmt::format("{} {}: unknown argument(s): {}", kind, name, fmt::join(unread, ", ")));
 }
 
 template <typename Map>
@@ -50,8 +50,8 @@ Result<std::unique_ptr<Action>> Registry::BuildAction(const std::string& name,
                                                       const Arguments& arguments) const {
   auto it = actions_.find(name);
   if (it == actions_.end()) {
-    return Status::InvalidArgument(fmt::format("unknown action \"{}\" (known: {})", name,
-                                               fmt::join(ActionNames(), ", ")));
+    return Status::InvalidArgument(
+        fmt::format("unknown action \"{}\" (known: {})", name, fmt::join(ActionNames(), ", ")));
   }
   Arguments args = arguments;
   auto action = it->second(args);

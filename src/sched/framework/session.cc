@@ -303,8 +303,8 @@ bool Session::Enabled(ExtensionPoint p) const {
   return current_option_ == nullptr || current_option_->Enabled(p);
 }
 
-#define ETNA_ADD_FN(Method, Point, field, Type)                                      \
-  void Session::Method(Type fn) {                                                   \
+#define ETNA_ADD_FN(Method, Point, field, Type)                                          \
+  void Session::Method(Type fn) {                                                        \
     if (Enabled(ExtensionPoint::Point)) Push(fns_->field, current_tier_, std::move(fn)); \
   }
 ETNA_ADD_FN(AddJobOrderFn, kJobOrder, job_order, JobOrderFn)
@@ -627,8 +627,7 @@ bool Session::DevicesAvailable(const Task& t, const Node& n, std::string* reason
   return DefaultDevicesAvailable(t, n);
 }
 
-std::optional<std::vector<DeviceAllocation>> Session::DefaultDevices(const Task& t,
-                                                                     const Node& n) {
+std::optional<std::vector<DeviceAllocation>> Session::DefaultDevices(const Task& t, const Node& n) {
   int64_t need = t.request.Get(kGpu);
   if (need <= 0 || n.gpus.empty()) return std::vector<DeviceAllocation>{};
   if (need < 1000) {
@@ -807,16 +806,18 @@ PodGroupPhase Session::DerivePhase(const Job& job) const {
   int finished = 0, live = 0;
   for (TaskIdx ti : job.tasks) {
     TaskStatus s = snap_.tasks[ti].status;
-    if (s == TaskStatus::kSucceeded || s == TaskStatus::kFailed) ++finished;
-    else ++live;
+    if (s == TaskStatus::kSucceeded || s == TaskStatus::kFailed)
+      ++finished;
+    else
+      ++live;
   }
   if (!job.tasks.empty() && live == 0) return PodGroupPhase::kCompleted;
   int holding = 0;
-  for (TaskIdx ti : job.tasks) holding += HoldsNode(snap_.tasks[ti].status) &&
-                                          snap_.tasks[ti].status != TaskStatus::kReleasing;
+  for (TaskIdx ti : job.tasks)
+    holding +=
+        HoldsNode(snap_.tasks[ti].status) && snap_.tasks[ti].status != TaskStatus::kReleasing;
   if (holding + job.succeeded >= job.min_available && holding > 0) return PodGroupPhase::kRunning;
-  if (holding > 0 && job_outcomes_[IndexOf(job)].attempted &&
-      !job_outcomes_[IndexOf(job)].placed) {
+  if (holding > 0 && job_outcomes_[IndexOf(job)].attempted && !job_outcomes_[IndexOf(job)].placed) {
     return PodGroupPhase::kUnknown;
   }
   if (job.phase == PodGroupPhase::kRunning || job.phase == PodGroupPhase::kUnknown) {

@@ -63,7 +63,8 @@ using JobEnqueuedFn = std::function<void(const Job&)>;
 struct DeviceChoice {
   bool fits = true;
   std::vector<DeviceAllocation> devices;
-  std::string reason;  // when it does not fit: "node(s) had no free MIG instance of profile 1g.10gb"
+  std::string
+      reason;  // when it does not fit: "node(s) had no free MIG instance of profile 1g.10gb"
 };
 // Chooses what a task gets of a node's GPU devices, or returns nullopt to leave the task to the
 // next chooser (the first answer wins; the session's default takes whole GPUs inside one NVLink
@@ -165,7 +166,7 @@ class Session {
   void AddDeviceChooserFn(DeviceChooserFn fn);
 
   // ---- Dispatch ----
-  int CompareJobs(const Job& l, const Job& r) const;      // < 0: l first
+  int CompareJobs(const Job& l, const Job& r) const;  // < 0: l first
   int CompareQueues(const Queue& l, const Queue& r) const;
   int CompareTasks(const Task& l, const Task& r) const;
   int CompareVictims(const Task& l, const Task& r) const;  // < 0: l evicted first

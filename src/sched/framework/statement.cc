@@ -67,9 +67,15 @@ void Statement::Commit() {
 void Statement::Discard() {
   for (auto it = ops_.rbegin(); it != ops_.rend(); ++it) {
     switch (it->kind) {
-      case OpKind::kAllocate: session_.UndoAllocate(it->task); break;
-      case OpKind::kPipeline: session_.UndoPipeline(it->task); break;
-      case OpKind::kEvict: session_.UndoEvict(it->task, it->prev_status); break;
+      case OpKind::kAllocate:
+        session_.UndoAllocate(it->task);
+        break;
+      case OpKind::kPipeline:
+        session_.UndoPipeline(it->task);
+        break;
+      case OpKind::kEvict:
+        session_.UndoEvict(it->task, it->prev_status);
+        break;
     }
   }
   ops_.clear();

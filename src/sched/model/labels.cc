@@ -58,9 +58,12 @@ bool Toleration::Tolerates(const Taint& taint) const {
 
 const char* TaintEffectName(Taint::Effect effect) {
   switch (effect) {
-    case Taint::Effect::kNoSchedule: return "NoSchedule";
-    case Taint::Effect::kPreferNoSchedule: return "PreferNoSchedule";
-    case Taint::Effect::kNoExecute: return "NoExecute";
+    case Taint::Effect::kNoSchedule:
+      return "NoSchedule";
+    case Taint::Effect::kPreferNoSchedule:
+      return "PreferNoSchedule";
+    case Taint::Effect::kNoExecute:
+      return "NoExecute";
   }
   return "?";
 }

@@ -4,27 +4,42 @@ namespace etna::sched {
 
 const char* PodGroupPhaseName(PodGroupPhase phase) {
   switch (phase) {
-    case PodGroupPhase::kPending: return "Pending";
-    case PodGroupPhase::kInqueue: return "Inqueue";
-    case PodGroupPhase::kRunning: return "Running";
-    case PodGroupPhase::kUnknown: return "Unknown";
-    case PodGroupPhase::kCompleted: return "Completed";
+    case PodGroupPhase::kPending:
+      return "Pending";
+    case PodGroupPhase::kInqueue:
+      return "Inqueue";
+    case PodGroupPhase::kRunning:
+      return "Running";
+    case PodGroupPhase::kUnknown:
+      return "Unknown";
+    case PodGroupPhase::kCompleted:
+      return "Completed";
   }
   return "?";
 }
 
 const char* TaskStatusName(TaskStatus status) {
   switch (status) {
-    case TaskStatus::kPending: return "Pending";
-    case TaskStatus::kAllocated: return "Allocated";
-    case TaskStatus::kPipelined: return "Pipelined";
-    case TaskStatus::kBinding: return "Binding";
-    case TaskStatus::kBound: return "Bound";
-    case TaskStatus::kRunning: return "Running";
-    case TaskStatus::kReleasing: return "Releasing";
-    case TaskStatus::kSucceeded: return "Succeeded";
-    case TaskStatus::kFailed: return "Failed";
-    case TaskStatus::kUnknown: return "Unknown";
+    case TaskStatus::kPending:
+      return "Pending";
+    case TaskStatus::kAllocated:
+      return "Allocated";
+    case TaskStatus::kPipelined:
+      return "Pipelined";
+    case TaskStatus::kBinding:
+      return "Binding";
+    case TaskStatus::kBound:
+      return "Bound";
+    case TaskStatus::kRunning:
+      return "Running";
+    case TaskStatus::kReleasing:
+      return "Releasing";
+    case TaskStatus::kSucceeded:
+      return "Succeeded";
+    case TaskStatus::kFailed:
+      return "Failed";
+    case TaskStatus::kUnknown:
+      return "Unknown";
   }
   return "?";
 }
@@ -35,8 +50,8 @@ bool HoldsNode(TaskStatus s) {
 }
 
 bool CountsForGang(TaskStatus s) {
-  return s == TaskStatus::kAllocated || s == TaskStatus::kPipelined ||
-         s == TaskStatus::kBinding || s == TaskStatus::kBound || s == TaskStatus::kRunning;
+  return s == TaskStatus::kAllocated || s == TaskStatus::kPipelined || s == TaskStatus::kBinding ||
+         s == TaskStatus::kBound || s == TaskStatus::kRunning;
 }
 
 }  // namespace etna::sched

@@ -79,9 +79,9 @@ struct Node {
   bool unschedulable = false;  // cordoned
 
   // Session accounting.
-  ResourceVector used;       // external + every task occupying the node (incl. releasing)
-  ResourceVector releasing;  // tasks being evicted or terminating
-  ResourceVector pipelined;  // tasks waiting for releasing resources
+  ResourceVector used;         // external + every task occupying the node (incl. releasing)
+  ResourceVector releasing;    // tasks being evicted or terminating
+  ResourceVector pipelined;    // tasks waiting for releasing resources
   std::vector<TaskIdx> tasks;  // tasks occupying or pipelined on the node
   // Capacity held for a starving job (from Snapshot::reservations); other jobs may use it only
   // when they end before `reserved_start_ms` (-1: unknown, so they may not).
@@ -154,11 +154,11 @@ struct Job {
   Kind kind = Kind::kTraining;
 
   // Session accounting.
-  ResourceVector allocated;   // occupying + pipelined tasks
-  int32_t occupied = 0;       // tasks allocated, pipelined, binding, bound or running
-  int32_t pipelined = 0;      // of which pipelined
+  ResourceVector allocated;  // occupying + pipelined tasks
+  int32_t occupied = 0;      // tasks allocated, pipelined, binding, bound or running
+  int32_t pipelined = 0;     // of which pipelined
   int32_t succeeded = 0;
-  int32_t pending = 0;        // tasks still to place
+  int32_t pending = 0;           // tasks still to place
   ResourceVector total_request;  // every task not finished
 
   // Members that hold a node now (not pipelined), plus those that already succeeded.
@@ -239,8 +239,8 @@ struct Task {
   int32_t priority = 0;
   bool preemptable = true;
   std::string priority_class;
-  TimeMs start_ms = 0;            // when it started running
-  TimeMs last_checkpoint_ms = 0;  // last checkpoint the workload reported; 0: never
+  TimeMs start_ms = 0;                    // when it started running
+  TimeMs last_checkpoint_ms = 0;          // last checkpoint the workload reported; 0: never
   std::vector<DeviceAllocation> devices;  // what the task holds of `node`'s GPUs
 
   bool BestEffort() const { return request.IsZero(); }

@@ -70,7 +70,8 @@ void Placer::Scan(const Task& t, std::vector<Candidate>* out, FitErrors* errors)
 }
 
 size_t Placer::TemplateKeyHash::operator()(const TemplateKey& k) const {
-  size_t h = std::hash<const void*>()(k.spec) ^ (static_cast<size_t>(k.job) * 0x9e3779b97f4a7c15ULL);
+  size_t h =
+      std::hash<const void*>()(k.spec) ^ (static_cast<size_t>(k.job) * 0x9e3779b97f4a7c15ULL);
   for (int r = 0; r < k.request.dims(); ++r) {
     h = h * 31 + std::hash<int64_t>()(k.request.Get(r));
   }

@@ -10,21 +10,6 @@
 namespace etna::sched {
 namespace {
 
-std::vector<std::string> SplitList(const std::string& text) {
-  std::vector<std::string> out;
-  size_t start = 0;
-  while (start <= text.size()) {
-    size_t comma = text.find(',', start);
-    if (comma == std::string::npos) comma = text.size();
-    std::string item = text.substr(start, comma - start);
-    size_t b = item.find_first_not_of(" \t");
-    size_t e = item.find_last_not_of(" \t");
-    if (b != std::string::npos) out.push_back(item.substr(b, e - b + 1));
-    start = comma + 1;
-  }
-  return out;
-}
-
 Status NonNegative(const std::string& key, int64_t v) {
   if (v >= 0) return Status::Ok();
   return Status::InvalidArgument(fmt::format("argument {}: must be >= 0", key));
@@ -46,7 +31,7 @@ Result<std::unique_ptr<Plugin>> BinpackPlugin::Create(PluginBuildContext& ctx) {
   std::string list;
   ETNA_RETURN_IF_ERROR(a.GetString("binpack.resources", &list));
   std::set<std::string> listed;
-  for (const auto& name : SplitList(list)) {
+  for (const auto& name : SplitCommaList(list)) {
     auto id = ResourceNames::Global().Intern(name);
     if (!id.ok()) return id.status().WithContext("argument binpack.resources");
     std::string key = "binpack.resources." + name;

@@ -57,8 +57,10 @@ TEST(GangTest, MinTaskMemberPerRoleMustBeMet) {
 TEST(GangTest, PartialGangAlreadyRunningCompletesWhenRoomAppears) {
   ClusterBuilder b;
   b.Node("n1").Resources("cpu=8").Gpus(4);
-  b.Job("j").MinAvailable(4).Running("w", 2, "nvidia.com/gpu=1", "n1").Tasks("w", 2,
-                                                                              "nvidia.com/gpu=1");
+  b.Job("j")
+      .MinAvailable(4)
+      .Running("w", 2, "nvidia.com/gpu=1", "n1")
+      .Tasks("w", 2, "nvidia.com/gpu=1");
   Snapshot s = b.Build();
   Decision d = Schedule(s, kConf);
   EXPECT_EQ(d.binds.size(), 2u);

@@ -83,21 +83,9 @@ void ProportionPlugin::Register(Session& s) {
   });
 
   s.AddReclaimableFn([this, &s](const Task&, const std::vector<TaskIdx>& candidates) {
-    std::map<QueueIdx, ResourceVector> left;  // allocation after the victims accepted so far
-    std::vector<TaskIdx> allowed;
-    for (TaskIdx ti : candidates) {
-      const Task& v = s.task(ti);
-      if (v.job == kNone || s.job(v.job).queue == kNone) continue;
-      QueueIdx q = s.job(v.job).queue;
-      if (!s.queue(q).reclaimable) continue;
-      auto [it, fresh] = left.try_emplace(q, s.queue(q).allocated);
-      if (!fairness::CanGiveUp(it->second, fairness::FullLimit(attrs_[q].deserved), v.request)) {
-        continue;
-      }
-      it->second -= v.request;
-      allowed.push_back(ti);
-    }
-    return std::optional<std::vector<TaskIdx>>(std::move(allowed));
+    return std::optional<std::vector<TaskIdx>>(fairness::ReclaimableVictims(
+        s, candidates, [&](QueueIdx q) { return s.queue(q).allocated; },
+        [&](QueueIdx q) { return fairness::FullLimit(attrs_[q].deserved); }));
   });
 
   s.AddJobEnqueueableFn([this, &s](const Job& job) {
