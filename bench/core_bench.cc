@@ -40,11 +40,15 @@ tiers:
 - plugins:
   - name: drf
   - name: predicates
-  - name: proportion
+  - name: capacity
   - name: nodeorder
   - name: binpack
     arguments:
       binpack.resources: nvidia.com/gpu
+  - name: deviceshare
+  - name: gpu-topology
+  - name: network-topology-aware
+  - name: workload-defaults
 )";
 
 double PeakRssMb() {

@@ -226,6 +226,12 @@ tiers:
   - name: capacity
   - name: nodeorder
   - name: binpack
+    arguments:
+      binpack.resources: nvidia.com/gpu
+  - name: deviceshare
+  - name: gpu-topology
+  - name: network-topology-aware
+  - name: workload-defaults
 )";
 }
 

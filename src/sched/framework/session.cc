@@ -119,6 +119,7 @@ struct Session::Registered {
   TierFns<PredicateFn> predicate_static;
   TierFns<PredicateFn> predicate_dynamic;
   TierFns<NodeOrderFn> node_order;
+  TierFns<NodeOrderFn> node_order_members;
   TierFns<VictimFn> preemptable;
   TierFns<VictimFn> reclaimable;
   TierFns<QueueTaskFn> preemptive;
@@ -311,7 +312,6 @@ ETNA_ADD_FN(AddJobOrderFn, kJobOrder, job_order, JobOrderFn)
 ETNA_ADD_FN(AddQueueOrderFn, kQueueOrder, queue_order, QueueOrderFn)
 ETNA_ADD_FN(AddTaskOrderFn, kTaskOrder, task_order, TaskOrderFn)
 ETNA_ADD_FN(AddVictimOrderFn, kVictimOrder, victim_order, VictimOrderFn)
-ETNA_ADD_FN(AddNodeOrderFn, kNodeOrder, node_order, NodeOrderFn)
 ETNA_ADD_FN(AddPreemptableFn, kPreemptable, preemptable, VictimFn)
 ETNA_ADD_FN(AddReclaimableFn, kReclaimable, reclaimable, VictimFn)
 ETNA_ADD_FN(AddPreemptiveFn, kPreemptive, preemptive, QueueTaskFn)
@@ -332,6 +332,12 @@ void Session::AddPredicateFn(PredicateFn fn, bool cacheable) {
 
 void Session::AddDeviceChooserFn(DeviceChooserFn fn) {
   fns_->device_choosers.push_back(std::move(fn));
+}
+
+void Session::AddNodeOrderFn(NodeOrderFn fn, bool member_dependent) {
+  if (!Enabled(ExtensionPoint::kNodeOrder)) return;
+  Push(member_dependent ? fns_->node_order_members : fns_->node_order, current_tier_,
+       std::move(fn));
 }
 
 void Session::AddEventHandler(EventHandler handler) {
@@ -382,12 +388,26 @@ PredicateResult Session::DynamicPredicate(const Task& t, const Node& n) const {
 bool Session::HasDynamicPredicates() const { return !fns_->predicate_dynamic.empty(); }
 
 double Session::NodeScore(const Task& t, const Node& n) const {
+  return NodeScoreOwn(t, n) + NodeScoreMembers(t, n);
+}
+
+double Session::NodeScoreOwn(const Task& t, const Node& n) const {
   double score = 0;
   for (const auto& tier : fns_->node_order) {
     for (const auto& fn : tier) score += fn(t, n);
   }
   return score;
 }
+
+double Session::NodeScoreMembers(const Task& t, const Node& n) const {
+  double score = 0;
+  for (const auto& tier : fns_->node_order_members) {
+    for (const auto& fn : tier) score += fn(t, n);
+  }
+  return score;
+}
+
+bool Session::HasMemberScores() const { return !fns_->node_order_members.empty(); }
 
 std::optional<std::vector<TaskIdx>> Session::Preemptable(
     const Task& preemptor, const std::vector<TaskIdx>& candidates) const {

@@ -150,7 +150,9 @@ class Session {
   // `cacheable`: the result depends only on the task's spec and the node's static attributes
   // (labels, taints), so identical tasks may share it within the session.
   void AddPredicateFn(PredicateFn fn, bool cacheable = true);
-  void AddNodeOrderFn(NodeOrderFn fn);
+  // `member_dependent`: the score also depends on where the task's job has other members
+  // (topology scores), so it is recomputed for every task instead of cached per node.
+  void AddNodeOrderFn(NodeOrderFn fn, bool member_dependent = false);
   void AddPreemptableFn(VictimFn fn);
   void AddReclaimableFn(VictimFn fn);
   void AddPreemptiveFn(QueueTaskFn fn);
@@ -179,7 +181,12 @@ class Session {
   // of reusing one job's candidate list.
   void SetCrossNodePredicates() { cross_node_predicates_ = true; }
   bool cross_node_predicates() const { return cross_node_predicates_; }
+  // The summed NodeOrder score: NodeScoreOwn (depends only on the task and the node) plus
+  // NodeScoreMembers (depends on where the task's job members are too).
   double NodeScore(const Task& t, const Node& n) const;
+  double NodeScoreOwn(const Task& t, const Node& n) const;
+  double NodeScoreMembers(const Task& t, const Node& n) const;
+  bool HasMemberScores() const;
   std::optional<std::vector<TaskIdx>> Preemptable(const Task& preemptor,
                                                   const std::vector<TaskIdx>& candidates) const;
   std::optional<std::vector<TaskIdx>> Reclaimable(const Task& preemptor,

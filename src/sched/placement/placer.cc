@@ -56,7 +56,7 @@ void Placer::Scan(const Task& t, std::vector<Candidate>* out, FitErrors* errors)
                                              : session_.nodes().size();
   index.ForEach(need, /*tightest_first=*/true, [&](NodeIdx n) {
     if (!Allowed(n)) return true;
-    if (Feasible(t, n, errors)) out->push_back({n, session_.NodeScore(t, session_.node(n))});
+    if (Feasible(t, n, errors)) out->push_back({n, session_.NodeScoreOwn(t, session_.node(n))});
     return out->size() < limit;
   });
   if (errors && out->empty()) {
@@ -89,7 +89,7 @@ void Placer::Refresh(const Task& t, CandidateCache& cache) {
                              [&](const Candidate& c) { return c.node == changed; });
       if (it == cache.candidates.end()) continue;
       if (Feasible(t, changed, nullptr)) {
-        it->score = session_.NodeScore(t, session_.node(changed));
+        it->score = session_.NodeScoreOwn(t, session_.node(changed));
       } else {
         cache.candidates.erase(it);
       }
@@ -126,11 +126,20 @@ Placer::Choice Placer::FindNode(TaskIdx ti, bool allow_pipeline, FitErrors* erro
     Scan(t, &local, nullptr);
   }
   if (!candidates->empty()) {
-    const Candidate* best = &(*candidates)[0];
+    // Cached scores are the task's own; scores that depend on where its job's members are
+    // (topology) are added fresh for every task.
+    bool members = session_.HasMemberScores();
+    NodeIdx best = kNone;
+    double best_score = 0;
     for (const auto& c : *candidates) {
-      if (c.score > best->score) best = &c;
+      double score = c.score;
+      if (members) score += session_.NodeScoreMembers(t, session_.node(c.node));
+      if (best == kNone || score > best_score) {
+        best = c.node;
+        best_score = score;
+      }
     }
-    return {best->node, false};
+    return {best, false};
   }
   if (allow_pipeline && !session_.total_releasing().IsZero()) {
     if (Choice c = FindPipelineNode(t, errors)) return c;

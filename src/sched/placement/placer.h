@@ -7,7 +7,8 @@
 // cached per pod spec so identical tasks share them → dynamic predicates → the first
 // `feasible_nodes` feasible nodes are scored by the NodeOrder plugins and the best wins (ties:
 // the earlier candidate). Identical tasks of one job reuse the scored candidate list: only
-// nodes changed since (from the session's change log) are re-checked.
+// nodes changed since (from the session's change log) are re-checked, and scores that depend
+// on where the job's other members are (Session::NodeScoreMembers) are added afresh per task.
 //
 // When no node has idle room and `allow_pipeline` is set, a node whose future idle resources
 // (after releasing tasks leave) hold the task is returned for pipelining.
@@ -55,7 +56,7 @@ class Placer {
  private:
   struct Candidate {
     NodeIdx node;
-    double score;
+    double score;  // Session::NodeScoreOwn
   };
   struct CandidateCache {
     size_t log_pos = 0;

@@ -16,10 +16,6 @@ Status NonNegative(Arguments& a, const char* key, int64_t* v) {
   return Status::Ok();
 }
 
-bool Placed(const Task& t) {
-  return t.node != kNone && (HoldsNode(t.status) || t.status == TaskStatus::kPipelined);
-}
-
 }  // namespace
 
 int64_t CopiesThatFit(const ResourceVector& request, const ResourceVector& idle) {
@@ -52,8 +48,8 @@ void NetworkTopologyPlugin::OnSessionOpen(Session& s) {
   }
   if (!needed) return;
   topology_ = std::make_unique<HyperNodeIndex>(s.nodes(), s.hypernodes());
-  s.SetCrossNodePredicates();
-  s.AddNodeOrderFn([this, &s](const Task& t, const Node& n) { return Score(s, t, n); });
+  s.AddNodeOrderFn([this, &s](const Task& t, const Node& n) { return Score(s, t, n); },
+                   /*member_dependent=*/true);
 }
 
 int64_t NetworkTopologyPlugin::SwitchFit(const Session& s, const Task& t, int32_t h) {
@@ -79,22 +75,19 @@ double NetworkTopologyPlugin::Score(const Session& s, const Task& t, const Node&
   const Job& job = s.job(t.job);
   if (!Applies(job)) return 0;
   NodeIdx ni = s.IndexOf(n);
-  double penalty_sum = 0;
-  int members = 0;
-  int64_t pending = 0;
-  for (TaskIdx mi : job.tasks) {
-    const Task& m = s.task(mi);
-    if (&m == &t) continue;
-    if (m.status == TaskStatus::kPending) ++pending;
-    if (!Placed(m)) continue;
-    int32_t d = topology_->Distance(ni, m.node);
-    penalty_sum += static_cast<double>(d == 0 ? o_.intra_node_penalty : o_.inter_node_penalty * d);
-    ++members;
-  }
+  const MemberNodes& m = members_.Get(s, t);
   double score;
-  if (members > 0) {
-    score = std::max(0.0, 100.0 - penalty_sum / members);
+  if (m.members > 0) {
+    double penalty_sum = 0;
+    for (const auto& [node, count] : m.nodes) {
+      int32_t d = topology_->Distance(ni, node);
+      penalty_sum +=
+          static_cast<double>(count) *
+          static_cast<double>(d == 0 ? o_.intra_node_penalty : o_.inter_node_penalty * d);
+    }
+    score = std::max(0.0, 100.0 - penalty_sum / m.members);
   } else {
+    int64_t pending = m.pending;
     double want = static_cast<double>(pending + 1);
     int64_t on_node = CopiesThatFit(t.request, n.Idle());
     const auto& containing = topology_->Containing(ni);

@@ -31,6 +31,7 @@
 #include "sched/framework/plugin.h"
 #include "sched/model/hypernode.h"
 #include "sched/model/snapshot.h"
+#include "sched/plugins/member_nodes.h"
 
 namespace etna::sched {
 
@@ -59,6 +60,7 @@ class NetworkTopologyPlugin : public Plugin {
   TaskIdx fit_task_ = kNone;
   size_t fit_log_ = 0;
   std::vector<int64_t> switch_fit_;
+  MemberNodesCache members_;
 };
 
 // How many copies of `request` fit in `idle` (each requested dimension); large when none asked.

@@ -36,11 +36,26 @@ void WorkloadDefaultsPlugin::OnSessionOpen(Session& s) {
   for (const Job& job : s.jobs()) {
     if (Large(job) && s.PendingTasks(job).size() >= 2) cross_node = true;
   }
-  if (cross_node) {
-    topology_ = std::make_unique<HyperNodeIndex>(s.nodes(), s.hypernodes());
-    s.SetCrossNodePredicates();  // the switch term depends on where other members went
-  }
   s.AddNodeOrderFn([this, &s](const Task& t, const Node& n) { return Score(s, t, n); });
+  if (cross_node) {
+    // The switch term depends on where the other members went.
+    topology_ = std::make_unique<HyperNodeIndex>(s.nodes(), s.hypernodes());
+    s.AddNodeOrderFn([this, &s](const Task& t, const Node& n) { return TogetherScore(s, t, n); },
+                     /*member_dependent=*/true);
+  }
+}
+
+double WorkloadDefaultsPlugin::TogetherScore(const Session& s, const Task& t, const Node& n) {
+  if (t.request.Get(kGpu) <= 0 || t.job == kNone) return 0;
+  const Job& job = s.job(t.job);
+  if (job.kind == Job::Kind::kInference || !Large(job)) return 0;
+  double together = 1;
+  NodeIdx ni = s.IndexOf(n);
+  const MemberNodes& m = members_.Get(s, t);
+  int near = 0;
+  for (const auto& [node, count] : m.nodes) near += topology_->Distance(ni, node) <= 1 ? count : 0;
+  if (m.members > 0) together = static_cast<double>(near) / m.members;
+  return 50 * together * static_cast<double>(weight_);
 }
 
 double WorkloadDefaultsPlugin::Score(const Session& s, const Task& t, const Node& n) {
@@ -63,20 +78,8 @@ double WorkloadDefaultsPlugin::Score(const Session& s, const Task& t, const Node
     int whole = gpu % 1000 == 0 ? static_cast<int>(gpu / 1000) : 0;
     score = 50 * fill + 50 * GpuTopologyPlugin::Score(n, whole) / 100.0;
   } else {
-    double together = 1;
-    if (topology_) {
-      NodeIdx ni = s.IndexOf(n);
-      int placed = 0, near = 0;
-      for (TaskIdx mi : job.tasks) {
-        const Task& m = s.task(mi);
-        if (&m == &t || m.node == kNone) continue;
-        if (!HoldsNode(m.status) && m.status != TaskStatus::kPipelined) continue;
-        ++placed;
-        near += topology_->Distance(ni, m.node) <= 1;
-      }
-      if (placed > 0) together = static_cast<double>(near) / placed;
-    }
-    score = 50 * (1 - fill) + 50 * together;
+    // Large training: spread (least-loaded nodes); TogetherScore adds the same-switch term.
+    score = 50 * (1 - fill) + (topology_ ? 0 : 50);
   }
   return score * static_cast<double>(weight_);
 }

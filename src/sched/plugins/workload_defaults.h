@@ -23,6 +23,7 @@
 #include "sched/framework/plugin.h"
 #include "sched/model/hypernode.h"
 #include "sched/model/snapshot.h"
+#include "sched/plugins/member_nodes.h"
 
 namespace etna::sched {
 
@@ -37,9 +38,11 @@ class WorkloadDefaultsPlugin : public Plugin {
 
  private:
   double Score(const Session& s, const Task& t, const Node& n);
+  double TogetherScore(const Session& s, const Task& t, const Node& n);
 
   int64_t weight_;
   std::unique_ptr<HyperNodeIndex> topology_;
+  MemberNodesCache members_;
 };
 
 }  // namespace etna::sched
