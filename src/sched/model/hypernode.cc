@@ -63,8 +63,11 @@ HyperNodeIndex::HyperNodeIndex(const std::vector<Node>& nodes,
   }
 }
 
+// A node sits in a handful of hypernodes (one per tier), so scanning its own list is cheaper
+// than searching the hypernode's members.
 bool HyperNodeIndex::Contains(int32_t h, NodeIdx n) const {
-  return std::binary_search(members_[h].begin(), members_[h].end(), n);
+  const auto& list = containing_[n];
+  return std::find(list.begin(), list.end(), h) != list.end();
 }
 
 int32_t HyperNodeIndex::Distance(NodeIdx a, NodeIdx b) const {
