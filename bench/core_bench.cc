@@ -31,26 +31,6 @@ struct CaseResult {
 };
 std::vector<CaseResult> g_results;
 
-constexpr char kBenchConf[] = R"(actions: "enqueue, allocate"
-tiers:
-- plugins:
-  - name: priority
-  - name: gang
-  - name: conformance
-- plugins:
-  - name: drf
-  - name: predicates
-  - name: capacity
-  - name: nodeorder
-  - name: binpack
-    arguments:
-      binpack.resources: nvidia.com/gpu
-  - name: deviceshare
-  - name: gpu-topology
-  - name: network-topology-aware
-  - name: workload-defaults
-)";
-
 double PeakRssMb() {
   rusage u{};
   getrusage(RUSAGE_SELF, &u);
@@ -61,11 +41,13 @@ void BM_Cycle(benchmark::State& state) {
   bench::ClusterShape shape;
   shape.nodes = static_cast<int>(state.range(0));
   Snapshot snapshot = bench::MakeCluster(shape);
-  auto conf = ParseSchedulerConf(kBenchConf, BuiltinRegistry());
+  // The default plugin tiers; the cycle measured is enqueue + allocate.
+  auto conf = ParseSchedulerConf(DefaultSchedulerConfYaml(), BuiltinRegistry());
   if (!conf.ok()) {
     state.SkipWithError(conf.status().ToString().c_str());
     return;
   }
+  conf->actions = {"enqueue", "allocate"};
   CaseResult r;
   r.nodes = shape.nodes;
   r.tasks = snapshot.tasks.size();
