@@ -116,6 +116,37 @@ class VictimSearch {
     return out;
   }
 
+  // A task that found neither room nor victims, remembered until something is committed: a
+  // later preemptor that holds nothing yet, in the same queue, with no higher priority, the
+  // same placement constraints and at least the same request cannot do better, so it is not
+  // searched again (without this a full cluster costs a node scan per starving job).
+  struct Failure {
+    QueueIdx queue;
+    int32_t job_priority;
+    int32_t task_priority;
+    const PodSpec* spec;  // null when unconstrained
+    ResourceVector request;
+  };
+
+  static const PodSpec* ConstraintKey(const Task& t) {
+    return t.spec && !t.spec->Unconstrained() ? t.spec.get() : nullptr;
+  }
+
+  bool KnownToFail(const Job& job, const Task& t) {
+    if (failures_pos_ != s_.committed_ops()) {
+      failures_.clear();
+      failures_pos_ = s_.committed_ops();
+    }
+    if (job.occupied != 0) return false;
+    for (const Failure& f : failures_) {
+      if (f.queue == job.queue && f.job_priority >= job.priority && f.task_priority >= t.priority &&
+          f.spec == ConstraintKey(t) && f.request.LessEqual(t.request)) {
+        return true;
+      }
+    }
+    return false;
+  }
+
   void TryJob(JobIdx j) {
     preemptor_job_ = j;
     const Job& job = s_.job(j);
@@ -126,10 +157,14 @@ class VictimSearch {
       const Task& t = s_.task(ti);
       if (t.BestEffort()) continue;
       if (e_.entitled && !e_.entitled(s_, t)) break;
+      if (placed == 0 && KnownToFail(job, t)) break;
       if (PlaceWithoutEviction(stmt, ti) || PlaceWithVictims(stmt, ti) ||
           (policy_.whole_gang && PlaceWithWholeGang(stmt, ti))) {
         ++placed;
         continue;
+      }
+      if (placed == 0 && job.occupied == 0) {
+        failures_.push_back({job.queue, job.priority, t.priority, ConstraintKey(t), t.request});
       }
       break;
     }
@@ -380,6 +415,8 @@ class VictimSearch {
   int64_t cluster_ppm_;
   int64_t job_ppm_;
   JobIdx preemptor_job_ = kNone;
+  std::vector<Failure> failures_;
+  size_t failures_pos_ = 0;
 };
 
 }  // namespace

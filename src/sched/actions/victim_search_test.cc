@@ -445,3 +445,27 @@ TEST(VictimSearchTest, NeverEvictsMoreThanNeeded) {
 
 }  // namespace
 }  // namespace etna::sched
+
+namespace etna::sched {
+namespace {
+
+// A preemptor that found nothing is remembered, so identical later preemptors are not searched
+// again; one with different constraints (or a higher priority) must still be searched.
+TEST(VictimSearchTest, FailedPreemptorDoesNotHideADifferentOne) {
+  ClusterBuilder b;
+  b.Node("n1").Resources("cpu=16").Gpus(4).Label("pool", "a");
+  b.Job("low").Priority(10).MinAvailable(1).Running("w", 4, "cpu=1,nvidia.com/gpu=1", "n1");
+  auto nowhere = std::make_shared<PodSpec>();
+  nowhere->node_selector["pool"] = "b";  // matches no node: finds no victims
+  b.Job("stuck").Priority(100).CreatedAt(1).Tasks("w", 1, "cpu=1,nvidia.com/gpu=1", nowhere);
+  b.Job("blocked").Priority(100).CreatedAt(2).Tasks("w", 1, "cpu=1,nvidia.com/gpu=1", nowhere);
+  b.Job("free").Priority(50).CreatedAt(3).Tasks("w", 1, "cpu=1,nvidia.com/gpu=1");
+  Snapshot s = b.Build();
+  Decision d = RunConf(s, Conf("allocate, preempt", kNoLimits) + "  - name: predicates\n");
+  EXPECT_EQ(Evicted(d).size(), 1u) << "the unconstrained job preempts despite two failures";
+  EXPECT_TRUE(NominationMap(d).count("free-w-0"));
+  EXPECT_FALSE(NominationMap(d).count("stuck-w-0"));
+}
+
+}  // namespace
+}  // namespace etna::sched

@@ -597,6 +597,7 @@ void Session::UndoEvict(TaskIdx ti, TaskStatus previous) {
 
 void Session::RecordCommitted(OpKind kind, TaskIdx ti, std::string reason, std::string message,
                               std::string preemptor_job_uid) {
+  ++committed_ops_;
   const Task& t = snap_.tasks[ti];
   const Node& n = snap_.nodes[t.node];
   switch (kind) {

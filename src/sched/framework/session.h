@@ -208,6 +208,8 @@ class Session {
   void UndoPipeline(TaskIdx t);
   void ApplyEvict(TaskIdx t);
   void UndoEvict(TaskIdx t, TaskStatus previous);
+  // Operations committed so far this session; unchanged means no decision was taken since.
+  size_t committed_ops() const { return committed_ops_; }
   void RecordCommitted(OpKind kind, TaskIdx t, std::string reason, std::string message,
                        std::string preemptor_job_uid);
 
@@ -283,6 +285,7 @@ class Session {
   ResourceVector evicted_;
   std::vector<ResourceVector> job_evicted_;
   std::vector<NodeIdx> node_change_log_;
+  size_t committed_ops_ = 0;
   BackoffPolicy backoff_policy_;
   PreemptionPolicy preemption_policy_;
   ReservationPolicy reservation_policy_;

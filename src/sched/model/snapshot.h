@@ -218,6 +218,12 @@ struct PodSpec {
   // several whole GPUs must get them all inside one NVLink domain (gpu-topology plugin).
   bool require_full_nvlink = false;
 
+  // No placement constraint at all: any node with room will do.
+  bool Unconstrained() const {
+    return node_selector.empty() && node_affinity_required.empty() &&
+           node_affinity_preferred.empty() && !HasPodAffinity() && tolerations.empty() &&
+           gpu_models.empty() && !require_full_nvlink;
+  }
   bool HasPodAffinity() const {
     return !pod_affinity_required.empty() || !pod_anti_affinity_required.empty() ||
            !pod_affinity_preferred.empty() || !pod_anti_affinity_preferred.empty();
