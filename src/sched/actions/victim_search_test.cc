@@ -101,13 +101,7 @@ tiers:
 }
 
 Decision RunConf(const Snapshot& s, const std::string& yaml) {
-  auto conf = ParseSchedulerConf(yaml, TestRegistry());
-  EXPECT_TRUE(conf.ok()) << conf.status().ToString();
-  if (!conf.ok()) return {};
-  auto d = RunCycle(s, *conf, TestRegistry());
-  EXPECT_TRUE(d.ok()) << d.status().ToString();
-  if (!d.ok()) return {};
-  return std::move(d).value();
+  return testkit::ScheduleWith(s, yaml, TestRegistry());
 }
 
 using Names = std::vector<std::string>;

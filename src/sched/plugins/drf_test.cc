@@ -1,6 +1,6 @@
 #include <gtest/gtest.h>
 
-#include "sched/fairness/session_fixture.h"
+#include "sched/testing/open_session.h"
 #include "sched/testing/cluster_builder.h"
 
 namespace etna::sched {

@@ -404,8 +404,14 @@ SchedulerConf Conf(std::string_view yaml) {
 }
 
 Decision Schedule(const Snapshot& snapshot, std::string_view conf_yaml) {
-  SchedulerConf conf = Conf(conf_yaml);
-  auto d = RunCycle(snapshot, conf);
+  return ScheduleWith(snapshot, conf_yaml, BuiltinRegistry());
+}
+
+Decision ScheduleWith(const Snapshot& snapshot, std::string_view conf_yaml,
+                      const Registry& registry) {
+  auto conf = ParseSchedulerConf(conf_yaml, registry);
+  if (!conf.ok()) Die(conf.status().ToString());
+  auto d = RunCycle(snapshot, *conf, registry);
   if (!d.ok()) Die(d.status().ToString());
   return std::move(d).value();
 }

@@ -143,8 +143,10 @@ class ClusterBuilder {
 
 // Parses a configuration (failing the test on error).
 SchedulerConf Conf(std::string_view yaml);
-// Runs one cycle (failing the test on error).
+// Runs one cycle with the built-ins, or with `registry` (failing the test on error).
 Decision Schedule(const Snapshot& snapshot, std::string_view conf_yaml);
+Decision ScheduleWith(const Snapshot& snapshot, std::string_view conf_yaml,
+                      const Registry& registry);
 
 // pod name → node name of every bind.
 std::map<std::string, std::string> BindMap(const Decision& d);

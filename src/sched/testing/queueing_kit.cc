@@ -58,21 +58,6 @@ const Registry& QuotaRegistry() {
   return *registry;
 }
 
-Decision ScheduleWith(const Snapshot& snapshot, std::string_view conf_yaml,
-                      const Registry& registry) {
-  auto conf = ParseSchedulerConf(conf_yaml, registry);
-  if (!conf.ok()) {
-    ADD_FAILURE() << conf.status().ToString();
-    std::abort();
-  }
-  auto d = RunCycle(snapshot, *conf, registry);
-  if (!d.ok()) {
-    ADD_FAILURE() << d.status().ToString();
-    std::abort();
-  }
-  return std::move(d).value();
-}
-
 void ApplyDecision(const Decision& d, Snapshot& s) {
   std::map<std::string, NodeIdx> nodes;
   for (size_t i = 0; i < s.nodes.size(); ++i) nodes[s.nodes[i].name] = static_cast<NodeIdx>(i);

@@ -20,10 +20,6 @@ namespace etna::sched::testkit {
 // the queue's capability, and allocates (Allocatable) within the capability.
 const Registry& QuotaRegistry();
 
-// Runs one cycle with `registry` (failing the test on error).
-Decision ScheduleWith(const Snapshot& snapshot, std::string_view conf_yaml,
-                      const Registry& registry);
-
 // Applies a decision as the cluster would: binds start running at snapshot.now_ms on the named
 // devices, evicted tasks end, job phases and backoff are written back, reservations carried.
 void ApplyDecision(const Decision& d, Snapshot& s);
