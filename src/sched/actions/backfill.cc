@@ -27,15 +27,14 @@ void BackfillAction::Execute(Session& s) {
     for (TaskIdx ti : s.PendingTasks(job)) {
       if (!s.task(ti).BestEffort()) continue;
       any_tried = true;
-      Placer::Choice choice = placer.FindNode(ti, /*allow_pipeline=*/false, nullptr);
+      FitErrors errors;  // filled only when no node is found
+      Placer::Choice choice = placer.FindNode(ti, /*allow_pipeline=*/false, &errors);
       Statement stmt(s);
       if (choice && stmt.Allocate(ti, choice.node).ok()) {
         stmt.Commit();
         continue;
       }
       all_placed = false;
-      FitErrors errors;
-      placer.FindNode(ti, /*allow_pipeline=*/false, &errors);
       s.RecordUnschedulable(j, "NotEnoughResources",
                             "best-effort task " + s.task(ti).name + ": " + errors.ToString());
     }

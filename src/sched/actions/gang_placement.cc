@@ -27,10 +27,9 @@ PlaceResult PlaceTasks(Session& session, Placer& placer, Statement& stmt, JobIdx
         break;
       }
     }
-    FitErrors errors;
-    Placer::Choice choice = placer.FindNode(ti, options.allow_pipeline, nullptr);
+    FitErrors errors;  // filled only when no node is found
+    Placer::Choice choice = placer.FindNode(ti, options.allow_pipeline, &errors);
     if (!choice) {
-      placer.FindNode(ti, options.allow_pipeline, &errors);  // again, counting reasons
       result.blocked = true;
       result.reason = "NotEnoughResources";
       result.unplaced = static_cast<int>(pending.size() - i);

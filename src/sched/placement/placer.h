@@ -40,6 +40,7 @@ class Placer {
 
   Placer(Session& session, PlacerOptions options) : session_(session), options_(options) {}
 
+  // `errors`, when given, is filled (by one more scan) only when no node is found.
   Choice FindNode(TaskIdx task, bool allow_pipeline, FitErrors* errors);
   // Restricts every later search to nodes n with (*allowed)[n] (null: every node), e.g. to one
   // hypernode for a job in hard network-topology mode. The caller keeps `allowed` alive while
