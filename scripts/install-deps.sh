@@ -7,7 +7,14 @@ PACKAGES=(
   build-essential cmake ninja-build pkg-config clang-format
   libgtest-dev libgmock-dev libbenchmark-dev
   libyaml-cpp-dev libfmt-dev nlohmann-json3-dev libsqlite3-dev
+  libboost-dev libssl-dev
+  clang-14 libclang-rt-14-dev
+  python3-kubernetes
 )
+# kubectl: keep one that is installed (e.g. google-cloud-cli's dispatcher); else Debian's 1.20.
+if ! command -v kubectl >/dev/null 2>&1; then
+  PACKAGES+=(kubernetes-client)
+fi
 
 missing=()
 for p in "${PACKAGES[@]}"; do

@@ -1,0 +1,51 @@
+// Admission: defaulting and validation of objects on create and update, as Volcano's webhooks
+// and the Kubernetes API server do, with errors that name the field.
+//
+// Volcano Job: queue defaults to "default", schedulerName to "volcano", minAvailable to the
+// sum of task replicas, maxRetry to 3, task names to "default<i>"... ; rejects minAvailable < 0
+// or > total replicas, duplicate or invalid task names, negative replicas, invalid lifecycle
+// policies (unknown event/action, event and exitCode together), unknown or closed queue,
+// negative or impossible resource requests. Queue: weight defaults to 1, state to Open;
+// capability/guarantee/deserved must be valid quantities. PodGroup: minMember >= 0, queue exists.
+// Pod: container names unique and DNS labels, requests valid quantities not above limits.
+// The seed's fields of DESIGN.md §7 are accepted with their meaning or rejected by name.
+// Every object: metadata.name a valid DNS subdomain (or label where Kubernetes requires one).
+// Thread-safety: stateless; the lookup decides.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "api/resources/registry.h"
+#include "common/status.h"
+
+namespace etna::api::admission {
+
+// One invalid field: becomes a `causes[]` entry of a 422 Invalid Status.
+struct FieldError {
+  std::string field;   // "spec.minAvailable", "spec.tasks[0].replicas"
+  std::string reason;  // "FieldValueInvalid", "FieldValueRequired", "FieldValueNotSupported",
+                       // "FieldValueDuplicate", "FieldValueForbidden"
+  std::string message; // "Invalid value: -1: must be greater than or equal to 0"
+};
+
+// Reads other objects admission depends on (the Queue of a Job). Implemented by the server.
+class ObjectLookup {
+ public:
+  virtual ~ObjectLookup() = default;
+  // The object, or NotFound.
+  virtual Result<nlohmann::json> Get(const resources::ResourceInfo& info, const std::string& ns,
+                                     const std::string& name) = 0;
+};
+
+enum class Operation { kCreate, kUpdate };
+
+// Applies defaults to `object` in place, then validates it (against `old` on update: immutable
+// fields). Returns the field errors; empty means admitted.
+std::vector<FieldError> Admit(const resources::ResourceInfo& info, Operation op,
+                              nlohmann::json& object, const nlohmann::json* old,
+                              ObjectLookup& lookup);
+
+}  // namespace etna::api::admission

@@ -1,0 +1,59 @@
+// Kubernetes label and field selectors: parsing (the syntax of labelSelector= and
+// fieldSelector= query parameters) and matching.
+//
+// Label selectors: comma-separated requirements `k=v`, `k==v`, `k!=v`, `k in (a,b)`,
+// `k notin (a,b)`, `k`, `!k`, and the set-based `k>5`/`k<5` numeric forms. Keys may carry a DNS
+// prefix (`volcano.sh/job-name`). Field selectors: `path=v`, `path==v`, `path!=v`, comma = AND.
+// Parse errors are InvalidArgument with the offending text. Immutable after parsing; thread-safe.
+#pragma once
+
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "common/status.h"
+
+namespace etna::api::codec {
+
+class LabelSelector {
+ public:
+  enum class Op { kEquals, kNotEquals, kIn, kNotIn, kExists, kDoesNotExist, kGreaterThan, kLessThan };
+  struct Requirement {
+    std::string key;
+    Op op = Op::kEquals;
+    std::vector<std::string> values;
+  };
+
+  static Result<LabelSelector> Parse(std::string_view text);
+  bool Empty() const { return requirements_.empty(); }
+  // `labels` is an object of string values (metadata.labels) or null.
+  bool Matches(const nlohmann::json& labels) const;
+  const std::vector<Requirement>& requirements() const { return requirements_; }
+
+ private:
+  std::vector<Requirement> requirements_;
+};
+
+class FieldSelector {
+ public:
+  struct Requirement {
+    std::string field;  // dotted path: "metadata.name", "spec.nodeName", "involvedObject.kind"
+    bool equals = true;  // false for !=
+    std::string value;
+  };
+
+  static Result<FieldSelector> Parse(std::string_view text);
+  bool Empty() const { return requirements_.empty(); }
+  // Resolves each field as a dotted path in `object`; a missing or null field is "" (so
+  // `involvedObject.namespace=` matches an absent namespace); numbers and booleans compare by
+  // their JSON text.
+  bool Matches(const nlohmann::json& object) const;
+  const std::vector<Requirement>& requirements() const { return requirements_; }
+
+ private:
+  std::vector<Requirement> requirements_;
+};
+
+}  // namespace etna::api::codec
