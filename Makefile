@@ -3,7 +3,7 @@ BUILD ?= build
 ASAN_BUILD ?= build-asan
 JOBS ?= $(shell nproc)
 
-.PHONY: deps build demo test test-core-asan bench bench-openb format clean
+.PHONY: deps build demo test test-core-asan bench bench-api bench-openb format clean
 
 deps:
 	@scripts/install-deps.sh
@@ -28,6 +28,10 @@ test-core-asan: deps
 
 bench: build
 	@scripts/run-bench.sh $(BUILD)
+
+# Loads `etna server` from 64 C++ clients on loopback and prints the BENCH api line.
+bench-api: build
+	$(BUILD)/bench/api_bench --etna $(BUILD)/src/cli/etna
 
 # Replays the openb trace with every policy (seeds 42-51) and compares with the FGD paper.
 bench-openb: build

@@ -1,4 +1,4 @@
-// etna: one binary, subcommands per part. Later issues add server, agent, dev, job, queue, ...
+// etna: one binary, subcommands per part. Later issues add agent, dev, job, queue, ...
 #include <cstdio>
 #include <cstring>
 #include <string>
@@ -6,6 +6,7 @@
 namespace etna::cli {
 int RunDemo(int argc, char** argv);
 int RunSim(int argc, char** argv);
+int RunServer(int argc, char** argv);
 }  // namespace etna::cli
 
 namespace {
@@ -17,6 +18,7 @@ void PrintHelp() {
       "Commands:\n"
       "  demo      run one scheduling cycle on a built-in cluster and print the decision\n"
       "  sim       replay a cluster trace through the scheduler (etna sim openb --help)\n"
+      "  server    run the Kubernetes-compatible API server (etna server --help)\n"
       "  version   print the version\n"
       "  help      show this help\n");
 }
@@ -36,6 +38,7 @@ int main(int argc, char** argv) {
   }
   if (cmd == "demo") return etna::cli::RunDemo(argc - 1, argv + 1);
   if (cmd == "sim") return etna::cli::RunSim(argc - 1, argv + 1);
+  if (cmd == "server") return etna::cli::RunServer(argc - 1, argv + 1);
   std::fprintf(stderr, "etna: unknown command \"%s\" (see etna help)\n", cmd.c_str());
   return 1;
 }

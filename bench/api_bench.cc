@@ -1,0 +1,325 @@
+// API server benchmark: runs `etna server` (a separate process, TLS, SQLite in a temp dir) and
+// loads it from C++ clients on loopback. Prints exactly one line:
+//   BENCH api creates_per_s=<n> gets_per_s=<n> list_100k_pods_ms=<x> watchers=<n>
+//             watch_fanout_events_per_s=<n> p99_create_ms=<x> rss_mb=<n>
+// creates: 64 clients, each create durable (fsynced, group commit). gets: 64 clients. list: one
+// unpaged list of 100,000 pods (pre-loaded into the store before the server starts). watch:
+// 1,000 open watch streams, each receiving every one of 100 new pods. rss: the server's peak.
+//
+// Usage: api_bench [--etna PATH] [--clients 64] [--creates 12800] [--list-pods 100000]
+//                  [--watchers 1000] [--events 100]
+#include <signal.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <atomic>
+#include <chrono>
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <random>
+#include <sstream>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include <fmt/format.h>
+#include <nlohmann/json.hpp>
+
+#include "api/http/client.h"
+#include "api/server/stored_object.h"
+#include "store/keys.h"
+#include "store/sqlite_store.h"
+
+namespace {
+
+using Clock = std::chrono::steady_clock;
+using nlohmann::json;
+
+struct Flags {
+  std::string etna;
+  int clients = 64;
+  int creates = 12800;
+  int list_pods = 100000;
+  int watchers = 1000;
+  int events = 100;
+};
+
+double Ms(Clock::duration d) { return std::chrono::duration<double, std::milli>(d).count(); }
+
+json PodObject(const std::string& ns, const std::string& name) {
+  return {{"apiVersion", "v1"},
+          {"kind", "Pod"},
+          {"metadata",
+           {{"name", name},
+            {"namespace", ns},
+            {"labels", {{"app", "bench"}, {"volcano.sh/job-name", "bench-job"}}}}},
+          {"spec",
+           {{"schedulerName", "volcano"},
+            {"containers",
+             {{{"name", "main"},
+               {"image", "pytorch:2.0"},
+               {"command", {"python", "train.py"}},
+               {"resources",
+                {{"requests", {{"cpu", "8"}, {"memory", "32Gi"}, {"nvidia.com/gpu", "1"}}},
+                 {"limits", {{"nvidia.com/gpu", "1"}}}}}}}}}},
+          {"status", {{"phase", "Pending"}}}};
+}
+
+// Writes `count` pods into the store directly, as the server would store them.
+void Preload(const std::string& data_dir, int count) {
+  etna::store::SqliteStoreOptions options;
+  options.data_dir = data_dir;
+  auto store = etna::store::SqliteStore::Open(options);
+  if (!store.ok()) {
+    std::fprintf(stderr, "api_bench: %s\n", store.status().ToString().c_str());
+    std::exit(1);
+  }
+  std::vector<etna::store::TxnOp> ops;
+  for (int i = 0; i < count; ++i) {
+    std::string name = fmt::format("list-{:06}", i);
+    json pod = PodObject("default", name);
+    pod["metadata"]["uid"] = etna::api::server::NewUid();
+    pod["metadata"]["creationTimestamp"] = "2026-11-29T00:00:00Z";
+    ops.push_back(etna::store::TxnOp::Create(etna::store::ObjectKey("pods", "default", name),
+                                             etna::api::server::EncodeStored(pod)));
+    if (ops.size() == 2000 || i + 1 == count) {
+      auto r = (*store)->Txn(ops);
+      if (!r.ok()) {
+        std::fprintf(stderr, "api_bench: preload: %s\n", r.status().ToString().c_str());
+        std::exit(1);
+      }
+      ops.clear();
+    }
+  }
+}
+
+struct Server {
+  pid_t pid = -1;
+  uint16_t port = 0;
+};
+
+Server StartServer(const std::string& etna, const std::string& data_dir) {
+  int out[2];
+  if (pipe(out) != 0) std::exit(1);
+  Server s;
+  s.pid = fork();
+  if (s.pid == 0) {
+    dup2(out[1], STDOUT_FILENO);
+    close(out[0]);
+    execl(etna.c_str(), etna.c_str(), "server", "--data-dir", data_dir.c_str(), "--listen",
+          "127.0.0.1:0", static_cast<char*>(nullptr));
+    _exit(127);
+  }
+  close(out[1]);
+  FILE* f = fdopen(out[0], "r");
+  char line[512];
+  while (fgets(line, sizeof(line), f)) {
+    std::string l = line;
+    auto pos = l.find("serving https://127.0.0.1:");
+    if (pos != std::string::npos) {
+      s.port = static_cast<uint16_t>(std::stoi(l.substr(pos + 26)));
+      break;
+    }
+  }
+  if (s.port == 0) {
+    std::fprintf(stderr, "api_bench: etna server did not start\n");
+    std::exit(1);
+  }
+  std::thread([f] {  // keep draining the server's output
+    char buf[512];
+    while (fgets(buf, sizeof(buf), f)) {
+    }
+  }).detach();
+  return s;
+}
+
+long PeakRssMb(pid_t pid) {
+  std::ifstream in(fmt::format("/proc/{}/status", pid));
+  std::string line;
+  while (std::getline(in, line)) {
+    if (line.rfind("VmHWM:", 0) == 0) return std::stol(line.substr(6)) / 1024;
+  }
+  return 0;
+}
+
+std::string ReadToken(const std::string& data_dir) {
+  std::ifstream in(data_dir + "/tokens.csv");
+  std::string line;
+  std::getline(in, line);
+  return line.substr(0, line.find(','));
+}
+
+etna::api::http::ClientOptions ClientFor(const Server& s, const std::string& data_dir,
+                                         const std::string& token) {
+  etna::api::http::ClientOptions o;
+  o.port = s.port;
+  o.ca_file = data_dir + "/pki/ca.crt";
+  o.bearer_token = token;
+  o.timeout = std::chrono::seconds(120);
+  return o;
+}
+
+void MustOk(const etna::Result<etna::api::http::ClientResponse>& r, int want, const char* what) {
+  if (!r.ok() || r->status != want) {
+    std::fprintf(stderr, "api_bench: %s: %s\n", what,
+                 r.ok() ? fmt::format("HTTP {} {}", r->status, r->body.substr(0, 300)).c_str()
+                        : r.status().ToString().c_str());
+    std::exit(1);
+  }
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  Flags flags;
+  flags.etna = (std::filesystem::path(argv[0]).parent_path() / "../src/cli/etna").string();
+  for (int i = 1; i + 1 < argc; i += 2) {
+    std::string a = argv[i];
+    if (a == "--etna") flags.etna = argv[i + 1];
+    else if (a == "--clients") flags.clients = std::stoi(argv[i + 1]);
+    else if (a == "--creates") flags.creates = std::stoi(argv[i + 1]);
+    else if (a == "--list-pods") flags.list_pods = std::stoi(argv[i + 1]);
+    else if (a == "--watchers") flags.watchers = std::stoi(argv[i + 1]);
+    else if (a == "--events") flags.events = std::stoi(argv[i + 1]);
+  }
+  signal(SIGPIPE, SIG_IGN);
+  std::string data_dir =
+      (std::filesystem::temp_directory_path() / fmt::format("etna-api-bench-{}", getpid()))
+          .string();
+  std::filesystem::create_directories(data_dir);
+  Preload(data_dir, flags.list_pods);
+  Server server = StartServer(flags.etna, data_dir);
+  std::string token = ReadToken(data_dir);
+  auto options = ClientFor(server, data_dir, token);
+  {
+    etna::api::http::HttpClient admin(options);
+    for (const char* ns : {"load", "fan"}) {
+      MustOk(admin.Do("POST", "/api/v1/namespaces",
+                      json{{"metadata", {{"name", ns}}}}.dump()),
+             201, "create namespace");
+    }
+  }
+
+  // Creates: each a durable write.
+  std::vector<std::vector<double>> latencies(flags.clients);
+  int per_client = flags.creates / flags.clients;
+  auto t0 = Clock::now();
+  {
+    std::vector<std::thread> threads;
+    for (int c = 0; c < flags.clients; ++c) {
+      threads.emplace_back([&, c] {
+        etna::api::http::HttpClient http(options);
+        for (int i = 0; i < per_client; ++i) {
+          std::string body = PodObject("load", fmt::format("c{}-{}", c, i)).dump();
+          auto start = Clock::now();
+          MustOk(http.Do("POST", "/api/v1/namespaces/load/pods", body), 201, "create");
+          latencies[c].push_back(Ms(Clock::now() - start));
+        }
+      });
+    }
+    for (auto& t : threads) t.join();
+  }
+  double create_s = Ms(Clock::now() - t0) / 1000;
+  std::vector<double> all;
+  for (auto& l : latencies) all.insert(all.end(), l.begin(), l.end());
+  std::sort(all.begin(), all.end());
+  double p99 = all[std::min(all.size() - 1, all.size() * 99 / 100)];
+  double creates_per_s = per_client * flags.clients / create_s;
+
+  // Gets.
+  std::atomic<int> gets{0};
+  t0 = Clock::now();
+  {
+    std::vector<std::thread> threads;
+    for (int c = 0; c < flags.clients; ++c) {
+      threads.emplace_back([&, c] {
+        etna::api::http::HttpClient http(options);
+        std::mt19937 rng(c);
+        for (int i = 0; i < 500; ++i) {
+          std::string name = fmt::format("c{}-{}", rng() % flags.clients, rng() % per_client);
+          MustOk(http.Do("GET", "/api/v1/namespaces/load/pods/" + name), 200, "get");
+          ++gets;
+        }
+      });
+    }
+    for (auto& t : threads) t.join();
+  }
+  double gets_per_s = gets / (Ms(Clock::now() - t0) / 1000);
+
+  // List of 100k pods (best of three).
+  double list_ms = 1e18;
+  {
+    etna::api::http::HttpClient http(options);
+    for (int i = 0; i < 3; ++i) {
+      auto start = Clock::now();
+      auto r = http.Do("GET", "/api/v1/namespaces/default/pods");
+      MustOk(r, 200, "list");
+      list_ms = std::min(list_ms, Ms(Clock::now() - start));
+      json list = json::parse(r->body);
+      if (static_cast<int>(list["items"].size()) != flags.list_pods) {
+        std::fprintf(stderr, "api_bench: list returned %zu pods\n", list["items"].size());
+        return 1;
+      }
+    }
+  }
+
+  // Watch fan-out: every watcher must see every event.
+  std::string rv;
+  {
+    etna::api::http::HttpClient http(options);
+    auto r = http.Do("GET", "/api/v1/namespaces/fan/pods");
+    MustOk(r, 200, "list fan");
+    rv = json::parse(r->body)["metadata"]["resourceVersion"];
+  }
+  std::atomic<int> complete{0};
+  std::atomic<int> failed{0};
+  std::vector<std::thread> watchers;
+  for (int w = 0; w < flags.watchers; ++w) {
+    watchers.emplace_back([&] {
+      etna::api::http::HttpClient http(options);
+      int seen = 0;
+      auto status = http.Stream("GET", "/api/v1/namespaces/fan/pods?watch=true&resourceVersion=" + rv,
+                                [&](std::string_view data) {
+                                  seen += static_cast<int>(std::count(data.begin(), data.end(), '\n'));
+                                  return seen < flags.events;
+                                });
+      if (seen >= flags.events) {
+        ++complete;
+      } else {
+        ++failed;
+        std::fprintf(stderr, "api_bench: a watcher ended after %d events: %s\n", seen,
+                     status.ok() ? "closed" : status.status().ToString().c_str());
+      }
+    });
+  }
+  t0 = Clock::now();
+  {
+    std::vector<std::thread> writers;
+    for (int c = 0; c < 4; ++c) {
+      writers.emplace_back([&, c] {
+        etna::api::http::HttpClient http(options);
+        for (int i = c; i < flags.events; i += 4) {
+          MustOk(http.Do("POST", "/api/v1/namespaces/fan/pods",
+                         PodObject("fan", fmt::format("fan-{}", i)).dump()),
+                 201, "create fan");
+        }
+      });
+    }
+    for (auto& t : writers) t.join();
+  }
+  for (auto& t : watchers) t.join();
+  double fan_s = Ms(Clock::now() - t0) / 1000;
+  double fanout = static_cast<double>(complete) * flags.events / fan_s;
+  long rss = PeakRssMb(server.pid);
+
+  kill(server.pid, SIGTERM);
+  waitpid(server.pid, nullptr, 0);
+  std::filesystem::remove_all(data_dir);
+  std::printf(
+      "BENCH api creates_per_s=%.0f gets_per_s=%.0f list_100k_pods_ms=%.1f watchers=%d "
+      "watch_fanout_events_per_s=%.0f p99_create_ms=%.1f rss_mb=%ld\n",
+      creates_per_s, gets_per_s, list_ms, complete.load(), fanout, p99, rss);
+  return failed == 0 ? 0 : 1;
+}

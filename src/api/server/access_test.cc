@@ -1,0 +1,102 @@
+// Authentication, authorization and the agent credential's limits.
+#include <gtest/gtest.h>
+
+#include "api/server/server_test_kit.h"
+
+namespace etna::api::server {
+namespace {
+
+using nlohmann::json;
+
+json Pod(const std::string& name, const std::string& node) {
+  json pod = {{"metadata", {{"name", name}}},
+              {"spec", {{"containers", {{{"name", "c"}, {"image", "busybox"}}}}}}};
+  if (!node.empty()) pod["spec"]["nodeName"] = node;
+  return pod;
+}
+
+class AccessTest : public testing::ServerTest {
+ protected:
+  void SetUp() override {
+    MustCreate("/api/v1/namespaces", {{"metadata", {{"name", "team-a"}}}});
+    MustCreate("/api/v1/namespaces", {{"metadata", {{"name", "team-b"}}}});
+    MustCreate("/api/v1/namespaces/team-a/pods", Pod("mine", "n1"));
+    MustCreate("/api/v1/namespaces/team-a/pods", Pod("theirs", "n2"));
+  }
+};
+
+TEST_F(AccessTest, MissingOrWrongTokenIsUnauthorized) {
+  EXPECT_EQ(Do("GET", "/api/v1/namespaces/team-a/pods", "", "", "").status, 401);
+  EXPECT_EQ(Do("GET", "/api/v1/namespaces/team-a/pods", "", "", "nope").status, 401);
+  EXPECT_EQ(Do("GET", "/api", "", "", "").status, 401);
+}
+
+TEST_F(AccessTest, HealthAndVersionNeedNoToken) {
+  EXPECT_EQ(Do("GET", "/healthz", "", "", "").body, "ok");
+  EXPECT_EQ(Do("GET", "/version", "", "", "").Json()["major"], "1");
+}
+
+TEST_F(AccessTest, RulesGrantOneNamespaceOnly) {
+  EXPECT_EQ(Do("GET", "/api/v1/namespaces/team-a/pods", "", "", "alice-token").status, 200);
+  auto denied = Do("GET", "/api/v1/namespaces/team-b/pods", "", "", "alice-token");
+  EXPECT_EQ(denied.status, 403);
+  EXPECT_EQ(denied.Json()["message"],
+            "pods is forbidden: User \"alice\" cannot list resource \"pods\" in API group \"\" "
+            "in the namespace \"team-b\"");
+  EXPECT_EQ(Do("GET", "/apis/scheduling.volcano.sh/v1beta1/queues", "", "", "alice-token").status,
+            403);
+}
+
+TEST_F(AccessTest, AgentSeesOnlyItsOwnPods) {
+  const std::string pods = "/api/v1/namespaces/team-a/pods";
+  EXPECT_EQ(Do("GET", pods, "", "", "node-token").status, 403);
+  EXPECT_EQ(Do("GET", pods + "?fieldSelector=spec.nodeName%3Dn1", "", "", "node-token").status,
+            200);
+  EXPECT_EQ(Do("GET", pods + "?fieldSelector=spec.nodeName%3Dn2", "", "", "node-token").status,
+            403);
+  EXPECT_EQ(Do("GET", pods + "/mine", "", "", "node-token").status, 200);
+  EXPECT_EQ(Do("GET", pods + "/theirs", "", "", "node-token").status, 403);
+  EXPECT_EQ(Do("PATCH", pods + "/mine/status", R"({"status":{"phase":"Running"}})",
+               "application/merge-patch+json", "node-token")
+                .status,
+            200);
+  EXPECT_EQ(Do("PATCH", pods + "/theirs/status", R"({"status":{"phase":"Running"}})",
+               "application/merge-patch+json", "node-token")
+                .status,
+            403);
+  EXPECT_EQ(Do("PATCH", pods + "/mine", R"({"spec":{"nodeName":"n2"}})",
+               "application/merge-patch+json", "node-token")
+                .status,
+            403);
+  EXPECT_EQ(Do("POST", pods, Pod("new", "n1").dump(), "application/json", "node-token").status,
+            403);
+}
+
+TEST_F(AccessTest, AgentWritesOnlyItsOwnNodeAndLease) {
+  json node = {{"metadata", {{"name", "n1"}}}};
+  EXPECT_EQ(Do("POST", "/api/v1/nodes", node.dump(), "application/json", "node-token").status,
+            201);
+  json other = {{"metadata", {{"name", "n2"}}}};
+  EXPECT_EQ(Do("POST", "/api/v1/nodes", other.dump(), "application/json", "node-token").status,
+            403);
+  json lease = {{"metadata", {{"name", "n1"}}}, {"spec", {{"holderIdentity", "n1"}}}};
+  EXPECT_EQ(Do("POST", "/apis/coordination.k8s.io/v1/namespaces/kube-node-lease/leases",
+               lease.dump(), "application/json", "node-token")
+                .status,
+            201);
+  EXPECT_EQ(Do("GET", "/apis/scheduling.volcano.sh/v1beta1/queues", "", "", "node-token").status,
+            403);
+}
+
+TEST(AuthFilesTest, MalformedFilesNameTheLine) {
+  auto tokens = Authenticator::FromTokensText("ok,user\nbroken\n", false);
+  ASSERT_FALSE(tokens.ok());
+  EXPECT_NE(tokens.status().message().find("line 2"), std::string::npos);
+  auto rules = Authorizer::FromRulesText("- user: a\n  namespaces: [x]\n  resources: [y]\n"
+                                         "  access: admin\n");
+  ASSERT_FALSE(rules.ok());
+  EXPECT_NE(rules.status().message().find("access"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace etna::api::server

@@ -1,0 +1,231 @@
+#include "api/server/api_server.h"
+
+#include <fmt/format.h>
+
+#include "api/resources/discovery.h"
+#include "api/server/api_error.h"
+#include "api/server/request_info.h"
+
+namespace etna::api::server {
+namespace {
+
+using nlohmann::json;
+using resources::ResourceInfo;
+
+http::Response JsonReply(int status, const json& body, std::string content_type =
+                                                            "application/json") {
+  http::Response r;
+  r.status = status;
+  r.body = body.dump();
+  r.content_type = std::move(content_type);
+  return r;
+}
+
+http::Response TextReply(int status, std::string body) {
+  http::Response r;
+  r.status = status;
+  r.content_type = "text/plain; charset=utf-8";
+  r.body = std::move(body);
+  return r;
+}
+
+bool IsPublicPath(const std::string& path) {
+  return path == "/healthz" || path == "/livez" || path == "/readyz" || path == "/version" ||
+         path.rfind("/healthz/", 0) == 0 || path.rfind("/livez/", 0) == 0 ||
+         path.rfind("/readyz/", 0) == 0;
+}
+
+std::vector<std::string> SplitPath(const std::string& path) {
+  std::vector<std::string> out;
+  size_t pos = 0;
+  while (pos < path.size()) {
+    size_t next = path.find('/', pos);
+    if (next == std::string::npos) next = path.size();
+    if (next > pos) out.push_back(path.substr(pos, next - pos));
+    pos = next + 1;
+  }
+  return out;
+}
+
+}  // namespace
+
+ApiServer::ApiServer(store::Store* store, ApiServerOptions options)
+    : store_(store),
+      options_(std::move(options)),
+      registry_(resources::ResourceRegistry::Default()),
+      objects_(store, &registry_, options_.clock ? options_.clock : &system_clock_) {
+  if (!options_.clock) options_.clock = &system_clock_;
+  if (!options_.log_fetcher) options_.log_fetcher = FetchLogFromAgent;
+}
+
+ApiServer::~ApiServer() = default;
+
+std::chrono::system_clock::time_point ApiServer::Now() const {
+  return std::chrono::system_clock::time_point(std::chrono::milliseconds(options_.clock->NowMs()));
+}
+
+http::Response ApiServer::Handle(const http::Request& request) {
+  try {
+    return Route(request);
+  } catch (const std::exception& e) {
+    return ApiError::Internal(fmt::format("internal error: {}", e.what())).ToResponse();
+  }
+}
+
+http::Response ApiServer::Route(const http::Request& request) {
+  const std::string& path = request.path;
+  if (IsPublicPath(path)) {
+    if (path == "/version") return JsonReply(200, resources::VersionInfo());
+    return TextReply(200, "ok");
+  }
+  std::optional<UserInfo> user = options_.authenticator->Authenticate(request);
+  if (!user) return ApiError::Unauthorized().ToResponse();
+  if (path == "/metrics") {
+    return TextReply(200, "# etna API server metrics are served by issue 7's exporter\n");
+  }
+  if (path == "/api" || path == "/apis" || path.rfind("/openapi", 0) == 0 ||
+      (path.rfind("/api/", 0) == 0 && SplitPath(path).size() == 2) ||
+      (path.rfind("/apis/", 0) == 0 && SplitPath(path).size() <= 3)) {
+    if (request.method != "GET" && request.method != "HEAD") {
+      return ApiError::MethodNotAllowed(fmt::format("{} is not allowed on {}", request.method, path))
+          .ToResponse();
+    }
+    return Discovery(request);
+  }
+  return Resource(request, *user);
+}
+
+http::Response ApiServer::Discovery(const http::Request& request) {
+  const std::string& path = request.path;
+  std::vector<std::string> seg = SplitPath(path);
+  if (path == "/api" || path == "/apis") {
+    std::string version = resources::AggregatedDiscoveryVersion(request.Header("accept"));
+    if (!version.empty()) {
+      return JsonReply(200, resources::AggregatedDiscovery(registry_, path == "/api", version),
+                       resources::AggregatedDiscoveryContentType(version));
+    }
+    if (path == "/api") return JsonReply(200, resources::ApiVersions(options_.server_address));
+    return JsonReply(200, resources::ApiGroupList(registry_));
+  }
+  if (seg.size() == 2 && seg[0] == "openapi" && seg[1] == "v2") {
+    http::Response r;  // an empty protobuf document: kubectl skips client-side validation
+    r.content_type = "application/octet-stream";
+    return r;
+  }
+  if (seg.size() == 2 && seg[0] == "openapi" && seg[1] == "v3") {
+    return JsonReply(200, resources::OpenApiV3Index(registry_));
+  }
+  if (seg.size() > 2 && seg[0] == "openapi" && seg[1] == "v3") {
+    std::string doc_path = path.substr(std::string("/openapi/v3/").size());
+    auto doc = resources::OpenApiV3Document(registry_, doc_path);
+    if (doc) return JsonReply(200, *doc);
+    return ApiError::NotFoundPath().ToResponse();
+  }
+  if (seg.size() == 2 && seg[0] == "api") {
+    auto list = resources::ApiResourceList(registry_, "", seg[1]);
+    if (list) return JsonReply(200, *list);
+  }
+  if (seg.size() == 3 && seg[0] == "apis") {
+    auto list = resources::ApiResourceList(registry_, seg[1], seg[2]);
+    if (list) return JsonReply(200, *list);
+  }
+  if (seg.size() == 2 && seg[0] == "apis") {
+    json groups = resources::ApiGroupList(registry_);
+    for (const auto& g : groups["groups"]) {
+      if (g.value("name", "") == seg[1]) {
+        json group = g;
+        group["kind"] = "APIGroup";
+        group["apiVersion"] = "v1";
+        return JsonReply(200, group);
+      }
+    }
+  }
+  return ApiError::NotFoundPath().ToResponse();
+}
+
+http::Response ApiServer::Resource(const http::Request& request, const UserInfo& user) {
+  std::optional<RequestInfo> ri = ParseRequestInfo(request);
+  if (!ri) return ApiError::NotFoundPath().ToResponse();
+  const ResourceInfo* info = registry_.Find(ri->group, ri->version, ri->plural);
+  if (!info) return ApiError::NotFoundPath().ToResponse();
+  if ((!info->namespaced && ri->namespace_in_path) ||
+      (info->namespaced && !ri->namespace_in_path && !ri->name.empty())) {
+    return ApiError::NotFoundPath().ToResponse();
+  }
+  if (!ri->subresource.empty()) {
+    bool known = (ri->subresource == "status" && info->has_status) ||
+                 std::find(info->subresources.begin(), info->subresources.end(),
+                           ri->subresource) != info->subresources.end();
+    if (!known) return ApiError::NotFoundPath().ToResponse();
+  }
+  AccessRequest access{ri->verb, info->QualifiedPlural(), ri->subresource, ri->ns, ri->name};
+  if (ri->verb == "create" && ri->name.empty()) {
+    // The name of a new object is in its body.
+    auto body = codec::DecodeBody(request.body, request.Header("content-type"), options_.limits);
+    if (body.ok() && body->is_object()) {
+      access.name = body->value("/metadata/name"_json_pointer, std::string());
+    }
+  }
+  AccessDecision decision = options_.authorizer->Decide(user, access);
+  if (decision == AccessDecision::kDeny) {
+    return ApiError::Forbidden(ForbiddenMessage(user, access)).ToResponse();
+  }
+  if (decision == AccessDecision::kAllowBoundPods) {
+    std::string node = user.AgentNode();
+    bool allowed = false;
+    if (ri->verb == "list" || ri->verb == "watch") {
+      allowed = request.Query("fieldSelector") == "spec.nodeName=" + node;
+    } else if (!ri->name.empty()) {
+      auto pod = objects_.Get(*info, ri->ns, ri->name);
+      if (!pod.ok()) return ApiError::FromStatus(pod.status(), info, ri->name).ToResponse();
+      allowed = pod->value("/spec/nodeName"_json_pointer, std::string()) == node &&
+                (ri->subresource == "status" || ri->verb == "get" || ri->verb == "delete");
+    }
+    if (!allowed) return ApiError::Forbidden(ForbiddenMessage(user, access)).ToResponse();
+  }
+  return Dispatch(request, *ri, *info, user, decision);
+}
+
+http::Response ApiServer::Dispatch(const http::Request& request, const RequestInfo& ri,
+                                   const ResourceInfo& info, const UserInfo&, AccessDecision) {
+  if (ri.subresource == "log") {
+    if (ri.verb != "get") return ApiError::MethodNotAllowed("pods/log supports GET").ToResponse();
+    return Log(request, ri, info);
+  }
+  if (ri.subresource == "binding") {
+    if (ri.verb != "create") {
+      return ApiError::MethodNotAllowed("pods/binding supports POST").ToResponse();
+    }
+    return Bind(request, ri, info);
+  }
+  if (ri.subresource == "eviction") {
+    if (ri.verb != "create") {
+      return ApiError::MethodNotAllowed("pods/eviction supports POST").ToResponse();
+    }
+    return Evict(request, ri, info);
+  }
+  if (ri.verb == "get") return Get(request, ri, info);
+  if (ri.verb == "list") return List(request, ri, info);
+  if (ri.verb == "watch") return Watch(request, ri, info);
+  if (ri.verb == "create") {
+    if (!ri.name.empty()) {
+      return ApiError::MethodNotAllowed("POST is not allowed on a named object").ToResponse();
+    }
+    if (info.namespaced && !ri.namespace_in_path) {
+      return ApiError::NotFoundPath().ToResponse();
+    }
+    return Create(request, ri, info);
+  }
+  if (ri.name.empty() && ri.verb != "deletecollection") {
+    return ApiError::MethodNotAllowed(fmt::format("{} needs an object name", request.method))
+        .ToResponse();
+  }
+  if (ri.verb == "update") return Update(request, ri, info);
+  if (ri.verb == "patch") return PatchObject(request, ri, info);
+  if (ri.verb == "delete") return DeleteObject(request, ri, info);
+  if (ri.verb == "deletecollection") return DeleteCollection(request, ri, info);
+  return ApiError::MethodNotAllowed(fmt::format("{} is not supported", request.method))
+      .ToResponse();
+}
+
+}  // namespace etna::api::server

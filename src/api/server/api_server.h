@@ -1,0 +1,101 @@
+// The Kubernetes-compatible REST engine: turns an HTTP request into a reply over the store.
+//
+// Routes discovery, /version, OpenAPI, health and resource requests; authenticates and
+// authorizes each resource request; decodes bodies within limits; serves get, list (selectors,
+// limit/continue, Table), watch (streams), create, update, patch (merge, JSON, strategic, apply),
+// delete and deletecollection, the status subresources, and pods/binding, pods/eviction and
+// pods/log (whose bytes come from the agent of the pod's node, through `log_fetcher`).
+// Thread-safety: Handle may be called concurrently from any number of threads.
+#pragma once
+
+#include <functional>
+#include <memory>
+#include <string>
+
+#include <nlohmann/json.hpp>
+
+#include "api/codec/decode.h"
+#include "api/http/message.h"
+#include "api/resources/registry.h"
+#include "api/server/auth.h"
+#include "api/server/object_service.h"
+#include "api/server/ticker.h"
+#include "common/clock.h"
+#include "store/store.h"
+
+namespace etna::api::server {
+
+struct RequestInfo;
+
+// What `kubectl logs` asks for, passed to the agent of the pod's node.
+struct LogRequest {
+  std::string ns, pod, container;
+  bool follow = false;
+  std::string query;  // tailLines, sinceSeconds, timestamps, limitBytes, previous: as received
+};
+// Fetches a container's log from the agent that runs it (`node` is the Node object).
+using LogFetcher = std::function<http::Response(const nlohmann::json& node, const LogRequest&)>;
+
+struct ApiServerOptions {
+  const Authenticator* authenticator = nullptr;  // required
+  const Authorizer* authorizer = nullptr;        // required
+  const Clock* clock = nullptr;                  // nullptr: the system clock
+  std::string server_address = "127.0.0.1:6443";
+  codec::DecodeLimits limits;
+  LogFetcher log_fetcher;  // empty: the agent's HTTP endpoint from the Node's status
+};
+
+class ApiServer {
+ public:
+  ApiServer(store::Store* store, ApiServerOptions options);
+  ~ApiServer();
+  // Creates the namespaces and queues every cluster starts with.
+  Status Bootstrap() { return objects_.Bootstrap(); }
+  http::Response Handle(const http::Request& request);
+  ObjectService& objects() { return objects_; }
+
+ private:
+  http::Response Route(const http::Request& request);
+  http::Response Discovery(const http::Request& request);
+  http::Response Resource(const http::Request& request, const UserInfo& user);
+  http::Response Dispatch(const http::Request& request, const RequestInfo& ri,
+                          const resources::ResourceInfo& info, const UserInfo& user,
+                          AccessDecision access);
+  http::Response Get(const http::Request& request, const RequestInfo& ri,
+                     const resources::ResourceInfo& info);
+  http::Response List(const http::Request& request, const RequestInfo& ri,
+                      const resources::ResourceInfo& info);
+  http::Response Watch(const http::Request& request, const RequestInfo& ri,
+                       const resources::ResourceInfo& info);
+  http::Response Create(const http::Request& request, const RequestInfo& ri,
+                        const resources::ResourceInfo& info);
+  http::Response Update(const http::Request& request, const RequestInfo& ri,
+                        const resources::ResourceInfo& info);
+  http::Response PatchObject(const http::Request& request, const RequestInfo& ri,
+                             const resources::ResourceInfo& info);
+  http::Response DeleteObject(const http::Request& request, const RequestInfo& ri,
+                              const resources::ResourceInfo& info);
+  http::Response DeleteCollection(const http::Request& request, const RequestInfo& ri,
+                                  const resources::ResourceInfo& info);
+  http::Response Bind(const http::Request& request, const RequestInfo& ri,
+                      const resources::ResourceInfo& info);
+  http::Response Evict(const http::Request& request, const RequestInfo& ri,
+                       const resources::ResourceInfo& info);
+  http::Response Log(const http::Request& request, const RequestInfo& ri,
+                     const resources::ResourceInfo& info);
+
+  std::chrono::system_clock::time_point Now() const;
+
+  store::Store* store_;
+  ApiServerOptions options_;
+  SystemClock system_clock_;
+  const resources::ResourceRegistry& registry_;
+  ObjectService objects_;
+  Ticker ticker_;
+};
+
+// The default LogFetcher: GET http://<node InternalIP>:<kubelet port>/containerLogs/<ns>/<pod>/
+// <container>?<query> on the node's agent, streamed for follow.
+http::Response FetchLogFromAgent(const nlohmann::json& node, const LogRequest& request);
+
+}  // namespace etna::api::server

@@ -1,0 +1,226 @@
+#include "api/server/auth.h"
+
+#include <openssl/crypto.h>
+#include <openssl/sha.h>
+
+#include <algorithm>
+#include <fstream>
+#include <sstream>
+
+#include <fmt/format.h>
+#include <yaml-cpp/yaml.h>
+
+namespace etna::api::server {
+namespace {
+
+constexpr std::string_view kAgentPrefix = "system:node:";
+
+std::array<unsigned char, 32> Digest(std::string_view token) {
+  std::array<unsigned char, 32> out{};
+  SHA256(reinterpret_cast<const unsigned char*>(token.data()), token.size(), out.data());
+  return out;
+}
+
+// Splits one CSV line with optional double-quoted fields.
+std::vector<std::string> SplitCsv(std::string_view line) {
+  std::vector<std::string> fields(1);
+  bool quoted = false;
+  for (char c : line) {
+    if (c == '"') {
+      quoted = !quoted;
+    } else if (c == ',' && !quoted) {
+      fields.emplace_back();
+    } else {
+      fields.back() += c;
+    }
+  }
+  return fields;
+}
+
+std::string Trim(std::string s) {
+  auto not_space = [](unsigned char c) { return !std::isspace(c); };
+  s.erase(s.begin(), std::find_if(s.begin(), s.end(), not_space));
+  s.erase(std::find_if(s.rbegin(), s.rend(), not_space).base(), s.end());
+  return s;
+}
+
+Result<std::string> ReadFile(const std::string& path) {
+  std::ifstream in(path);
+  if (!in) return Status::InvalidArgument(fmt::format("cannot read {}", path));
+  std::stringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+
+bool Contains(const std::vector<std::string>& list, std::string_view value) {
+  return std::find(list.begin(), list.end(), "*") != list.end() ||
+         std::find(list.begin(), list.end(), value) != list.end();
+}
+
+bool IsRead(std::string_view verb) { return verb == "get" || verb == "list" || verb == "watch"; }
+
+AccessDecision DecideAgent(const std::string& node, const AccessRequest& r) {
+  if (r.resource == "nodes") {
+    if (IsRead(r.verb)) return AccessDecision::kAllow;
+    if (r.name == node && r.verb != "deletecollection") return AccessDecision::kAllow;
+    return AccessDecision::kDeny;
+  }
+  if (r.resource == "leases.coordination.k8s.io") {
+    return r.name == node ? AccessDecision::kAllow : AccessDecision::kDeny;
+  }
+  if (r.resource == "events") {
+    return r.verb == "create" || r.verb == "patch" ? AccessDecision::kAllow
+                                                   : AccessDecision::kDeny;
+  }
+  if (r.resource == "pods") {
+    if (r.verb == "create" || r.verb == "deletecollection") return AccessDecision::kDeny;
+    if (!r.subresource.empty() && r.subresource != "status") return AccessDecision::kDeny;
+    return AccessDecision::kAllowBoundPods;
+  }
+  return AccessDecision::kDeny;
+}
+
+}  // namespace
+
+bool UserInfo::InGroup(std::string_view group) const {
+  return std::find(groups.begin(), groups.end(), group) != groups.end();
+}
+
+std::string UserInfo::AgentNode() const {
+  if (!InGroup("system:nodes") || name.rfind(kAgentPrefix, 0) != 0) return "";
+  return name.substr(kAgentPrefix.size());
+}
+
+Result<Authenticator> Authenticator::FromTokensText(std::string_view text, bool allow_anonymous) {
+  Authenticator auth;
+  auth.allow_anonymous_ = allow_anonymous;
+  std::istringstream in{std::string(text)};
+  std::string line;
+  int number = 0;
+  while (std::getline(in, line)) {
+    ++number;
+    line = Trim(line);
+    if (line.empty() || line[0] == '#') continue;
+    std::vector<std::string> f = SplitCsv(line);
+    if (f.size() < 2 || Trim(f[0]).empty() || Trim(f[1]).empty()) {
+      return Status::InvalidArgument(fmt::format(
+          "tokens file line {}: want token,user,uid,\"group1,group2\"", number));
+    }
+    Entry e{Digest(Trim(f[0])), UserInfo{Trim(f[1]), {}}};
+    if (f.size() >= 4) {
+      std::istringstream groups(f[3]);
+      std::string g;
+      while (std::getline(groups, g, ',')) {
+        g = Trim(g);
+        if (!g.empty()) e.user.groups.push_back(g);
+      }
+    }
+    e.user.groups.push_back("system:authenticated");
+    auth.entries_.push_back(std::move(e));
+  }
+  return auth;
+}
+
+Result<Authenticator> Authenticator::FromTokensFile(const std::string& path,
+                                                    bool allow_anonymous) {
+  ETNA_ASSIGN_OR_RETURN(std::string text, ReadFile(path));
+  auto auth = FromTokensText(text, allow_anonymous);
+  if (!auth.ok()) return auth.status().WithContext(path);
+  return auth;
+}
+
+std::optional<UserInfo> Authenticator::Authenticate(const http::Request& request) const {
+  std::string header = request.Header("authorization");
+  constexpr std::string_view kBearer = "Bearer ";
+  if (header.size() > kBearer.size() && header.compare(0, kBearer.size(), kBearer) == 0) {
+    auto digest = Digest(std::string_view(header).substr(kBearer.size()));
+    const UserInfo* found = nullptr;
+    for (const Entry& e : entries_) {  // every entry, so timing does not reveal which matched
+      if (CRYPTO_memcmp(e.digest.data(), digest.data(), digest.size()) == 0) found = &e.user;
+    }
+    if (found) return *found;
+    return std::nullopt;  // a wrong token is never anonymous
+  }
+  if (allow_anonymous_) {
+    return UserInfo{"system:anonymous", {"system:unauthenticated", "system:masters"}};
+  }
+  return std::nullopt;
+}
+
+Result<Authorizer> Authorizer::FromRulesText(std::string_view yaml_text) {
+  Authorizer authz;
+  try {
+    YAML::Node root = YAML::Load(std::string(yaml_text));
+    if (root.IsNull()) return authz;
+    if (!root.IsSequence()) {
+      return Status::InvalidArgument("authorization file: want a list of rules");
+    }
+    for (size_t i = 0; i < root.size(); ++i) {
+      const YAML::Node& n = root[i];
+      Rule r;
+      if (n["user"]) r.user = n["user"].as<std::string>();
+      if (n["group"]) r.group = n["group"].as<std::string>();
+      if (r.user.empty() == r.group.empty()) {
+        return Status::InvalidArgument(
+            fmt::format("authorization rule {}: set exactly one of user and group", i));
+      }
+      for (const auto& v : n["namespaces"]) r.namespaces.push_back(v.as<std::string>());
+      for (const auto& v : n["resources"]) r.resources.push_back(v.as<std::string>());
+      std::string access = n["access"] ? n["access"].as<std::string>() : "";
+      if (access != "read" && access != "write") {
+        return Status::InvalidArgument(
+            fmt::format("authorization rule {}: access: want read or write, got \"{}\"", i,
+                        access));
+      }
+      r.write = access == "write";
+      if (r.namespaces.empty() || r.resources.empty()) {
+        return Status::InvalidArgument(
+            fmt::format("authorization rule {}: namespaces and resources are required", i));
+      }
+      authz.rules_.push_back(std::move(r));
+    }
+  } catch (const YAML::Exception& e) {
+    return Status::InvalidArgument(fmt::format("authorization file: {}", e.what()));
+  }
+  return authz;
+}
+
+Result<Authorizer> Authorizer::FromRulesFile(const std::string& path) {
+  ETNA_ASSIGN_OR_RETURN(std::string text, ReadFile(path));
+  auto authz = FromRulesText(text);
+  if (!authz.ok()) return authz.status().WithContext(path);
+  return authz;
+}
+
+AccessDecision Authorizer::Decide(const UserInfo& user, const AccessRequest& request) const {
+  if (user.InGroup("system:masters")) return AccessDecision::kAllow;
+  std::string node = user.AgentNode();
+  if (!node.empty()) return DecideAgent(node, request);
+  bool write = !IsRead(request.verb);
+  std::string resource = request.resource;
+  for (const Rule& r : rules_) {
+    bool subject = (!r.user.empty() && r.user == user.name) ||
+                   (!r.group.empty() && user.InGroup(r.group));
+    if (!subject || (write && !r.write)) continue;
+    bool ns_ok = request.ns.empty() ? Contains(r.namespaces, "*") || Contains(r.namespaces, "")
+                                    : Contains(r.namespaces, request.ns);
+    if (ns_ok && Contains(r.resources, resource)) return AccessDecision::kAllow;
+  }
+  return AccessDecision::kDeny;
+}
+
+std::string ForbiddenMessage(const UserInfo& user, const AccessRequest& r) {
+  std::string resource = r.resource;
+  std::string group;
+  if (auto dot = resource.find('.'); dot != std::string::npos) {
+    group = resource.substr(dot + 1);
+    resource = resource.substr(0, dot);
+  }
+  std::string what = r.subresource.empty() ? resource : resource + "/" + r.subresource;
+  std::string object = r.name.empty() ? what : fmt::format("{} \"{}\"", what, r.name);
+  std::string where = r.ns.empty() ? "at the cluster scope" : "in the namespace \"" + r.ns + "\"";
+  return fmt::format("{} is forbidden: User \"{}\" cannot {} resource \"{}\" in API group \"{}\" {}",
+                     object, user.name, r.verb, what, group, where);
+}
+
+}  // namespace etna::api::server

@@ -1,0 +1,93 @@
+// Authentication (bearer tokens from a tokens file) and authorization (read/write rules per
+// namespace and resource, plus the fixed rules of the agent credential).
+//
+// Tokens file: Kubernetes' static token file format, one user per line:
+//   token,user,uid,"group1,group2"
+// Tokens are kept only as SHA-256 digests and compared in constant time against every entry.
+//
+// Authorization file (YAML): a list of rules, each granting one subject read or write access
+// (write implies read) to resources in namespaces:
+//   - user: alice            # or group: ml-team
+//     namespaces: [team-a]   # "*" = every namespace and the cluster-scoped resources
+//     resources: ["*"]       # plural ("pods") or plural.group ("jobs.batch.volcano.sh"), "*"
+//     access: write          # read | write
+// Built in: group system:masters may do everything; an agent (user system:node:<node>, group
+// system:nodes) may read nodes and write only its own Node, its own Lease, create events, and
+// read, update and delete only the pods bound to its node (the server checks the binding).
+// Anonymous requests are accepted only when enabled (then as system:anonymous with full access,
+// for loopback development servers).
+// Immutable after loading; thread-safe.
+#pragma once
+
+#include <array>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "api/http/message.h"
+#include "common/status.h"
+
+namespace etna::api::server {
+
+struct UserInfo {
+  std::string name;
+  std::vector<std::string> groups;
+  bool InGroup(std::string_view group) const;
+  // The node an agent credential belongs to ("" for other users).
+  std::string AgentNode() const;
+};
+
+class Authenticator {
+ public:
+  struct Entry {
+    std::array<unsigned char, 32> digest;
+    UserInfo user;
+  };
+  // Parses a tokens file's text. InvalidArgument naming the line for a malformed one.
+  static Result<Authenticator> FromTokensText(std::string_view text, bool allow_anonymous);
+  static Result<Authenticator> FromTokensFile(const std::string& path, bool allow_anonymous);
+  // The user of the request's bearer token; nullopt when it has none or an unknown one (and
+  // anonymous access is off).
+  std::optional<UserInfo> Authenticate(const http::Request& request) const;
+
+ private:
+  std::vector<Entry> entries_;
+  bool allow_anonymous_ = false;
+};
+
+struct AccessRequest {
+  std::string verb;         // get, list, watch, create, update, patch, delete, deletecollection
+  std::string resource;     // "pods", "jobs.batch.volcano.sh"
+  std::string subresource;  // "status", "log", ...
+  std::string ns;           // "" for cluster-scoped resources
+  std::string name;         // the object's name ("" for lists)
+};
+
+enum class AccessDecision {
+  kAllow,
+  kDeny,
+  kAllowBoundPods,  // allowed for pods bound to the agent's node; the server checks the pod
+};
+
+class Authorizer {
+ public:
+  struct Rule {
+    std::string user;
+    std::string group;
+    std::vector<std::string> namespaces;
+    std::vector<std::string> resources;
+    bool write = false;
+  };
+  static Result<Authorizer> FromRulesText(std::string_view yaml_text);
+  static Result<Authorizer> FromRulesFile(const std::string& path);
+  AccessDecision Decide(const UserInfo& user, const AccessRequest& request) const;
+
+ private:
+  std::vector<Rule> rules_;
+};
+
+// The "... is forbidden: User ..." message of a denied request.
+std::string ForbiddenMessage(const UserInfo& user, const AccessRequest& request);
+
+}  // namespace etna::api::server

@@ -1,0 +1,273 @@
+// Create, get, update, patch and delete through the REST engine.
+#include <gtest/gtest.h>
+
+#include "api/server/server_test_kit.h"
+
+namespace etna::api::server {
+namespace {
+
+using nlohmann::json;
+
+constexpr const char* kQueues = "/apis/scheduling.volcano.sh/v1beta1/queues";
+constexpr const char* kJobs = "/apis/batch.volcano.sh/v1alpha1/namespaces/default/jobs";
+constexpr const char* kPods = "/api/v1/namespaces/default/pods";
+
+json Queue(const std::string& name) {
+  return {{"apiVersion", "scheduling.volcano.sh/v1beta1"},
+          {"kind", "Queue"},
+          {"metadata", {{"name", name}}},
+          {"spec", {{"weight", 2}}}};
+}
+
+json Pod(const std::string& name) {
+  return {{"apiVersion", "v1"},
+          {"kind", "Pod"},
+          {"metadata", {{"name", name}, {"labels", {{"app", "demo"}}}}},
+          {"spec",
+           {{"containers",
+             {{{"name", "c"}, {"image", "busybox"}, {"command", {"sleep", "3600"}}}}}}}};
+}
+
+json Job(const std::string& name, int replicas, int min_available) {
+  json task = {{"name", "worker"},
+               {"replicas", replicas},
+               {"template",
+                {{"spec",
+                  {{"containers", {{{"name", "c"}, {"image", "busybox"}}}},
+                   {"restartPolicy", "Never"}}}}}}};
+  return {{"apiVersion", "batch.volcano.sh/v1alpha1"},
+          {"kind", "Job"},
+          {"metadata", {{"name", name}}},
+          {"spec", {{"minAvailable", min_available}, {"tasks", {task}}}}};
+}
+
+class CrudTest : public testing::ServerTest {};
+
+TEST_F(CrudTest, CreateSetsServerMetadataAndGetReturnsIt) {
+  json created = MustCreate(kQueues, Queue("q1"));
+  EXPECT_FALSE(created["metadata"]["uid"].get<std::string>().empty());
+  EXPECT_EQ(created["metadata"]["creationTimestamp"], "2027-01-15T08:00:00Z");
+  EXPECT_EQ(created["status"]["state"], "Open");
+  auto got = Do("GET", std::string(kQueues) + "/q1");
+  ASSERT_EQ(got.status, 200) << got.body;
+  EXPECT_EQ(got.Json()["metadata"]["resourceVersion"], created["metadata"]["resourceVersion"]);
+  EXPECT_EQ(got.Json()["spec"]["weight"], 2);
+}
+
+TEST_F(CrudTest, SecondCreateIsAlreadyExists) {
+  MustCreate(kQueues, Queue("q1"));
+  auto again = Do("POST", kQueues, Queue("q1").dump());
+  EXPECT_EQ(again.status, 409);
+  EXPECT_EQ(again.Json()["reason"], "AlreadyExists");
+  EXPECT_EQ(again.Json()["message"], "queues.scheduling.volcano.sh \"q1\" already exists");
+}
+
+TEST_F(CrudTest, MissingObjectIsNotFoundWithKubectlMessage) {
+  auto r = Do("GET", std::string(kJobs) + "/nope");
+  EXPECT_EQ(r.status, 404);
+  EXPECT_EQ(r.Json()["message"], "jobs.batch.volcano.sh \"nope\" not found");
+  EXPECT_EQ(r.Json()["details"]["group"], "batch.volcano.sh");
+}
+
+TEST_F(CrudTest, CreateInMissingNamespaceIsNotFound) {
+  auto r = Do("POST", "/api/v1/namespaces/nope/pods", Pod("p").dump());
+  EXPECT_EQ(r.status, 404);
+  EXPECT_EQ(r.Json()["message"], "namespaces \"nope\" not found");
+}
+
+TEST_F(CrudTest, NamespaceMismatchIsBadRequest) {
+  json pod = Pod("p");
+  pod["metadata"]["namespace"] = "other";
+  auto r = Do("POST", kPods, pod.dump());
+  EXPECT_EQ(r.status, 400);
+}
+
+TEST_F(CrudTest, GenerateNameMakesAName) {
+  json pod = Pod("");
+  pod["metadata"].erase("name");
+  pod["metadata"]["generateName"] = "web-";
+  json created = MustCreate(kPods, pod);
+  std::string name = created["metadata"]["name"];
+  EXPECT_EQ(name.rfind("web-", 0), 0u);
+  EXPECT_EQ(name.size(), 9u);
+}
+
+TEST_F(CrudTest, StaleResourceVersionOnUpdateIsConflict) {
+  json created = MustCreate(kQueues, Queue("q1"));
+  json first = created;
+  first["spec"]["weight"] = 5;
+  ASSERT_EQ(Do("PUT", std::string(kQueues) + "/q1", first.dump()).status, 200);
+  json stale = created;  // still carries the first resourceVersion
+  stale["spec"]["weight"] = 7;
+  auto r = Do("PUT", std::string(kQueues) + "/q1", stale.dump());
+  EXPECT_EQ(r.status, 409);
+  EXPECT_EQ(r.Json()["reason"], "Conflict");
+  EXPECT_EQ(Do("GET", std::string(kQueues) + "/q1").Json()["spec"]["weight"], 5);
+}
+
+TEST_F(CrudTest, UpdateIgnoresStatusAndStatusSubresourceIgnoresSpec) {
+  json created = MustCreate(kQueues, Queue("q1"));
+  json edit = created;
+  edit["status"]["state"] = "Closed";
+  edit["spec"]["weight"] = 3;
+  json after = Do("PUT", std::string(kQueues) + "/q1", edit.dump()).Json();
+  EXPECT_EQ(after["status"]["state"], "Open");
+  EXPECT_EQ(after["spec"]["weight"], 3);
+  EXPECT_EQ(after["metadata"]["generation"], 2);
+  json status_edit = after;
+  status_edit["status"]["state"] = "Closed";
+  status_edit["spec"]["weight"] = 9;
+  json closed = Do("PUT", std::string(kQueues) + "/q1/status", status_edit.dump()).Json();
+  EXPECT_EQ(closed["status"]["state"], "Closed");
+  EXPECT_EQ(closed["spec"]["weight"], 3);
+}
+
+TEST_F(CrudTest, NoOpMergePatchKeepsTheResourceVersion) {
+  json created = MustCreate(kQueues, Queue("q1"));
+  auto same = Do("PATCH", std::string(kQueues) + "/q1", R"({"spec":{"weight":2}})",
+                 "application/merge-patch+json");
+  ASSERT_EQ(same.status, 200) << same.body;
+  EXPECT_EQ(same.Json()["metadata"]["resourceVersion"], created["metadata"]["resourceVersion"]);
+  auto changed = Do("PATCH", std::string(kQueues) + "/q1", R"({"spec":{"weight":4}})",
+                    "application/merge-patch+json");
+  EXPECT_NE(changed.Json()["metadata"]["resourceVersion"], created["metadata"]["resourceVersion"]);
+  EXPECT_EQ(changed.Json()["spec"]["weight"], 4);
+}
+
+TEST_F(CrudTest, JsonPatchAppliesAndFailedTestIsInvalid) {
+  MustCreate(kQueues, Queue("q1"));
+  auto ok = Do("PATCH", std::string(kQueues) + "/q1",
+               R"([{"op":"replace","path":"/spec/weight","value":6}])",
+               "application/json-patch+json");
+  ASSERT_EQ(ok.status, 200) << ok.body;
+  EXPECT_EQ(ok.Json()["spec"]["weight"], 6);
+  auto failed = Do("PATCH", std::string(kQueues) + "/q1",
+                   R"([{"op":"test","path":"/spec/weight","value":1}])",
+                   "application/json-patch+json");
+  EXPECT_EQ(failed.status, 422) << failed.body;
+}
+
+TEST_F(CrudTest, StrategicMergePatchIsRefusedForCustomResourcesAndMergesPods) {
+  MustCreate(kQueues, Queue("q1"));
+  auto refused = Do("PATCH", std::string(kQueues) + "/q1", R"({"spec":{"weight":3}})",
+                    "application/strategic-merge-patch+json");
+  EXPECT_EQ(refused.status, 415);
+  MustCreate(kPods, Pod("p1"));
+  // The body kubectl apply sends for a changed command: image must survive.
+  auto merged = Do("PATCH", std::string(kPods) + "/p1",
+                   R"({"spec":{"$setElementOrder/containers":[{"name":"c"}],)"
+                   R"("containers":[{"command":["sleep","7200"],"name":"c"}]}})",
+                   "application/strategic-merge-patch+json");
+  ASSERT_EQ(merged.status, 200) << merged.body;
+  EXPECT_EQ(merged.Json()["spec"]["containers"][0]["image"], "busybox");
+  EXPECT_EQ(merged.Json()["spec"]["containers"][0]["command"][1], "7200");
+}
+
+TEST_F(CrudTest, PatchWithStaleResourceVersionIsConflict) {
+  MustCreate(kQueues, Queue("q1"));
+  auto r = Do("PATCH", std::string(kQueues) + "/q1",
+              R"({"metadata":{"resourceVersion":"1"},"spec":{"weight":3}})",
+              "application/merge-patch+json");
+  EXPECT_EQ(r.status, 409);
+}
+
+TEST_F(CrudTest, ApplyPatchCreatesWhenMissing) {
+  auto r = Do("PATCH", std::string(kQueues) + "/q9?fieldManager=kubectl&force=false",
+              Queue("q9").dump(), "application/apply-patch+yaml");
+  ASSERT_EQ(r.status, 201) << r.body;
+  EXPECT_EQ(Do("GET", std::string(kQueues) + "/q9").status, 200);
+}
+
+TEST_F(CrudTest, InvalidJobIsRejectedNamingTheField) {
+  MustCreate(kQueues, Queue("q1"));
+  json job = Job("j1", 2, 5);
+  auto r = Do("POST", kJobs, job.dump());
+  ASSERT_EQ(r.status, 422) << r.body;
+  EXPECT_EQ(r.Json()["reason"], "Invalid");
+  EXPECT_EQ(r.Json()["details"]["causes"][0]["field"], "spec.minAvailable");
+}
+
+TEST_F(CrudTest, MalformedAndDeepBodiesAreBadRequests) {
+  EXPECT_EQ(Do("POST", kQueues, "{\"metadata\":").status, 400);
+  EXPECT_EQ(Do("POST", kQueues, std::string(5000, '[') + std::string(5000, ']')).status, 400);
+  EXPECT_EQ(Do("POST", kQueues, "").status, 400);
+  EXPECT_EQ(Do("POST", kQueues, "a: [", "application/yaml").status, 400);
+}
+
+TEST_F(CrudTest, DeleteReturnsTheObjectAndThenItIsGone) {
+  MustCreate(kQueues, Queue("q1"));
+  auto r = Do("DELETE", std::string(kQueues) + "/q1", R"({"propagationPolicy":"Background"})");
+  ASSERT_EQ(r.status, 200) << r.body;
+  EXPECT_EQ(r.Json()["metadata"]["name"], "q1");
+  EXPECT_EQ(Do("GET", std::string(kQueues) + "/q1").status, 404);
+  EXPECT_EQ(Do("DELETE", std::string(kQueues) + "/q1").status, 404);
+}
+
+TEST_F(CrudTest, DeleteCascadesToOwnedObjectsUnlessOrphaned) {
+  MustCreate(kQueues, Queue("q1"));
+  json job = MustCreate(kJobs, Job("j1", 1, 1));
+  json owner = {{"apiVersion", "batch.volcano.sh/v1alpha1"}, {"kind", "Job"}, {"name", "j1"},
+                {"uid", job["metadata"]["uid"]}, {"controller", true}};
+  json owned = Pod("j1-worker-0");
+  owned["metadata"]["ownerReferences"] = {owner};
+  MustCreate(kPods, owned);
+  json kept = Pod("j1-worker-1");
+  kept["metadata"]["ownerReferences"] = {owner};
+  ASSERT_EQ(Do("DELETE", std::string(kJobs) + "/j1").status, 200);
+  EXPECT_EQ(Do("GET", std::string(kPods) + "/j1-worker-0").status, 404);
+
+  json job2 = MustCreate(kJobs, Job("j2", 1, 1));
+  kept["metadata"]["ownerReferences"][0]["uid"] = job2["metadata"]["uid"];
+  MustCreate(kPods, kept);
+  ASSERT_EQ(Do("DELETE", std::string(kJobs) + "/j2?propagationPolicy=Orphan").status, 200);
+  auto orphan = Do("GET", std::string(kPods) + "/j1-worker-1");
+  ASSERT_EQ(orphan.status, 200);
+  EXPECT_FALSE(orphan.Json()["metadata"].contains("ownerReferences"));
+}
+
+TEST_F(CrudTest, BoundPodIsDeletedGracefully) {
+  json pod = Pod("p1");
+  pod["spec"]["nodeName"] = "n1";
+  MustCreate(kPods, pod);
+  auto first = Do("DELETE", std::string(kPods) + "/p1");
+  ASSERT_EQ(first.status, 200);
+  EXPECT_TRUE(first.Json()["metadata"].contains("deletionTimestamp"));
+  EXPECT_EQ(Do("GET", std::string(kPods) + "/p1").status, 200);
+  ASSERT_EQ(Do("DELETE", std::string(kPods) + "/p1?gracePeriodSeconds=0").status, 200);
+  EXPECT_EQ(Do("GET", std::string(kPods) + "/p1").status, 404);
+}
+
+TEST_F(CrudTest, FinalizersHoldDeletionUntilRemoved) {
+  json q = Queue("q1");
+  q["metadata"]["finalizers"] = {"etna.io/test"};
+  MustCreate(kQueues, q);
+  ASSERT_EQ(Do("DELETE", std::string(kQueues) + "/q1").status, 200);
+  auto held = Do("GET", std::string(kQueues) + "/q1");
+  ASSERT_EQ(held.status, 200);
+  EXPECT_TRUE(held.Json()["metadata"].contains("deletionTimestamp"));
+  auto r = Do("PATCH", std::string(kQueues) + "/q1", R"({"metadata":{"finalizers":null}})",
+              "application/merge-patch+json");
+  ASSERT_EQ(r.status, 200) << r.body;
+  EXPECT_EQ(Do("GET", std::string(kQueues) + "/q1").status, 404);
+}
+
+TEST_F(CrudTest, DefaultNamespaceCannotBeDeleted) {
+  EXPECT_EQ(Do("DELETE", "/api/v1/namespaces/default").status, 403);
+}
+
+TEST_F(CrudTest, DeletingANamespaceDeletesItsObjects) {
+  MustCreate("/api/v1/namespaces", {{"metadata", {{"name", "team-a"}}}});
+  MustCreate("/api/v1/namespaces/team-a/pods", Pod("p1"));
+  ASSERT_EQ(Do("DELETE", "/api/v1/namespaces/team-a").status, 200);
+  EXPECT_EQ(Do("GET", "/api/v1/namespaces/team-a/pods/p1").status, 404);
+  EXPECT_EQ(Do("GET", "/api/v1/namespaces/team-a").status, 404);
+}
+
+TEST_F(CrudTest, UnknownPathsAreNotFound) {
+  EXPECT_EQ(Do("GET", "/apis/nope.io/v1/things").status, 404);
+  EXPECT_EQ(Do("GET", "/api/v1/namespaces/default/queues").status, 404);
+  EXPECT_EQ(Do("GET", "/api/v1/namespaces/default/pods/p1/exec").status, 404);
+}
+
+}  // namespace
+}  // namespace etna::api::server

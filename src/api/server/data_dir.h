@@ -1,0 +1,35 @@
+// The server's files in --data-dir, made on first start and kept afterwards:
+//   pki/ca.crt, pki/ca.key, pki/server.crt, pki/server.key   (its own CA, as k3s does)
+//   tokens.csv     admin token (group system:masters), 0600
+//   kubeconfig     an admin kubeconfig: the https address, the CA, the admin token
+// Thread-safety: call from one thread at startup.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "api/http/certificates.h"
+#include "common/status.h"
+
+namespace etna::api::server {
+
+struct DataDirFiles {
+  http::Certificates certificates;
+  std::string tokens_file;
+  std::string kubeconfig;
+  std::string admin_token;
+};
+
+// `listen` is HOST:PORT as given to --listen; `port` the bound port (for port 0).
+Result<DataDirFiles> PrepareDataDir(const std::string& data_dir, const std::string& listen_host,
+                                    uint16_t port, bool tls);
+
+// A kubeconfig for `server` ("https://127.0.0.1:6443") with the CA file's contents inline and
+// a bearer token. An empty ca_file means a plain-HTTP server.
+std::string RenderKubeconfig(const std::string& server, const std::string& ca_pem,
+                             const std::string& user, const std::string& token);
+
+// Writes `contents` to `path` atomically (temp file, fsync, rename) with `mode`.
+Status WriteFileAtomically(const std::string& path, const std::string& contents, int mode);
+
+}  // namespace etna::api::server

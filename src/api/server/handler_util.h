@@ -1,0 +1,25 @@
+// Small helpers shared by the REST handlers: decoding bodies, replying with objects and
+// errors, and the DeleteOptions of a request. Pure functions; thread-safe.
+#pragma once
+
+#include <string>
+
+#include <nlohmann/json.hpp>
+
+#include "api/codec/decode.h"
+#include "api/http/message.h"
+#include "api/server/api_error.h"
+#include "api/server/object_service.h"
+
+namespace etna::api::server {
+
+// The request body as JSON (by Content-Type), or a 400/413 naming what is wrong.
+ApiResult<nlohmann::json> DecodeRequestBody(const http::Request& request,
+                                            const codec::DecodeLimits& limits);
+http::Response ObjectReply(int status, const nlohmann::json& object);
+http::Response Reply(const ApiResult<nlohmann::json>& result, int success_status);
+// DeleteOptions from the body (kind DeleteOptions, may be empty) and the query.
+ApiResult<DeleteOptions> DeleteOptionsOf(const http::Request& request,
+                                         const codec::DecodeLimits& limits);
+
+}  // namespace etna::api::server

@@ -1,0 +1,186 @@
+// ObjectService's deletion: graceful deletion of bound pods, finalizers, preconditions, and the
+// owner-reference cascade (Background, Foreground, Orphan) and namespace contents.
+#include <fmt/format.h>
+
+#include "api/server/object_service.h"
+#include "api/server/stored_object.h"
+#include "store/keys.h"
+
+namespace etna::api::server {
+namespace {
+
+using nlohmann::json;
+using resources::ResourceInfo;
+
+constexpr int kMaxCascadeDepth = 16;
+constexpr int64_t kDefaultGraceSeconds = 30;
+
+bool IsBoundLivePod(const ResourceInfo& info, const json& pod) {
+  if (!info.group.empty() || info.kind != "Pod") return false;
+  std::string node = pod.value("/spec/nodeName"_json_pointer, std::string());
+  std::string phase = pod.value("/status/phase"_json_pointer, std::string());
+  return !node.empty() && phase != "Succeeded" && phase != "Failed";
+}
+
+bool OwnedBy(const json& object, const std::string& uid) {
+  auto refs = object.value("/metadata/ownerReferences"_json_pointer, json::array());
+  for (const auto& ref : refs) {
+    if (ref.is_object() && ref.value("uid", "") == uid) return true;
+  }
+  return false;
+}
+
+}  // namespace
+
+ApiResult<json> ObjectService::Delete(const ResourceInfo& info, const std::string& ns,
+                                      const std::string& name, const DeleteOptions& options) {
+  const std::string& policy =
+      options.propagation_policy.empty() ? std::string("Background") : options.propagation_policy;
+  if (policy != "Background" && policy != "Foreground" && policy != "Orphan") {
+    return ApiError::BadRequest(fmt::format(
+        "propagationPolicy: Unsupported value: \"{}\": supported values: \"Background\", "
+        "\"Foreground\", \"Orphan\"",
+        policy));
+  }
+  if (options.grace_period_seconds && *options.grace_period_seconds < 0) {
+    return ApiError::BadRequest("gracePeriodSeconds: must be greater than or equal to 0");
+  }
+  if (info.kind == "Namespace" && (name == "default" || name == "kube-system")) {
+    return ApiError::Forbidden(
+        fmt::format("namespaces \"{}\" is forbidden: this namespace may not be deleted", name));
+  }
+  auto current = GetObject(info, ns, name);
+  if (!current.ok()) return current;
+  if (!options.precondition_uid.empty() &&
+      options.precondition_uid != MetaString(*current, "uid")) {
+    return ApiError::Conflict(
+        info, name,
+        fmt::format("Precondition failed: UID in precondition: {}, UID in object meta: {}",
+                    options.precondition_uid, MetaString(*current, "uid")));
+  }
+  if (!options.precondition_resource_version.empty() &&
+      options.precondition_resource_version != MetaString(*current, "resourceVersion")) {
+    return ApiError::Conflict(
+        info, name,
+        fmt::format("Precondition failed: ResourceVersion in precondition: {}, ResourceVersion "
+                    "in object meta: {}",
+                    options.precondition_resource_version,
+                    MetaString(*current, "resourceVersion")));
+  }
+  // Graceful deletion: a pod running on a node gets a deletion timestamp; its agent stops it
+  // and then deletes it for good. Objects with finalizers wait for them to be removed.
+  int64_t grace = options.grace_period_seconds.value_or(
+      current->value("/spec/terminationGracePeriodSeconds"_json_pointer, kDefaultGraceSeconds));
+  bool graceful = IsBoundLivePod(info, *current) && grace > 0;
+  json& meta = current.value()["metadata"];
+  bool has_finalizers = meta.contains("finalizers") && meta["finalizers"].is_array() &&
+                        !meta["finalizers"].empty();
+  if (graceful || has_finalizers) {
+    TimeMs now = clock_->NowMs();
+    return Edit(info, ns, name, [&](json& object) -> ApiResult<bool> {
+      json& m = object["metadata"];
+      int64_t old_grace = m.value("deletionGracePeriodSeconds", int64_t{-1});
+      if (m.contains("deletionTimestamp") && (!graceful || (old_grace >= 0 && old_grace <= grace))) {
+        return false;  // already terminating, no shorter grace period asked for
+      }
+      m["deletionTimestamp"] = FormatTimestamp(now + (graceful ? grace * 1000 : 0));
+      m["deletionGracePeriodSeconds"] = graceful ? grace : 0;
+      return true;
+    });
+  }
+  return FinishDelete(info, ns, name, policy, 0);
+}
+
+ApiResult<json> ObjectService::FinishDelete(const ResourceInfo& info, const std::string& ns,
+                                            const std::string& name, const std::string& policy,
+                                            int depth) {
+  auto current = GetObject(info, ns, name);
+  if (!current.ok()) return current;
+  std::string uid = MetaString(*current, "uid");
+  if (info.group.empty() && info.kind == "Namespace") {
+    Edit(info, ns, name, [](json& object) -> ApiResult<bool> {
+      object["status"]["phase"] = "Terminating";
+      return true;
+    });
+    DeleteNamespaceContents(name);
+  }
+  if (policy == "Foreground") DeleteDependents(uid, ns, policy, depth);
+  auto deleted = store_->Delete(Key(info, ns, name), 0);
+  if (!deleted.ok()) return ApiError::FromStatus(deleted.status(), &info, name);
+  if (policy == "Background") DeleteDependents(uid, ns, policy, depth);
+  if (policy == "Orphan") OrphanDependents(uid, ns);
+  auto object = DecodeStored(deleted->deleted.value, deleted->revision);
+  if (!object.ok()) return ApiError::Internal(object.status().message());
+  return std::move(object).value();
+}
+
+void ObjectService::ForEachMentioning(
+    const std::string& ns, const std::string& needle,
+    const std::function<void(const ResourceInfo&, const json&)>& fn) {
+  for (const ResourceInfo& info : registry_->All()) {
+    if (info.namespaced && ns.empty()) continue;
+    std::string prefix = store::ResourcePrefix(info.StoreResource(), info.namespaced ? ns : "");
+    auto list = store_->List(prefix, 0, "", 0);
+    if (!list.ok()) continue;
+    for (const auto& kv : list->items) {
+      if (kv.value.find(needle) == std::string::npos) continue;
+      auto object = DecodeStored(kv.value, kv.mod_revision);
+      if (object.ok()) fn(info, *object);
+    }
+  }
+}
+
+void ObjectService::DeleteDependents(const std::string& owner_uid, const std::string& ns,
+                                     const std::string& policy, int depth) {
+  if (owner_uid.empty() || depth >= kMaxCascadeDepth) return;
+  std::vector<std::pair<const ResourceInfo*, json>> dependents;
+  ForEachMentioning(ns, "\"" + owner_uid + "\"", [&](const ResourceInfo& info, const json& obj) {
+    if (OwnedBy(obj, owner_uid)) dependents.emplace_back(&info, obj);
+  });
+  for (const auto& [info, obj] : dependents) {
+    std::string dep_ns = MetaString(obj, "namespace");
+    std::string dep_name = MetaString(obj, "name");
+    if (IsBoundLivePod(*info, obj)) {
+      DeleteOptions options;
+      options.propagation_policy = policy;
+      Delete(*info, dep_ns, dep_name, options);  // graceful: the agent stops it first
+    } else {
+      FinishDelete(*info, dep_ns, dep_name, policy, depth + 1);
+    }
+  }
+}
+
+void ObjectService::OrphanDependents(const std::string& owner_uid, const std::string& ns) {
+  if (owner_uid.empty()) return;
+  std::vector<std::pair<const ResourceInfo*, json>> dependents;
+  ForEachMentioning(ns, "\"" + owner_uid + "\"", [&](const ResourceInfo& info, const json& obj) {
+    if (OwnedBy(obj, owner_uid)) dependents.emplace_back(&info, obj);
+  });
+  for (const auto& [info, obj] : dependents) {
+    Edit(*info, MetaString(obj, "namespace"), MetaString(obj, "name"),
+         [&](json& object) -> ApiResult<bool> {
+           json& refs = object["metadata"]["ownerReferences"];
+           json kept = json::array();
+           for (const auto& ref : refs) {
+             if (!ref.is_object() || ref.value("uid", "") != owner_uid) kept.push_back(ref);
+           }
+           if (kept.empty()) {
+             object["metadata"].erase("ownerReferences");
+           } else {
+             refs = kept;
+           }
+           return true;
+         });
+  }
+}
+
+void ObjectService::DeleteNamespaceContents(const std::string& ns) {
+  for (const ResourceInfo& info : registry_->All()) {
+    if (!info.namespaced) continue;
+    auto list = store_->List(store::ResourcePrefix(info.StoreResource(), ns), 0, "", 0);
+    if (!list.ok()) continue;
+    for (const auto& kv : list->items) (void)store_->Delete(kv.key, 0);
+  }
+}
+
+}  // namespace etna::api::server

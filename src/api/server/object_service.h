@@ -1,0 +1,98 @@
+// The object semantics of the Kubernetes API over the store, independent of HTTP: create,
+// get, update (optimistic concurrency), patch, delete (graceful deletion, finalizers,
+// owner-reference cascade), with server-owned metadata, status subresources and admission.
+//
+// Used by the REST handlers and by the server's own subresources (binding, eviction).
+// Thread-safety: all methods may be called concurrently; concurrency control is the store's
+// compare-and-swap on the object's revision (patches and internal edits retry on conflict).
+#pragma once
+
+#include <functional>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "api/admission/admission.h"
+#include "api/resources/registry.h"
+#include "api/server/api_error.h"
+#include "common/clock.h"
+#include "store/store.h"
+
+namespace etna::api::server {
+
+enum class PatchType { kMerge, kJson, kStrategic, kApply };
+
+struct DeleteOptions {
+  std::optional<int64_t> grace_period_seconds;
+  std::string propagation_policy;  // "Background" (default), "Foreground" or "Orphan"
+  std::string precondition_uid;
+  std::string precondition_resource_version;
+};
+
+class ObjectService : public admission::ObjectLookup {
+ public:
+  ObjectService(store::Store* store, const resources::ResourceRegistry* registry,
+                const Clock* clock);
+
+  ApiResult<nlohmann::json> GetObject(const resources::ResourceInfo& info, const std::string& ns,
+                                      const std::string& name);
+  ApiResult<nlohmann::json> Create(const resources::ResourceInfo& info, const std::string& ns,
+                                   nlohmann::json object);
+  // PUT: `status_only` for the /status subresource.
+  ApiResult<nlohmann::json> Update(const resources::ResourceInfo& info, const std::string& ns,
+                                   const std::string& name, nlohmann::json object,
+                                   bool status_only);
+  ApiResult<nlohmann::json> Patch(const resources::ResourceInfo& info, const std::string& ns,
+                                  const std::string& name, PatchType type,
+                                  const nlohmann::json& patch, bool status_only);
+  // Reads the object, lets `edit` change it (return false to leave it unchanged), writes it
+  // back; retries on conflict. For the server's own edits (binding, eviction).
+  ApiResult<nlohmann::json> Edit(const resources::ResourceInfo& info, const std::string& ns,
+                                 const std::string& name,
+                                 const std::function<ApiResult<bool>(nlohmann::json&)>& edit);
+  ApiResult<nlohmann::json> Delete(const resources::ResourceInfo& info, const std::string& ns,
+                                   const std::string& name, const DeleteOptions& options);
+
+  // admission::ObjectLookup
+  Result<nlohmann::json> Get(const resources::ResourceInfo& info, const std::string& ns,
+                             const std::string& name) override;
+
+  // Creates the namespaces and queues every cluster starts with (default, kube-system, ...;
+  // the "default" and "root" queues) when missing.
+  Status Bootstrap();
+
+  std::string Key(const resources::ResourceInfo& info, std::string_view ns,
+                  std::string_view name) const;
+  store::Store* store() const { return store_; }
+  const resources::ResourceRegistry& registry() const { return *registry_; }
+
+ private:
+  ApiResult<nlohmann::json> WriteUpdate(const resources::ResourceInfo& info,
+                                        const store::KeyValue& current_kv,
+                                        const nlohmann::json& current, nlohmann::json next,
+                                        bool status_only);
+  ApiResult<nlohmann::json> FinishDelete(const resources::ResourceInfo& info,
+                                         const std::string& ns, const std::string& name,
+                                         const std::string& policy, int depth);
+  void DeleteDependents(const std::string& owner_uid, const std::string& ns,
+                        const std::string& policy, int depth);
+  void OrphanDependents(const std::string& owner_uid, const std::string& ns);
+  void DeleteNamespaceContents(const std::string& ns);
+  // Calls fn for every stored object whose value mentions `needle` in the namespace (and the
+  // cluster-scoped resources).
+  void ForEachMentioning(const std::string& ns, const std::string& needle,
+                         const std::function<void(const resources::ResourceInfo&,
+                                                  const nlohmann::json&)>& fn);
+
+  store::Store* store_;
+  const resources::ResourceRegistry* registry_;
+  const Clock* clock_;
+};
+
+// The PATCH flavour of a Content-Type; nullopt for an unsupported one.
+std::optional<PatchType> PatchTypeFor(std::string_view content_type);
+
+}  // namespace etna::api::server

@@ -1,0 +1,35 @@
+// What a resource request addresses: group, version, namespace, resource, name, subresource and
+// the Kubernetes verb, parsed from the method, path and query.
+//
+//   /api/v1/<plural>[/<name>[/<sub>]]                       (cluster-scoped, or all namespaces)
+//   /api/v1/namespaces/<ns>/<plural>[/<name>[/<sub>]]
+//   /apis/<group>/<version>/...                              (the same below)
+// Pure functions; thread-safe.
+#pragma once
+
+#include <optional>
+#include <string>
+#include <string_view>
+
+#include "api/http/message.h"
+
+namespace etna::api::server {
+
+struct RequestInfo {
+  std::string group;  // "" for core
+  std::string version;
+  std::string ns;     // "" for cluster-scoped paths and cross-namespace lists
+  bool namespace_in_path = false;
+  std::string plural;
+  std::string name;         // "" for collections
+  std::string subresource;  // "status", "log", "binding", "eviction", or ""
+  std::string verb;  // get, list, watch, create, update, patch, delete, deletecollection
+};
+
+// nullopt when the path is not a resource path (discovery and other paths are routed first).
+std::optional<RequestInfo> ParseRequestInfo(const http::Request& request);
+
+// Go's strconv.ParseBool: 1 t T TRUE true True → true; 0 f F FALSE false False → false.
+std::optional<bool> ParseBool(std::string_view text);
+
+}  // namespace etna::api::server

@@ -1,0 +1,45 @@
+// Test kit for the REST engine: an ApiServer over a MemoryStore with a fake clock, three
+// tokens (admin, alice with write access to team-a, and the agent of node n1), and a Do()
+// that builds requests the way the HTTP layer does.
+#pragma once
+
+#include <gtest/gtest.h>
+
+#include <memory>
+#include <string>
+
+#include <nlohmann/json.hpp>
+
+#include "api/server/api_server.h"
+#include "store/memory_store.h"
+
+namespace etna::api::server::testing {
+
+struct Reply {
+  int status = 0;
+  std::string content_type;
+  std::string body;
+  std::shared_ptr<http::ResponseStream> stream;
+  nlohmann::json Json() const { return nlohmann::json::parse(body, nullptr, false); }
+};
+
+class ServerTest : public ::testing::Test {
+ protected:
+  ServerTest();
+  Reply Do(const std::string& method, const std::string& target, const std::string& body = "",
+           const std::string& content_type = "application/json",
+           const std::string& token = "admin-token", const std::string& accept = "");
+  // POST of a JSON object; expects 201 and returns the created object.
+  nlohmann::json MustCreate(const std::string& collection, const nlohmann::json& object);
+  // Drains what a stream has now into one string.
+  static std::string Drain(http::ResponseStream& stream, bool* done = nullptr);
+
+  FakeClock clock_{1'800'000'000'000};
+  store::MemoryStore store_;
+  Authenticator authn_;
+  Authorizer authz_;
+  std::function<http::Response(const nlohmann::json&, const LogRequest&)> log_fetcher_;
+  std::unique_ptr<ApiServer> server_;
+};
+
+}  // namespace etna::api::server::testing

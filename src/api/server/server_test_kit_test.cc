@@ -1,0 +1,89 @@
+// The kit's implementation lives in a *_test.cc so that it is compiled into the test binary only.
+#include "api/server/server_test_kit.h"
+
+namespace etna::api::server::testing {
+namespace {
+
+std::string PercentDecode(const std::string& s) {
+  std::string out;
+  for (size_t i = 0; i < s.size(); ++i) {
+    if (s[i] == '%' && i + 2 < s.size()) {
+      out += static_cast<char>(std::stoi(s.substr(i + 1, 2), nullptr, 16));
+      i += 2;
+    } else {
+      out += s[i];
+    }
+  }
+  return out;
+}
+
+}  // namespace
+
+ServerTest::ServerTest() {
+  authn_ = Authenticator::FromTokensText(
+               "admin-token,admin,1,\"system:masters\"\n"
+               "alice-token,alice,2\n"
+               "node-token,system:node:n1,3,\"system:nodes\"\n",
+               false)
+               .value();
+  authz_ = Authorizer::FromRulesText(
+               "- user: alice\n  namespaces: [team-a]\n  resources: ['*']\n  access: write\n")
+               .value();
+  ApiServerOptions options;
+  options.authenticator = &authn_;
+  options.authorizer = &authz_;
+  options.clock = &clock_;
+  options.log_fetcher = [this](const nlohmann::json& node, const LogRequest& r) {
+    if (log_fetcher_) return log_fetcher_(node, r);
+    return http::Response{};
+  };
+  server_ = std::make_unique<ApiServer>(&store_, options);
+  EXPECT_TRUE(server_->Bootstrap().ok());
+}
+
+Reply ServerTest::Do(const std::string& method, const std::string& target,
+                     const std::string& body, const std::string& content_type,
+                     const std::string& token, const std::string& accept) {
+  http::Request r;
+  r.method = method;
+  r.target = target;
+  size_t q = target.find('?');
+  r.path = PercentDecode(target.substr(0, q));
+  if (q != std::string::npos) {
+    std::string query = target.substr(q + 1);
+    size_t pos = 0;
+    while (pos <= query.size()) {
+      size_t amp = query.find('&', pos);
+      if (amp == std::string::npos) amp = query.size();
+      std::string kv = query.substr(pos, amp - pos);
+      size_t eq = kv.find('=');
+      if (!kv.empty()) {
+        r.query[PercentDecode(kv.substr(0, eq))] =
+            eq == std::string::npos ? "" : PercentDecode(kv.substr(eq + 1));
+      }
+      pos = amp + 1;
+    }
+  }
+  if (!token.empty()) r.headers["authorization"] = "Bearer " + token;
+  if (!content_type.empty()) r.headers["content-type"] = content_type;
+  if (!accept.empty()) r.headers["accept"] = accept;
+  r.body = body;
+  r.from_loopback = true;
+  http::Response response = server_->Handle(r);
+  return Reply{response.status, response.content_type, response.body, response.stream};
+}
+
+nlohmann::json ServerTest::MustCreate(const std::string& collection, const nlohmann::json& object) {
+  Reply r = Do("POST", collection, object.dump());
+  EXPECT_EQ(r.status, 201) << r.body;
+  return r.Json();
+}
+
+std::string ServerTest::Drain(http::ResponseStream& stream, bool* done) {
+  bool finished = false;
+  std::string out = stream.Read(&finished);
+  if (done) *done = finished;
+  return out;
+}
+
+}  // namespace etna::api::server::testing

@@ -1,0 +1,156 @@
+#include "api/server/stored_object.h"
+
+#include <charconv>
+#include <ctime>
+#include <random>
+
+#include <fmt/format.h>
+
+namespace etna::api::server {
+namespace {
+
+using nlohmann::json;
+
+constexpr std::string_view kMetadataPrefix = "{\"metadata\":{";
+
+std::mt19937_64& ThreadRng() {
+  thread_local std::mt19937_64 rng(std::random_device{}() ^
+                                   (static_cast<uint64_t>(std::random_device{}()) << 32));
+  return rng;
+}
+
+}  // namespace
+
+std::string EncodeStored(const json& object) {
+  json rest = object;
+  json metadata = json::object();
+  if (rest.is_object() && rest.contains("metadata") && rest["metadata"].is_object()) {
+    metadata = std::move(rest["metadata"]);
+    rest.erase("metadata");
+  }
+  metadata.erase("resourceVersion");
+  std::string out = "{\"metadata\":" + metadata.dump();
+  std::string tail = rest.dump();  // "{...}" or "{}"
+  if (tail.size() > 2) {
+    out += ",";
+    out.append(tail, 1, std::string::npos);
+  } else {
+    out += "}";
+  }
+  return out;
+}
+
+std::string WithResourceVersion(std::string_view stored, store::Revision revision) {
+  std::string out;
+  out.reserve(stored.size() + 32);
+  if (stored.substr(0, kMetadataPrefix.size()) != kMetadataPrefix) {
+    return std::string(stored);  // not our encoding: left as is
+  }
+  out.append(kMetadataPrefix);
+  out += fmt::format("\"resourceVersion\":\"{}\"", revision);
+  std::string_view rest = stored.substr(kMetadataPrefix.size());
+  if (!rest.empty() && rest.front() != '}') out += ',';
+  out.append(rest);
+  return out;
+}
+
+Result<json> DecodeStored(std::string_view stored, store::Revision revision) {
+  json object = json::parse(stored, nullptr, /*allow_exceptions=*/false);
+  if (object.is_discarded() || !object.is_object()) {
+    return Status::Internal("stored object is not valid JSON");
+  }
+  object["metadata"]["resourceVersion"] = std::to_string(revision);
+  return object;
+}
+
+std::string FormatTimestamp(TimeMs ms) {
+  std::time_t seconds = static_cast<std::time_t>(ms / 1000);
+  std::tm tm{};
+  gmtime_r(&seconds, &tm);
+  return fmt::format("{:04}-{:02}-{:02}T{:02}:{:02}:{:02}Z", tm.tm_year + 1900, tm.tm_mon + 1,
+                     tm.tm_mday, tm.tm_hour, tm.tm_min, tm.tm_sec);
+}
+
+TimeMs ParseTimestamp(std::string_view text) {
+  std::tm tm{};
+  int frac_ms = 0;
+  if (text.size() < 20) return -1;
+  auto num = [&](size_t pos, size_t len, int* out) {
+    return std::from_chars(text.data() + pos, text.data() + pos + len, *out).ec == std::errc();
+  };
+  int year, mon, day, hour, min, sec;
+  if (!num(0, 4, &year) || text[4] != '-' || !num(5, 2, &mon) || text[7] != '-' ||
+      !num(8, 2, &day) || (text[10] != 'T' && text[10] != 't') || !num(11, 2, &hour) ||
+      text[13] != ':' || !num(14, 2, &min) || text[16] != ':' || !num(17, 2, &sec)) {
+    return -1;
+  }
+  size_t pos = 19;
+  if (pos < text.size() && text[pos] == '.') {
+    size_t start = ++pos;
+    while (pos < text.size() && isdigit(static_cast<unsigned char>(text[pos]))) ++pos;
+    std::string digits(text.substr(start, std::min<size_t>(3, pos - start)));
+    while (digits.size() < 3) digits += '0';
+    frac_ms = std::stoi(digits);
+  }
+  int offset_minutes = 0;
+  if (pos < text.size() && (text[pos] == 'Z' || text[pos] == 'z')) {
+    ++pos;
+  } else if (pos + 6 == text.size() && (text[pos] == '+' || text[pos] == '-')) {
+    int oh, om;
+    if (!num(pos + 1, 2, &oh) || text[pos + 3] != ':' || !num(pos + 4, 2, &om)) return -1;
+    offset_minutes = (text[pos] == '-' ? -1 : 1) * (oh * 60 + om);
+    pos += 6;
+  } else {
+    return -1;
+  }
+  if (pos != text.size()) return -1;
+  tm.tm_year = year - 1900;
+  tm.tm_mon = mon - 1;
+  tm.tm_mday = day;
+  tm.tm_hour = hour;
+  tm.tm_min = min;
+  tm.tm_sec = sec;
+  std::time_t t = timegm(&tm);
+  return (static_cast<TimeMs>(t) - offset_minutes * 60) * 1000 + frac_ms;
+}
+
+std::string NewUid() {
+  std::uniform_int_distribution<uint64_t> dist;
+  uint64_t hi = dist(ThreadRng()), lo = dist(ThreadRng());
+  hi = (hi & 0xffffffffffff0fffULL) | 0x0000000000004000ULL;
+  lo = (lo & 0x3fffffffffffffffULL) | 0x8000000000000000ULL;
+  return fmt::format("{:08x}-{:04x}-{:04x}-{:04x}-{:012x}", hi >> 32, (hi >> 16) & 0xffff,
+                     hi & 0xffff, lo >> 48, lo & 0xffffffffffffULL);
+}
+
+std::string GenerateName(std::string_view prefix) {
+  static constexpr std::string_view kAlphabet = "bcdfghjklmnpqrstvwxz2456789";
+  std::uniform_int_distribution<size_t> dist(0, kAlphabet.size() - 1);
+  std::string name(prefix);
+  for (int i = 0; i < 5; ++i) name += kAlphabet[dist(ThreadRng())];
+  return name;
+}
+
+store::Revision ResourceVersionOf(const json& object) {
+  auto meta = object.find("metadata");
+  if (meta == object.end() || !meta->is_object()) return 0;
+  auto rv = meta->find("resourceVersion");
+  if (rv == meta->end() || rv->is_null()) return 0;
+  if (!rv->is_string()) return -1;
+  const std::string& s = rv->get_ref<const std::string&>();
+  if (s.empty()) return 0;
+  store::Revision out = 0;
+  auto [p, ec] = std::from_chars(s.data(), s.data() + s.size(), out);
+  if (ec != std::errc() || p != s.data() + s.size() || out < 0) return -1;
+  return out;
+}
+
+std::string MetaString(const json& object, const char* field) {
+  auto meta = object.find("metadata");
+  if (meta == object.end() || !meta->is_object()) return "";
+  auto v = meta->find(field);
+  if (v == meta->end() || !v->is_string()) return "";
+  return v->get<std::string>();
+}
+
+}  // namespace etna::api::server
