@@ -22,6 +22,8 @@ struct PrinterColumn {
   std::string format;       // "name" for the name column, else ""
   std::string description;
   int priority = 0;         // 1: only with -o wide
+  std::string json_path;    // a CRD column's JSON path (".status.state.phase"); "" for a
+                            // built-in printer's column, whose cells are computed per kind
 };
 
 struct ResourceInfo {
@@ -37,7 +39,7 @@ struct ResourceInfo {
   bool built_in = false;        // a Kubernetes kind: strategic merge patch is supported
   std::vector<std::string> verbs;         // discovery verbs
   std::vector<std::string> subresources;  // besides "status": "log", "binding", "eviction"
-  std::vector<PrinterColumn> columns;     // Table columns, Name first
+  std::vector<PrinterColumn> columns;     // Table columns, Name first (Event: last, as kubectl)
   std::vector<std::string> field_selectors;  // supported beyond metadata.name/namespace
 
   std::string GroupVersion() const;  // "v1" or "batch.volcano.sh/v1alpha1" (the apiVersion)
@@ -60,6 +62,9 @@ class ResourceRegistry {
   const ResourceInfo* FindKind(std::string_view api_version, std::string_view kind) const;
   // Group names in discovery order ("" first is not included).
   std::vector<std::string> Groups() const;
+  // By a name as kubectl accepts it: plural, singular, short name or kind, case-insensitive,
+  // optionally qualified by a group ("jobs.batch.volcano.sh", "vcjob"). Core kinds win ties.
+  const ResourceInfo* FindByName(std::string_view name) const;
 
  private:
   ResourceRegistry();

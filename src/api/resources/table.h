@@ -28,7 +28,7 @@ bool WantsTable(std::string_view accept);
 struct TableOptions {
   std::string include_object = "Metadata";  // "None", "Metadata" or "Object"
   bool with_column_definitions = true;      // false for watch events after the first
-  std::chrono::system_clock::time_point now;
+  std::chrono::system_clock::time_point now;  // Age is measured to it; the epoch: the clock
 };
 
 // A Table for `objects` (each a full stored object, metadata.resourceVersion set).

@@ -1,0 +1,235 @@
+#include "api/resources/registry_kinds.h"
+
+#include <string>
+#include <utility>
+
+namespace etna::api::resources::internal {
+
+namespace {
+
+constexpr char kNameDescription[] =
+    "Name must be unique within a namespace. Is required when creating resources, although some "
+    "resources may allow a client to request the generation of an appropriate name "
+    "automatically. Name is primarily intended for creation idempotence and configuration "
+    "definition. Cannot be updated. More info: "
+    "https://kubernetes.io/docs/concepts/overview/working-with-objects/names#names";
+constexpr char kAgeDescription[] =
+    "CreationTimestamp is a timestamp representing the server time when this object was "
+    "created. It is not guaranteed to be set in happens-before order across separate "
+    "operations. Clients may not set this value. It is represented in RFC3339 form and is in "
+    "UTC.";
+
+const std::vector<std::string>& AllVerbs() {
+  static const std::vector<std::string> kVerbs = {"create", "delete", "deletecollection", "get",
+                                                  "list",   "patch",  "update",           "watch"};
+  return kVerbs;
+}
+
+PrinterColumn NameColumn() { return {"Name", "string", "name", kNameDescription, 0, ""}; }
+// A built-in printer's Age: a string cell computed by the printer.
+PrinterColumn AgeColumn() { return {"Age", "string", "", kAgeDescription, 0, ""}; }
+// A CRD's date column over metadata.creationTimestamp, spelled as the CRD spells it.
+PrinterColumn CrdAge(std::string name) {
+  return {std::move(name), "date", "", kAgeDescription, 0, ".metadata.creationTimestamp"};
+}
+PrinterColumn Col(std::string name, std::string type, std::string description, int priority = 0) {
+  return {std::move(name), std::move(type), "", std::move(description), priority, ""};
+}
+PrinterColumn CrdCol(std::string name, std::string type, std::string json_path, int priority = 0,
+                     std::string description = "") {
+  return {std::move(name),        std::move(type), "",
+          std::move(description), priority,        std::move(json_path)};
+}
+
+struct Spec {
+  std::string group;
+  std::string version;
+  std::string kind;
+  std::string plural;
+  std::vector<std::string> short_names;
+  bool namespaced = true;
+  bool has_status = false;
+  bool built_in = false;
+};
+
+ResourceInfo Make(Spec s, std::vector<PrinterColumn> columns,
+                  std::vector<std::string> field_selectors = {}) {
+  ResourceInfo r;
+  r.group = std::move(s.group);
+  r.version = std::move(s.version);
+  r.singular.reserve(s.kind.size());
+  for (char c : s.kind) r.singular.push_back(static_cast<char>(std::tolower(c)));
+  r.kind = std::move(s.kind);
+  r.plural = std::move(s.plural);
+  r.short_names = std::move(s.short_names);
+  r.namespaced = s.namespaced;
+  r.has_status = s.has_status;
+  r.built_in = s.built_in;
+  r.verbs = AllVerbs();
+  r.columns = std::move(columns);
+  r.field_selectors = std::move(field_selectors);
+  return r;
+}
+
+void AddCore(std::vector<ResourceInfo>& out) {
+  out.push_back(
+      Make({"", "v1", "Namespace", "namespaces", {"ns"}, false, true, true},
+           {NameColumn(), Col("Status", "string", "The status of the namespace"), AgeColumn()},
+           {"status.phase"}));
+  out.push_back(Make(
+      {"", "v1", "Node", "nodes", {"no"}, false, true, true},
+      {NameColumn(), Col("Status", "string", "The status of the node"),
+       Col("Roles", "string", "The roles of the node"), AgeColumn(),
+       Col("Version", "string", "Kubelet Version reported by the node."),
+       Col("Internal-IP", "string", "List of internal IPs reported by the node.", 1),
+       Col("External-IP", "string", "List of external IPs reported by the node.", 1),
+       Col("OS-Image", "string", "OS Image reported by the node from /etc/os-release.", 1),
+       Col("Kernel-Version", "string", "Kernel Version reported by the node.", 1),
+       Col("Container-Runtime", "string", "Container Runtime Version reported by the node.", 1)},
+      {"spec.unschedulable"}));
+  ResourceInfo pod = Make(
+      {"", "v1", "Pod", "pods", {"po"}, true, true, true},
+      {NameColumn(),
+       Col("Ready", "string", "The aggregate readiness state of this pod for accepting traffic."),
+       Col("Status", "string", "The aggregate status of the containers in this pod."),
+       Col("Restarts", "string",
+           "The number of times the containers in this pod have been restarted and when the "
+           "last container in this pod has restarted."),
+       AgeColumn(), Col("IP", "string", "IP address allocated to the pod.", 1),
+       Col("Node", "string", "Name of the node the pod is assigned to.", 1),
+       Col("Nominated Node", "string",
+           "Name of the node where the pod is nominated to run when it preempts others.", 1),
+       Col("Readiness Gates", "string", "The readiness gates of the pod.", 1)},
+      {"spec.nodeName", "spec.schedulerName", "spec.restartPolicy", "spec.serviceAccountName",
+       "status.phase", "status.podIP", "status.nominatedNodeName"});
+  pod.categories = {"all"};
+  pod.subresources = {"log", "binding", "eviction"};
+  out.push_back(std::move(pod));
+  // kubectl's event printer: no leading Name column; Name is last and wide-only.
+  PrinterColumn event_name = NameColumn();
+  event_name.priority = 1;
+  out.push_back(Make(
+      {"", "v1", "Event", "events", {"ev"}, true, false, true},
+      {Col("Last Seen", "string",
+           "Time when the most recent occurrence of this event was recorded."),
+       Col("Type", "string", "Type of this event (Normal, Warning)."),
+       Col("Reason", "string", "Why the action was taken."),
+       Col("Object", "string", "The object that this event is about."),
+       Col("Subobject", "string", "The subobject (field path) that this event is about.", 1),
+       Col("Source", "string", "The component reporting this event.", 1),
+       Col("Message", "string", "A human-readable description of the status of this operation."),
+       Col("First Seen", "string", "The time at which the event was first recorded.", 1),
+       Col("Count", "integer", "The number of times this event has occurred.", 1), event_name},
+      {"involvedObject.kind", "involvedObject.namespace", "involvedObject.name",
+       "involvedObject.uid", "involvedObject.apiVersion", "involvedObject.resourceVersion",
+       "involvedObject.fieldPath", "reason", "reportingComponent", "source", "type"}));
+  out.push_back(Make(
+      {"", "v1", "ConfigMap", "configmaps", {"cm"}, true, false, true},
+      {NameColumn(), Col("Data", "string", "Number of keys in the config map."), AgeColumn()}));
+  out.push_back(Make({"", "v1", "Secret", "secrets", {}, true, false, true},
+                     {NameColumn(), Col("Type", "string", "The type of the secret."),
+                      Col("Data", "string", "The number of keys in the secret."), AgeColumn()},
+                     {"type"}));
+}
+
+void AddKubernetesGroups(std::vector<ResourceInfo>& out) {
+  out.push_back(
+      Make({"coordination.k8s.io", "v1", "Lease", "leases", {}, true, false, true},
+           {NameColumn(), Col("Holder", "string", "The holder of the lease."), AgeColumn()}));
+  out.push_back(Make(
+      {"scheduling.k8s.io", "v1", "PriorityClass", "priorityclasses", {"pc"}, false, false, true},
+      {NameColumn(), Col("Value", "integer", "The value of this priority class."),
+       Col("Global-Default", "boolean",
+           "globalDefault specifies whether this PriorityClass should be considered as the "
+           "default priority."),
+       AgeColumn()}));
+  ResourceInfo deploy =
+      Make({"apps", "v1", "Deployment", "deployments", {"deploy"}, true, true, true},
+           {NameColumn(), Col("Ready", "string", "Number of the pod with ready state"),
+            Col("Up-to-date", "string",
+                "Total number of non-terminated pods targeted by this "
+                "deployment that have the desired template spec."),
+            Col("Available", "string",
+                "Total number of available pods (ready for at least "
+                "minReadySeconds) targeted by this deployment."),
+            AgeColumn(), Col("Containers", "string", "Names of each container in the template.", 1),
+            Col("Images", "string", "Images referenced by each container in the template.", 1),
+            Col("Selector", "string", "Label selector for pods.", 1)});
+  deploy.categories = {"all"};
+  out.push_back(std::move(deploy));
+  ResourceInfo hpa =
+      Make({"autoscaling",
+            "v2",
+            "HorizontalPodAutoscaler",
+            "horizontalpodautoscalers",
+            {"hpa"},
+            true,
+            true,
+            true},
+           {NameColumn(),
+            Col("Reference", "string",
+                "reference to scaled resource; horizontal pod autoscaler "
+                "will learn the current resource consumption and will set "
+                "the desired number of pods by using its Scale subresource."),
+            Col("Targets", "string",
+                "metrics contains the specifications for which to use to "
+                "calculate the desired replica count."),
+            Col("MinPods", "string", "minReplicas is the lower limit for the number of replicas."),
+            Col("MaxPods", "integer", "maxReplicas is the upper limit for the number of replicas."),
+            Col("Replicas", "integer",
+                "currentReplicas is current number of replicas of pods "
+                "managed by this autoscaler."),
+            AgeColumn()});
+  hpa.categories = {"all"};
+  out.push_back(std::move(hpa));
+}
+
+void AddVolcano(std::vector<ResourceInfo>& out) {
+  // Columns as Volcano's CRDs declare them (config/crd/volcano/bases).
+  out.push_back(Make({"batch.volcano.sh", "v1alpha1", "Job", "jobs", {"vcjob", "vj"}, true, true},
+                     {NameColumn(), CrdCol("STATUS", "string", ".status.state.phase"),
+                      CrdCol("minAvailable", "integer", ".status.minAvailable"),
+                      CrdCol("RUNNINGS", "integer", ".status.running"), CrdAge("AGE"),
+                      CrdCol("QUEUE", "string", ".spec.queue", 1)},
+                     {"spec.queue", "status.state.phase"}));
+  out.push_back(Make(
+      {"scheduling.volcano.sh", "v1beta1", "Queue", "queues", {"q", "queue-v1beta1"}, false, true},
+      {NameColumn(),
+       CrdCol("PARENT", "string", ".spec.parent", 0, "The parent queue of this queue")}));
+  out.push_back(Make({"scheduling.volcano.sh",
+                      "v1beta1",
+                      "PodGroup",
+                      "podgroups",
+                      {"pg", "podgroup-v1beta1"},
+                      true,
+                      true},
+                     {NameColumn(), CrdCol("STATUS", "string", ".status.phase"),
+                      CrdCol("minMember", "integer", ".spec.minMember"),
+                      CrdCol("RUNNINGS", "integer", ".status.running"), CrdAge("AGE"),
+                      CrdCol("QUEUE", "string", ".spec.queue", 1)},
+                     {"spec.queue", "status.phase"}));
+  // Not a Volcano kind (seed NOTES.md): binds job labels to a cluster-scoped queue, cluster-wide.
+  out.push_back(Make(
+      {"scheduling.volcano.sh", "v1beta1", "QueueBinding", "queuebindings", {"qb"}, false, false},
+      {NameColumn(), CrdCol("QUEUE", "string", ".spec.queue"), CrdAge("Age")}, {"spec.queue"}));
+  // No additionalPrinterColumns in Volcano's CRD: the apiserver's default Name, Age.
+  out.push_back(Make({"bus.volcano.sh", "v1alpha1", "Command", "commands", {}, true, false},
+                     {NameColumn(), CrdAge("Age")}));
+  out.push_back(
+      Make({"topology.volcano.sh", "v1alpha1", "HyperNode", "hypernodes", {"hn"}, false, true},
+           {NameColumn(), CrdCol("Tier", "string", ".spec.tier"),
+            CrdCol("TierName", "string", ".spec.tierName"),
+            CrdCol("NodeCount", "integer", ".status.nodeCount"), CrdAge("Age")}));
+}
+
+}  // namespace
+
+std::vector<ResourceInfo> ServedResources() {
+  std::vector<ResourceInfo> out;
+  AddCore(out);
+  AddKubernetesGroups(out);
+  AddVolcano(out);
+  return out;
+}
+
+}  // namespace etna::api::resources::internal

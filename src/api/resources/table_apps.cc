@@ -1,0 +1,145 @@
+// Deployment and HorizontalPodAutoscaler cells, as kubectl's printers compute them
+// (printDeployment, printHorizontalPodAutoscaler / formatHPAMetrics).
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+
+#include <map>
+#include <utility>
+#include <vector>
+
+#include "api/resources/table.h"
+#include "api/resources/table_printers.h"
+
+namespace etna::api::resources::internal {
+
+namespace {
+
+const json& Items(const json& object, std::initializer_list<std::string_view> path) {
+  static const json kEmpty = json::array();
+  const json* v = Find(object, path);
+  return v != nullptr && v->is_array() ? *v : kEmpty;
+}
+
+// A quantity as stored: "500m", "2Gi" or a bare number.
+std::string Quantity(const json* q) {
+  if (q == nullptr) return "<unknown>";
+  return q->is_string() ? q->get<std::string>() : q->dump();
+}
+
+// metav1.FormatLabelSelector: "app=x,tier in (a,b)", "<none>" when empty.
+std::string FormatSelector(const json* selector) {
+  if (selector == nullptr || !selector->is_object()) return "<none>";
+  std::vector<std::string> parts;
+  if (const json* labels = Find(*selector, {"matchLabels"}); labels && labels->is_object()) {
+    std::map<std::string, std::string> sorted;
+    for (const auto& [k, v] : labels->items())
+      sorted[k] = v.is_string() ? v.get<std::string>() : "";
+    for (const auto& [k, v] : sorted) parts.push_back(k + "=" + v);
+  }
+  for (const json& e : Items(*selector, {"matchExpressions"})) {
+    const std::string key = String(e, {"key"});
+    const std::string op = String(e, {"operator"});
+    std::vector<std::string> values;
+    for (const json& v : Items(e, {"values"})) {
+      if (v.is_string()) values.push_back(v.get<std::string>());
+    }
+    if (op == "In") {
+      parts.push_back(fmt::format("{} in ({})", key, fmt::join(values, ",")));
+    } else if (op == "NotIn") {
+      parts.push_back(fmt::format("{} notin ({})", key, fmt::join(values, ",")));
+    } else if (op == "Exists") {
+      parts.push_back(key);
+    } else if (op == "DoesNotExist") {
+      parts.push_back("!" + key);
+    }
+  }
+  if (parts.empty()) return "<none>";
+  return fmt::format("{}", fmt::join(parts, ","));
+}
+
+// One metric of formatHPAMetrics; `status` may be null.
+std::string FormatMetric(const json& spec, const json* status) {
+  const std::string type = String(spec, {"type"});
+  auto current = [&](std::initializer_list<std::string_view> path) {
+    return status != nullptr ? Quantity(Find(*status, path)) : std::string("<unknown>");
+  };
+  if (type == "External" || type == "Object") {
+    const std::string field = type == "External" ? "external" : "object";
+    if (const json* avg = Find(spec, {field, "target", "averageValue"})) {
+      return fmt::format("{}/{} (avg)", current({field, "current", "averageValue"}), Quantity(avg));
+    }
+    return fmt::format("{}/{}", current({field, "current", "value"}),
+                       Quantity(Find(spec, {field, "target", "value"})));
+  }
+  if (type == "Pods") {
+    return fmt::format("{}/{}", current({"pods", "current", "averageValue"}),
+                       Quantity(Find(spec, {"pods", "target", "averageValue"})));
+  }
+  if (type == "Resource" || type == "ContainerResource") {
+    const std::string field = type == "Resource" ? "resource" : "containerResource";
+    const std::string name = String(spec, {field, "name"});
+    if (const json* avg = Find(spec, {field, "target", "averageValue"})) {
+      return fmt::format("{}: {}/{}", name, current({field, "current", "averageValue"}),
+                         Quantity(avg));
+    }
+    std::string now = "<unknown>";
+    if (status != nullptr) {
+      if (const json* u = Find(*status, {field, "current", "averageUtilization"})) {
+        now = fmt::format("{}%", u->is_number() ? u->get<int64_t>() : 0);
+      }
+    }
+    std::string target = "<auto>";
+    if (const json* u = Find(spec, {field, "target", "averageUtilization"})) {
+      target = fmt::format("{}%", u->is_number() ? u->get<int64_t>() : 0);
+    }
+    return fmt::format("{}: {}/{}", name, now, target);
+  }
+  return "<unknown type>";
+}
+
+std::string FormatHpaMetrics(const json& hpa) {
+  const json& specs = Items(hpa, {"spec", "metrics"});
+  const json& statuses = Items(hpa, {"status", "currentMetrics"});
+  if (specs.empty()) return "<none>";
+  constexpr size_t kMax = 2;
+  std::vector<std::string> list;
+  for (size_t i = 0; i < specs.size(); ++i) {
+    list.push_back(FormatMetric(specs[i], i < statuses.size() ? &statuses[i] : nullptr));
+  }
+  if (list.size() <= kMax) return fmt::format("{}", fmt::join(list, ", "));
+  return fmt::format("{} + {} more...", fmt::join(list.begin(), list.begin() + kMax, ", "),
+                     list.size() - kMax);
+}
+
+}  // namespace
+
+json DeploymentCells(const json& d, Clock::time_point now) {
+  std::vector<std::string> names, images;
+  for (const json& c : Items(d, {"spec", "template", "spec", "containers"})) {
+    names.push_back(String(c, {"name"}));
+    images.push_back(String(c, {"image"}));
+  }
+  return json::array(
+      {String(d, {"metadata", "name"}),
+       fmt::format("{}/{}", Integer(d, {"status", "readyReplicas"}),
+                   Integer(d, {"spec", "replicas"}, 1)),
+       Integer(d, {"status", "updatedReplicas"}), Integer(d, {"status", "availableReplicas"}),
+       TimestampSince(Find(d, {"metadata", "creationTimestamp"}), now),
+       fmt::format("{}", fmt::join(names, ",")), fmt::format("{}", fmt::join(images, ",")),
+       FormatSelector(Find(d, {"spec", "selector"}))});
+}
+
+json HpaCells(const json& hpa, Clock::time_point now) {
+  const std::string reference =
+      fmt::format("{}/{}", String(hpa, {"spec", "scaleTargetRef", "kind"}),
+                  String(hpa, {"spec", "scaleTargetRef", "name"}));
+  const json* min = Find(hpa, {"spec", "minReplicas"});
+  const std::string min_pods =
+      min != nullptr && min->is_number() ? std::to_string(min->get<int64_t>()) : "<unset>";
+  return json::array({String(hpa, {"metadata", "name"}), reference, FormatHpaMetrics(hpa), min_pods,
+                      Integer(hpa, {"spec", "maxReplicas"}),
+                      Integer(hpa, {"status", "currentReplicas"}),
+                      TimestampSince(Find(hpa, {"metadata", "creationTimestamp"}), now)});
+}
+
+}  // namespace etna::api::resources::internal

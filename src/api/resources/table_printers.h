@@ -1,0 +1,48 @@
+// Per-kind Table cells, as Kubernetes' printers (pkg/printers/internalversion) and the CRD
+// table convertor compute them (internal to resources/). Pure functions; thread-safe.
+#pragma once
+
+#include <chrono>
+#include <cstdint>
+#include <initializer_list>
+#include <nlohmann/json.hpp>
+#include <optional>
+#include <string>
+#include <string_view>
+
+#include "api/resources/registry.h"
+
+namespace etna::api::resources::internal {
+
+using Clock = std::chrono::system_clock;
+using nlohmann::json;
+
+// An RFC 3339 timestamp ("2025-01-01T00:00:00Z", fractions and offsets allowed).
+std::optional<Clock::time_point> ParseTimestamp(std::string_view text);
+
+// kubectl's translateTimestampSince: "<unknown>" when missing or unparsable, else HumanDuration.
+std::string TimestampSince(const json* timestamp, Clock::time_point now);
+
+// The value at `path` under `object`, or nullptr when any step is missing.
+const json* Find(const json& object, std::initializer_list<std::string_view> path);
+// The string at `path`, or "" when missing or not a string.
+std::string String(const json& object, std::initializer_list<std::string_view> path);
+// The integer at `path`, or `fallback` when missing or not a number.
+int64_t Integer(const json& object, std::initializer_list<std::string_view> path,
+                int64_t fallback = 0);
+
+// A row's cells for a kind with a built-in printer; nullopt for other kinds.
+std::optional<json> BuiltInCells(const ResourceInfo& info, const json& object,
+                                 Clock::time_point now);
+
+// Built-in printers, split by file.
+json PodCells(const json& pod, Clock::time_point now);
+json NodeCells(const json& node, Clock::time_point now);
+json EventCells(const json& event, Clock::time_point now);
+json DeploymentCells(const json& deployment, Clock::time_point now);
+json HpaCells(const json& hpa, Clock::time_point now);
+
+// A CRD printer column: the value at the column's JSON path, typed as the column says.
+json CrdCell(const PrinterColumn& column, const json& object, Clock::time_point now);
+
+}  // namespace etna::api::resources::internal
