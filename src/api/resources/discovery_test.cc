@@ -228,7 +228,7 @@ TEST(DiscoveryTest, OpenApiDocumentDeclaresFieldValidationPerKind) {
   auto queues = OpenApiV3Document(R(), "apis/scheduling.volcano.sh/v1beta1");
   ASSERT_TRUE(queues.has_value());
   EXPECT_TRUE((*queues)["paths"].contains("/apis/scheduling.volcano.sh/v1beta1/queues/{name}"));
-  EXPECT_EQ((*queues)["paths"].size(), 3u);  // queues, podgroups, queuebindings
+  EXPECT_EQ((*queues)["paths"].size(), 2u);  // queues, podgroups
 }
 
 TEST(DiscoveryTest, OpenApiDocumentUnknownPath) {

@@ -209,8 +209,9 @@ void AddVolcano(std::vector<ResourceInfo>& out) {
                       CrdCol("QUEUE", "string", ".spec.queue", 1)},
                      {"spec.queue", "status.phase"}));
   // Not a Volcano kind (seed NOTES.md): binds job labels to a cluster-scoped queue, cluster-wide.
+  // Served in the group the seed writes it with (volcano.sh/v1beta1).
   out.push_back(Make(
-      {"scheduling.volcano.sh", "v1beta1", "QueueBinding", "queuebindings", {"qb"}, false, false},
+      {"volcano.sh", "v1beta1", "QueueBinding", "queuebindings", {"qb"}, false, false},
       {NameColumn(), CrdCol("QUEUE", "string", ".spec.queue"), CrdAge("Age")}, {"spec.queue"}));
   // No additionalPrinterColumns in Volcano's CRD: the apiserver's default Name, Age.
   out.push_back(Make({"bus.volcano.sh", "v1alpha1", "Command", "commands", {}, true, false},

@@ -55,8 +55,8 @@ INSTANTIATE_TEST_SUITE_P(
                  "queues.scheduling.volcano.sh", false, true, false},
         Expected{"scheduling.volcano.sh", "v1beta1", "podgroups", "PodGroup",
                  "podgroups.scheduling.volcano.sh", true, true, false},
-        Expected{"scheduling.volcano.sh", "v1beta1", "queuebindings", "QueueBinding",
-                 "queuebindings.scheduling.volcano.sh", false, false, false},
+        Expected{"volcano.sh", "v1beta1", "queuebindings", "QueueBinding",
+                 "queuebindings.volcano.sh", false, false, false},
         Expected{"bus.volcano.sh", "v1alpha1", "commands", "Command", "commands.bus.volcano.sh",
                  true, false, false},
         Expected{"topology.volcano.sh", "v1alpha1", "hypernodes", "HyperNode",
@@ -67,7 +67,7 @@ TEST(RegistryTest, UnknownLookupsReturnNull) {
   EXPECT_EQ(R().Find("batch.volcano.sh", "v1beta1", "jobs"), nullptr);
   EXPECT_EQ(R().Find("", "v1", "Pods"), nullptr);
   EXPECT_EQ(R().FindKind("batch/v1", "Job"), nullptr);
-  EXPECT_EQ(R().FindKind("volcano.sh/v1beta1", "QueueBinding"), nullptr);
+  EXPECT_EQ(R().FindKind("scheduling.volcano.sh/v1beta1", "QueueBinding"), nullptr);
   EXPECT_EQ(R().FindByName("foo"), nullptr);
   EXPECT_EQ(R().FindByName("pods.apps"), nullptr);
 }
