@@ -13,10 +13,9 @@
 // Thread-safety: stateless; the lookup decides.
 #pragma once
 
+#include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
-
-#include <nlohmann/json.hpp>
 
 #include "api/resources/registry.h"
 #include "common/status.h"
@@ -25,10 +24,11 @@ namespace etna::api::admission {
 
 // One invalid field: becomes a `causes[]` entry of a 422 Invalid Status.
 struct FieldError {
-  std::string field;   // "spec.minAvailable", "spec.tasks[0].replicas"
-  std::string reason;  // "FieldValueInvalid", "FieldValueRequired", "FieldValueNotSupported",
-                       // "FieldValueDuplicate", "FieldValueForbidden"
-  std::string message; // "Invalid value: -1: must be greater than or equal to 0"
+  std::string field;    // "spec.minAvailable", "spec.tasks[0].replicas"
+  std::string reason;   // "FieldValueInvalid", "FieldValueRequired", "FieldValueNotSupported",
+                        // "FieldValueDuplicate", "FieldValueForbidden", "FieldValueTooLong",
+                        // "FieldValueNotFound"
+  std::string message;  // "Invalid value: -1: must be greater than or equal to 0"
 };
 
 // Reads other objects admission depends on (the Queue of a Job). Implemented by the server.
@@ -38,6 +38,14 @@ class ObjectLookup {
   // The object, or NotFound.
   virtual Result<nlohmann::json> Get(const resources::ResourceInfo& info, const std::string& ns,
                                      const std::string& name) = 0;
+  // Every object of a kind (cluster-scoped kinds: ns ""); used for QueueBinding routing and the
+  // leaf-queue check. The default lists nothing, which turns those checks off.
+  virtual Result<std::vector<nlohmann::json>> List(const resources::ResourceInfo& info,
+                                                   const std::string& ns) {
+    (void)info;
+    (void)ns;
+    return std::vector<nlohmann::json>{};
+  }
 };
 
 enum class Operation { kCreate, kUpdate };
@@ -47,5 +55,17 @@ enum class Operation { kCreate, kUpdate };
 std::vector<FieldError> Admit(const resources::ResourceInfo& info, Operation op,
                               nlohmann::json& object, const nlohmann::json* old,
                               ObjectLookup& lookup);
+
+// Checks a delete: the `default` and `root` Queues and the `default`, `kube-system` and
+// `kube-public` Namespaces cannot be deleted (reason FieldValueForbidden on metadata.name).
+// Empty means the delete may go ahead.
+std::vector<FieldError> AdmitDelete(const resources::ResourceInfo& info,
+                                    const nlohmann::json& object);
+
+// The ResourceInfo admission uses to look up Queues (scheduling.volcano.sh/v1beta1 queues,
+// cluster-scoped) and QueueBindings (scheduling.volcano.sh/v1beta1 queuebindings, cluster-scoped)
+// through the ObjectLookup. Built by hand so admission does not depend on the registry's table.
+const resources::ResourceInfo& QueueResource();
+const resources::ResourceInfo& QueueBindingResource();
 
 }  // namespace etna::api::admission

@@ -1,0 +1,155 @@
+// Admit and AdmitDelete: metadata checks for every object, then the kind's own defaults and
+// validation, chosen by API group and kind.
+#include "api/admission/admission.h"
+
+#include <fmt/format.h>
+
+#include "api/admission/kinds.h"
+
+namespace etna::api::admission {
+
+namespace {
+
+resources::ResourceInfo MakeInfo(const char* kind, const char* plural, const char* singular) {
+  resources::ResourceInfo info;
+  info.group = "scheduling.volcano.sh";
+  info.version = "v1beta1";
+  info.kind = kind;
+  info.plural = plural;
+  info.singular = singular;
+  info.namespaced = false;
+  return info;
+}
+
+using Handler = void (*)(internal::Context&);
+
+Handler Find(const std::string& group, const std::string& kind) {
+  struct Entry {
+    const char* group;
+    const char* kind;
+    Handler handler;
+  };
+  static const Entry kTable[] = {
+      {"", "Pod", internal::AdmitPod},
+      {"", "Node", internal::AdmitNode},
+      {"", "Event", internal::AdmitEvent},
+      {"", "ConfigMap", internal::AdmitConfigMap},
+      {"", "Secret", internal::AdmitSecret},
+      {"coordination.k8s.io", "Lease", internal::AdmitLease},
+      {"scheduling.k8s.io", "PriorityClass", internal::AdmitPriorityClass},
+      {"apps", "Deployment", internal::AdmitDeployment},
+      {"autoscaling", "HorizontalPodAutoscaler", internal::AdmitHorizontalPodAutoscaler},
+      {"batch.volcano.sh", "Job", internal::AdmitJob},
+      {"scheduling.volcano.sh", "Queue", internal::AdmitQueue},
+      {"scheduling.volcano.sh", "PodGroup", internal::AdmitPodGroup},
+      {"scheduling.volcano.sh", "QueueBinding", internal::AdmitQueueBinding},
+      {"volcano.sh", "QueueBinding", internal::AdmitQueueBinding},
+      {"bus.volcano.sh", "Command", internal::AdmitCommand},
+      {"topology.volcano.sh", "HyperNode", internal::AdmitHyperNode},
+  };
+  for (const Entry& e : kTable) {
+    if (group == e.group && kind == e.kind) return e.handler;
+  }
+  return nullptr;
+}
+
+}  // namespace
+
+const resources::ResourceInfo& QueueResource() {
+  static const resources::ResourceInfo info = MakeInfo("Queue", "queues", "queue");
+  return info;
+}
+
+const resources::ResourceInfo& QueueBindingResource() {
+  static const resources::ResourceInfo info =
+      MakeInfo("QueueBinding", "queuebindings", "queuebinding");
+  return info;
+}
+
+std::vector<FieldError> Admit(const resources::ResourceInfo& info, Operation op,
+                              nlohmann::json& object, const nlohmann::json* old,
+                              ObjectLookup& lookup) {
+  internal::Errors errs;
+  bool name_is_label = info.group.empty() && info.kind == "Namespace";
+  internal::ValidateMetadata(object, info.namespaced, name_is_label, errs);
+  if (!object.is_object()) return std::move(errs.list());
+  if (Handler h = Find(info.group, info.kind)) {
+    internal::Context ctx{info, op, object, op == Operation::kUpdate ? old : nullptr, lookup, errs};
+    try {
+      h(ctx);
+    } catch (const std::exception& e) {  // a JSON type surprise must not escape
+      errs.Invalid("", "", fmt::format("malformed object: {}", e.what()));
+    }
+  }
+  return std::move(errs.list());
+}
+
+std::vector<FieldError> AdmitDelete(const resources::ResourceInfo& info,
+                                    const nlohmann::json& object) {
+  internal::Errors errs;
+  std::string name = internal::NameOf(object);
+  if (info.group == "scheduling.volcano.sh" && info.kind == "Queue" &&
+      (name == "default" || name == "root")) {
+    errs.Forbidden("metadata.name", fmt::format("`{}` queue can not be deleted", name));
+  }
+  if (info.group.empty() && info.kind == "Namespace" &&
+      (name == "default" || name == "kube-system" || name == "kube-public")) {
+    errs.Forbidden(
+        "metadata.name",
+        fmt::format("this namespace may not be deleted: namespace {} is protected", name));
+  }
+  return std::move(errs.list());
+}
+
+namespace internal {
+
+std::string NamespaceOf(const Json& object) {
+  const Json* meta = Field(object, "metadata");
+  const Json* ns = meta ? Field(*meta, "namespace") : nullptr;
+  return ns && ns->is_string() ? ns->get<std::string>() : "";
+}
+
+std::string NameOf(const Json& object) {
+  const Json* meta = Field(object, "metadata");
+  const Json* n = meta ? Field(*meta, "name") : nullptr;
+  return n && n->is_string() ? n->get<std::string>() : "";
+}
+
+std::string QueueState(const Json& queue) {
+  auto state_in = [&](const char* part) -> std::string {
+    const Json* p = Field(queue, part);
+    const Json* s = p ? Field(*p, "state") : nullptr;
+    return s && s->is_string() ? s->get<std::string>() : "";
+  };
+  std::string status = state_in("status");
+  std::string spec = state_in("spec");
+  if (spec == "Closed" && (status.empty() || status == "Open")) return "Closed";
+  if (!status.empty()) return status;
+  if (!spec.empty()) return spec;
+  return "Open";
+}
+
+std::optional<Json> CheckQueueOpen(const std::string& queue, const std::string& path,
+                                   const char* what, ObjectLookup& lookup, Errors& errs) {
+  Result<Json> got = lookup.Get(QueueResource(), "", queue);
+  if (!got.ok()) {
+    if (got.status().code() == StatusCode::kNotFound) {
+      errs.Invalid(path, queue, fmt::format("unable to find {} queue", what));
+    } else {
+      errs.Invalid(path, queue,
+                   fmt::format("unable to find {} queue: {}", what, got.status().message()));
+    }
+    return std::nullopt;
+  }
+  std::string state = QueueState(*got);
+  if (state != "Open") {
+    errs.Forbidden(path, fmt::format("can only submit {} to queue with state `Open`, queue `{}` "
+                                     "status is `{}`",
+                                     what, queue, state));
+  }
+  return std::move(got).value();
+}
+
+}  // namespace internal
+
+}  // namespace etna::api::admission

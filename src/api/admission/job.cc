@@ -1,0 +1,295 @@
+// Volcano Job (batch.volcano.sh/v1alpha1) admission: the job mutating and validating webhooks
+// (webhooks/admission/jobs/{mutate,validate}), plus the seed's Job fields (DESIGN.md §7):
+// spec.minMember (alias of minAvailable), spec.ttlSeconds (alias of ttlSecondsAfterFinished),
+// spec.priority (an integer used when no priorityClassName is given), and QueueBinding routing.
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <set>
+
+#include "api/admission/kinds.h"
+
+namespace etna::api::admission::internal {
+
+namespace {
+
+const std::vector<std::string> kTopologyPolicies = {"none", "best-effort", "restricted",
+                                                    "single-numa-node"};
+const std::vector<std::string> kNetworkModes = {"hard", "soft"};
+
+// Folds a seed alias into the Volcano field: copies it over when the field is unset; both set
+// and different is an error naming the alias.
+// On update an alias left as it was follows a changed field.
+void FoldAlias(Json& spec, const Json* old_spec, const char* alias, const char* field,
+               Errors& errs) {
+  auto a = GetInt(spec, alias, "spec", errs);
+  if (!a) return;
+  auto f = GetInt(spec, field, "spec", errs);
+  const Json* old_alias = old_spec ? Field(*old_spec, alias) : nullptr;
+  if (f && old_alias && *old_alias == *a) {
+    spec[alias] = *f;
+  } else if (!f) {
+    spec[field] = *a;
+  } else if (*f != *a) {
+    errs.Invalid(Child("spec", alias), *a,
+                 fmt::format("is an alias of spec.{} and must equal it ({})", field, *f));
+  }
+}
+
+// Routes a Job that names no queue through the QueueBindings whose selector matches its labels
+// (the first by name), and checks that a queue with bindings only takes matching jobs.
+void ApplyQueueBindings(Context& c, Json& spec, bool queue_given) {
+  auto bindings = c.lookup.List(QueueBindingResource(), "");
+  if (!bindings.ok()) return;
+  const Json* labels = Field(c.object, "metadata");
+  labels = labels ? Field(*labels, "labels") : nullptr;
+  std::vector<const Json*> sorted;
+  for (const Json& b : *bindings) sorted.push_back(&b);
+  std::sort(sorted.begin(), sorted.end(),
+            [](const Json* a, const Json* b) { return NameOf(*a) < NameOf(*b); });
+  auto queue_of = [](const Json& b) -> std::string {
+    const Json* s = Field(b, "spec");
+    const Json* q = s ? Field(*s, "queue") : nullptr;
+    return q && q->is_string() ? q->get<std::string>() : "";
+  };
+  auto matches = [&](const Json& b) {
+    const Json* s = Field(b, "spec");
+    const Json* sel = s ? Field(*s, "selector") : nullptr;
+    return SelectorMatches(sel ? *sel : Json::object(), labels);
+  };
+  if (!queue_given) {
+    for (const Json* b : sorted) {
+      if (matches(*b) && !queue_of(*b).empty()) {
+        spec["queue"] = queue_of(*b);
+        return;
+      }
+    }
+    return;
+  }
+  std::string queue = spec.value("queue", "");
+  bool bound = false;
+  for (const Json* b : sorted) {
+    if (queue_of(*b) != queue) continue;
+    bound = true;
+    if (matches(*b)) return;
+  }
+  if (bound) {
+    c.errs.Forbidden("spec.queue",
+                     fmt::format("queue `{}` has QueueBindings and the job's labels match none "
+                                 "of them",
+                                 queue));
+  }
+}
+
+void DefaultJob(Context& c, Json& spec) {
+  const Json* old_spec = c.old ? Field(*c.old, "spec") : nullptr;
+  FoldAlias(spec, old_spec, "minMember", "minAvailable", c.errs);
+  FoldAlias(spec, old_spec, "ttlSeconds", "ttlSecondsAfterFinished", c.errs);
+  bool queue_given = Field(spec, "queue") && spec["queue"].is_string() &&
+                     !spec["queue"].get_ref<const std::string&>().empty();
+  if (c.op == Operation::kCreate) ApplyQueueBindings(c, spec, queue_given);
+  if (!Field(spec, "queue") || spec["queue"] == "") spec["queue"] = "default";
+  if (!Field(spec, "schedulerName") || spec["schedulerName"] == "") {
+    spec["schedulerName"] = "volcano";
+  }
+  SetDefault(spec, "maxRetry", 3);
+  Json* tasks = MutableField(spec, "tasks");
+  if (tasks && tasks->is_array()) {
+    int64_t sum = 0;
+    for (size_t i = 0; i < tasks->size(); ++i) {
+      Json& t = (*tasks)[i];
+      if (!t.is_object()) continue;
+      if (!Field(t, "name") || t["name"] == "") t["name"] = fmt::format("default{}", i);
+      const Json* r = Field(t, "replicas");
+      int64_t replicas = r && r->is_number_integer() ? r->get<int64_t>() : 0;
+      SetDefault(t, "minAvailable", replicas);
+      SetDefault(t, "maxRetry", 3);
+      const Json* m = Field(t, "minAvailable");
+      sum += m && m->is_number_integer() ? m->get<int64_t>() : replicas;
+      if (Json* tmpl = MutableField(t, "template"); tmpl && tmpl->is_object()) {
+        if (Json* ps = MutableField(*tmpl, "spec"); ps && ps->is_object()) {
+          DefaultPodSpec(*ps, /*is_pod=*/false);
+          if (Field(*ps, "hostNetwork") && (*ps)["hostNetwork"] == true) {
+            SetDefault(*ps, "dnsPolicy", "ClusterFirstWithHostNet");
+          }
+        }
+      }
+    }
+    if (!Field(spec, "minAvailable") || spec["minAvailable"] == 0) spec["minAvailable"] = sum;
+  }
+  DefaultJobPlugins(spec);
+}
+
+// Validates tasks; returns the total replicas.
+int64_t ValidateTasks(Context& c, const Json& spec) {
+  Errors& errs = c.errs;
+  const Json* tasks = GetArray(spec, "tasks", "spec", errs);
+  if (!tasks || tasks->empty()) {
+    errs.Required("spec.tasks", "No task specified in job spec");
+    return 0;
+  }
+  std::string job = NameOf(c.object);
+  std::set<std::string> names;
+  int64_t total = 0;
+  for (size_t i = 0; i < tasks->size(); ++i) {
+    const Json& t = (*tasks)[i];
+    std::string p = Index("spec.tasks", i);
+    if (!t.is_object()) {
+      errs.Invalid(p, t, "must be an object");
+      continue;
+    }
+    auto name = GetString(t, "name", p, errs).value_or("");
+    if (std::string e = DNS1123LabelError(name); !e.empty()) {
+      errs.Invalid(Child(p, "name"), name, e);
+    } else if (!names.insert(name).second) {
+      errs.Duplicate(Child(p, "name"), name);
+    } else if (std::string pod = fmt::format("{}-{}-{}", job, name, i); pod.size() > 63) {
+      errs.Invalid(Child(p, "name"), name,
+                   fmt::format("pod name {} must be no more than 63 characters", pod));
+    }
+    int64_t replicas = GetInt(t, "replicas", p, errs).value_or(0);
+    CheckNonNegative(replicas, Child(p, "replicas"), errs);
+    CheckInt32(replicas, Child(p, "replicas"), errs);
+    if (replicas > 0) total += replicas;
+    if (auto m = GetInt(t, "minAvailable", p, errs)) {
+      if (*m < 0) {
+        CheckNonNegative(*m, Child(p, "minAvailable"), errs);
+      } else if (*m > replicas) {
+        errs.Invalid(Child(p, "minAvailable"), *m,
+                     fmt::format("must be less than or equal to replicas ({})", replicas));
+      }
+    }
+    if (auto mr = GetInt(t, "maxRetry", p, errs)) CheckNonNegative(*mr, Child(p, "maxRetry"), errs);
+    if (auto tp = GetString(t, "topologyPolicy", p, errs)) {
+      if (std::find(kTopologyPolicies.begin(), kTopologyPolicies.end(), *tp) ==
+          kTopologyPolicies.end()) {
+        errs.NotSupported(Child(p, "topologyPolicy"), *tp, kTopologyPolicies);
+      }
+    }
+    if (const Json* pol = Field(t, "policies")) ValidatePolicies(*pol, Child(p, "policies"), errs);
+    const Json* tmpl = GetObject(t, "template", p, errs);
+    const Json* ps = tmpl ? GetObject(*tmpl, "spec", Child(p, "template"), errs) : nullptr;
+    if (!ps) {
+      errs.Required(Child(p, "template.spec"));
+    } else {
+      ValidatePodSpec(*ps, Child(p, "template.spec"), errs);
+    }
+  }
+  ValidateDependsOn(*tasks, errs);
+  return total;
+}
+
+void ValidateVolumes(const Json& spec, Errors& errs) {
+  const Json* vols = GetArray(spec, "volumes", "spec", errs);
+  if (!vols) return;
+  std::set<std::string> paths;
+  for (size_t i = 0; i < vols->size(); ++i) {
+    std::string p = Index("spec.volumes", i);
+    const Json& v = (*vols)[i];
+    auto mp = GetString(v, "mountPath", p, errs);
+    if (!mp || mp->empty()) {
+      errs.Required(Child(p, "mountPath"));
+    } else if (!paths.insert(*mp).second) {
+      errs.Duplicate(Child(p, "mountPath"), *mp);
+    }
+    auto claim_name = GetString(v, "volumeClaimName", p, errs);
+    const Json* claim = GetObject(v, "volumeClaim", p, errs);
+    if (!claim && (!claim_name || claim_name->empty())) {
+      errs.Required(p, "either volumeClaim or volumeClaimName must be specified");
+    } else if (claim && claim_name && !claim_name->empty()) {
+      errs.Forbidden(Child(p, "volumeClaimName"),
+                     "to use an existing PVC give only volumeClaimName; to create one give only "
+                     "volumeClaim");
+    } else if (claim_name && !claim_name->empty()) {
+      if (std::string e = DNS1123SubdomainError(*claim_name); !e.empty()) {
+        errs.Invalid(Child(p, "volumeClaimName"), *claim_name, e);
+      }
+    }
+  }
+}
+
+void ValidateJobCreate(Context& c, const Json& spec) {
+  Errors& errs = c.errs;
+  std::string name = NameOf(c.object);
+  if (name.size() > 63) {
+    errs.Invalid("metadata.name", name, "must be no more than 63 characters");
+  }
+  int64_t total = ValidateTasks(c, spec);
+  if (auto m = GetInt(spec, "minAvailable", "spec", errs)) {
+    if (*m < 0) {
+      CheckNonNegative(*m, "spec.minAvailable", errs);
+    } else if (*m > total) {
+      errs.Invalid("spec.minAvailable", *m,
+                   fmt::format("must be less than or equal to the total replicas {}", total));
+    }
+  }
+  if (auto m = GetInt(spec, "minSuccess", "spec", errs)) {
+    if (*m < 1) {
+      errs.Invalid("spec.minSuccess", *m, "must be greater than or equal to 1");
+    } else if (*m > total) {
+      errs.Invalid("spec.minSuccess", *m,
+                   fmt::format("must be less than or equal to the total replicas {}", total));
+    }
+  }
+  if (auto m = GetInt(spec, "maxRetry", "spec", errs)) CheckNonNegative(*m, "spec.maxRetry", errs);
+  if (auto t = GetInt(spec, "ttlSecondsAfterFinished", "spec", errs)) {
+    CheckNonNegative(*t, "spec.ttlSecondsAfterFinished", errs);
+  }
+  if (auto p = GetInt(spec, "priority", "spec", errs)) CheckInt32(*p, "spec.priority", errs);
+  GetString(spec, "priorityClassName", "spec", errs);
+  if (auto re = GetString(spec, "runningEstimate", "spec", errs); re && !ParseDuration(*re)) {
+    errs.Invalid("spec.runningEstimate", *re, "must be a duration such as \"2h30m\"");
+  }
+  if (const Json* nt = GetObject(spec, "networkTopology", "spec", errs)) {
+    if (auto mode = GetString(*nt, "mode", "spec.networkTopology", errs);
+        mode &&
+        std::find(kNetworkModes.begin(), kNetworkModes.end(), *mode) == kNetworkModes.end()) {
+      errs.NotSupported("spec.networkTopology.mode", *mode, kNetworkModes);
+    }
+    if (auto h = GetInt(*nt, "highestTierAllowed", "spec.networkTopology", errs)) {
+      CheckNonNegative(*h, "spec.networkTopology.highestTierAllowed", errs);
+    }
+  }
+  if (const Json* pol = Field(spec, "policies")) ValidatePolicies(*pol, "spec.policies", errs);
+  ValidateJobPlugins(spec, errs);
+  ValidateVolumes(spec, errs);
+  if (auto q = GetString(spec, "queue", "spec", errs)) {
+    CheckQueueOpen(*q, "spec.queue", "job", c.lookup, errs);
+    auto all = c.lookup.List(QueueResource(), "");
+    if (all.ok()) {
+      for (const Json& other : *all) {
+        const Json* os = Field(other, "spec");
+        const Json* parent = os ? Field(*os, "parent") : nullptr;
+        if (parent && *parent == *q) {
+          errs.Forbidden("spec.queue",
+                         fmt::format("can only submit job to a leaf queue; queue `{}` has child "
+                                     "queue `{}`",
+                                     *q, NameOf(other)));
+          break;
+        }
+      }
+    }
+  }
+}
+
+}  // namespace
+
+void AdmitJob(Context& c) {
+  Json* spec = MutableField(c.object, "spec");
+  if (!spec || !spec->is_object()) {
+    if (spec)
+      c.errs.Invalid("spec", *spec, "must be an object");
+    else
+      c.errs.Required("spec");
+    return;
+  }
+  DefaultJob(c, *spec);
+  if (c.op == Operation::kUpdate && c.old) {
+    const Json* old_spec = Field(*c.old, "spec");
+    ValidateJobUpdate(c, *spec, old_spec ? *old_spec : Json::object());
+  } else {
+    ValidateJobCreate(c, *spec);
+  }
+}
+
+}  // namespace etna::api::admission::internal

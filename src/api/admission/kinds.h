@@ -1,0 +1,68 @@
+// The per-kind admission functions Admit dispatches to by group and kind, and the shared pod
+// spec checks (Pod, Job task templates, Deployment templates). Internal to admission/.
+// Stateless; each call works on the one object it is given.
+#pragma once
+
+#include <string>
+
+#include "api/admission/validation.h"
+
+namespace etna::api::admission::internal {
+
+// What one admission call sees: the object (defaults are applied to it), the old object on
+// update, the lookup, and the error collector.
+struct Context {
+  const resources::ResourceInfo& info;
+  Operation op;
+  Json& object;
+  const Json* old;  // non-null on update
+  ObjectLookup& lookup;
+  Errors& errs;
+};
+
+// metadata.namespace, or "".
+std::string NamespaceOf(const Json& object);
+std::string NameOf(const Json& object);
+
+// Defaults a pod spec's containers as the API server does for Pods (imagePullPolicy) and, when
+// `is_pod`, the Pod-only defaults (restartPolicy Always, schedulerName default-scheduler,
+// terminationGracePeriodSeconds 30, requests copied from limits).
+void DefaultPodSpec(Json& spec, bool is_pod);
+// Validates a pod spec at `path` ("spec", "spec.tasks[0].template.spec").
+void ValidatePodSpec(const Json& spec, const std::string& path, Errors& errs);
+
+// Looks up a Queue for a Job/PodGroup at `path` ("spec.queue"): it must exist and be Open.
+// `what` is "job" or "PodGroup" for the message. Returns the queue object when found.
+std::optional<Json> CheckQueueOpen(const std::string& queue, const std::string& path,
+                                   const char* what, ObjectLookup& lookup, Errors& errs);
+// The queue's effective state: status.state, else spec.state, else "Open"; a spec.state of
+// Closed wins over an Open status (the user closed it).
+std::string QueueState(const Json& queue);
+
+void AdmitPod(Context& c);
+void AdmitJob(Context& c);
+void AdmitQueue(Context& c);
+void AdmitPodGroup(Context& c);
+void AdmitQueueBinding(Context& c);
+void AdmitCommand(Context& c);
+void AdmitHyperNode(Context& c);
+void AdmitNode(Context& c);
+void AdmitEvent(Context& c);
+void AdmitConfigMap(Context& c);
+void AdmitSecret(Context& c);
+void AdmitLease(Context& c);
+void AdmitPriorityClass(Context& c);
+void AdmitDeployment(Context& c);
+void AdmitHorizontalPodAutoscaler(Context& c);
+
+// Job update rule (job_update.cc): `spec` against `old_spec`.
+void ValidateJobUpdate(Context& c, const Json& spec, const Json& old_spec);
+// Job policy checks (job_policies.cc): `policies` at `path` ("spec.policies").
+void ValidatePolicies(const Json& policies, const std::string& path, Errors& errs);
+// Job plugins: names known, svc/ssh added for the frameworks that need them.
+void DefaultJobPlugins(Json& spec);
+void ValidateJobPlugins(const Json& spec, Errors& errs);
+// Task dependsOn: names exist, iteration any|all, no cycle.
+void ValidateDependsOn(const Json& tasks, Errors& errs);
+
+}  // namespace etna::api::admission::internal

@@ -1,0 +1,80 @@
+// Volcano PodGroup (scheduling.volcano.sh/v1beta1) admission: queue defaults to "default" and
+// must exist and be Open (on create), minMember >= 0, minTaskMember values >= 0, minResources
+// valid quantities, networkTopology mode and tier; plus the seed's PodGroup fields (DESIGN.md
+// §7): minAvailable (0..minMember: the gang size the group may run with), priority (an
+// integer), ttl (seconds a group may wait unscheduled before failing with WaitTimeout) and
+// minZoneUsage (the least of each resource per topology zone used). `lifecycle` is refused by
+// name: a PodGroup's lifecycle is its status.phase.
+#include <fmt/format.h>
+
+#include "api/admission/kinds.h"
+#include "api/admission/quantity.h"
+
+namespace etna::api::admission::internal {
+
+void AdmitPodGroup(Context& c) {
+  Json* spec_p = MutableField(c.object, "spec");
+  if (!spec_p) {
+    c.object["spec"] = Json::object();
+    spec_p = &c.object["spec"];
+  }
+  if (!spec_p->is_object()) {
+    c.errs.Invalid("spec", *spec_p, "must be an object");
+    return;
+  }
+  Json& spec = *spec_p;
+  Errors& errs = c.errs;
+  if (!Field(spec, "queue") || spec["queue"] == "") spec["queue"] = "default";
+
+  auto min_member = GetInt(spec, "minMember", "spec", errs);
+  if (min_member) {
+    CheckNonNegative(*min_member, "spec.minMember", errs);
+    CheckInt32(*min_member, "spec.minMember", errs);
+  }
+  if (auto ma = GetInt(spec, "minAvailable", "spec", errs)) {
+    if (*ma < 0) {
+      CheckNonNegative(*ma, "spec.minAvailable", errs);
+    } else if (min_member && *ma > *min_member) {
+      errs.Invalid("spec.minAvailable", *ma,
+                   fmt::format("must be less than or equal to spec.minMember ({})", *min_member));
+    }
+  }
+  if (const Json* mtm = GetObject(spec, "minTaskMember", "spec", errs)) {
+    for (const auto& [task, v] : mtm->items()) {
+      std::string p = Key("spec.minTaskMember", task);
+      if (!v.is_number_integer()) {
+        errs.Invalid(p, v, "must be an integer");
+      } else {
+        CheckNonNegative(v.get<int64_t>(), p, errs);
+      }
+    }
+  }
+  if (const Json* mr = GetObject(spec, "minResources", "spec", errs)) {
+    ValidateResourceList(*mr, "spec.minResources", false, errs);
+  }
+  if (const Json* mz = GetObject(spec, "minZoneUsage", "spec", errs)) {
+    ValidateResourceList(*mz, "spec.minZoneUsage", false, errs);
+  }
+  if (auto p = GetInt(spec, "priority", "spec", errs)) CheckInt32(*p, "spec.priority", errs);
+  if (auto ttl = GetInt(spec, "ttl", "spec", errs)) CheckNonNegative(*ttl, "spec.ttl", errs);
+  GetString(spec, "priorityClassName", "spec", errs);
+  if (Field(spec, "lifecycle")) {
+    errs.Forbidden("spec.lifecycle",
+                   "not supported: a PodGroup's lifecycle is status.phase, set by the scheduler");
+  }
+  if (const Json* nt = GetObject(spec, "networkTopology", "spec", errs)) {
+    if (auto mode = GetString(*nt, "mode", "spec.networkTopology", errs);
+        mode && *mode != "hard" && *mode != "soft") {
+      errs.NotSupported("spec.networkTopology.mode", *mode, {"hard", "soft"});
+    }
+    if (auto h = GetInt(*nt, "highestTierAllowed", "spec.networkTopology", errs)) {
+      CheckNonNegative(*h, "spec.networkTopology.highestTierAllowed", errs);
+    }
+  }
+  auto queue = GetString(spec, "queue", "spec", errs);
+  if (queue && c.op == Operation::kCreate) {
+    CheckQueueOpen(*queue, "spec.queue", "PodGroup", c.lookup, errs);
+  }
+}
+
+}  // namespace etna::api::admission::internal
