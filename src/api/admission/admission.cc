@@ -10,16 +10,6 @@ namespace etna::api::admission {
 
 namespace {
 
-resources::ResourceInfo MakeInfo(const char* kind, const char* plural, const char* singular) {
-  resources::ResourceInfo info;
-  info.group = "scheduling.volcano.sh";
-  info.version = "v1beta1";
-  info.kind = kind;
-  info.plural = plural;
-  info.singular = singular;
-  info.namespaced = false;
-  return info;
-}
 
 using Handler = void (*)(internal::Context&);
 
@@ -42,7 +32,6 @@ Handler Find(const std::string& group, const std::string& kind) {
       {"batch.volcano.sh", "Job", internal::AdmitJob},
       {"scheduling.volcano.sh", "Queue", internal::AdmitQueue},
       {"scheduling.volcano.sh", "PodGroup", internal::AdmitPodGroup},
-      {"scheduling.volcano.sh", "QueueBinding", internal::AdmitQueueBinding},
       {"volcano.sh", "QueueBinding", internal::AdmitQueueBinding},
       {"bus.volcano.sh", "Command", internal::AdmitCommand},
       {"topology.volcano.sh", "HyperNode", internal::AdmitHyperNode},
@@ -56,13 +45,14 @@ Handler Find(const std::string& group, const std::string& kind) {
 }  // namespace
 
 const resources::ResourceInfo& QueueResource() {
-  static const resources::ResourceInfo info = MakeInfo("Queue", "queues", "queue");
+  static const resources::ResourceInfo& info =
+      *resources::ResourceRegistry::Default().Find("scheduling.volcano.sh", "v1beta1", "queues");
   return info;
 }
 
 const resources::ResourceInfo& QueueBindingResource() {
-  static const resources::ResourceInfo info =
-      MakeInfo("QueueBinding", "queuebindings", "queuebinding");
+  static const resources::ResourceInfo& info =
+      *resources::ResourceRegistry::Default().Find("volcano.sh", "v1beta1", "queuebindings");
   return info;
 }
 

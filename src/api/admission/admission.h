@@ -62,9 +62,8 @@ std::vector<FieldError> Admit(const resources::ResourceInfo& info, Operation op,
 std::vector<FieldError> AdmitDelete(const resources::ResourceInfo& info,
                                     const nlohmann::json& object);
 
-// The ResourceInfo admission uses to look up Queues (scheduling.volcano.sh/v1beta1 queues,
-// cluster-scoped) and QueueBindings (scheduling.volcano.sh/v1beta1 queuebindings, cluster-scoped)
-// through the ObjectLookup. Built by hand so admission does not depend on the registry's table.
+// The registry's Queue (scheduling.volcano.sh/v1beta1) and QueueBinding (volcano.sh/v1beta1)
+// resources, which admission looks up through the ObjectLookup.
 const resources::ResourceInfo& QueueResource();
 const resources::ResourceInfo& QueueBindingResource();
 

@@ -45,12 +45,13 @@ ApiResult<json> ObjectService::Delete(const ResourceInfo& info, const std::strin
   if (options.grace_period_seconds && *options.grace_period_seconds < 0) {
     return ApiError::BadRequest("gracePeriodSeconds: must be greater than or equal to 0");
   }
-  if (info.kind == "Namespace" && (name == "default" || name == "kube-system")) {
-    return ApiError::Forbidden(
-        fmt::format("namespaces \"{}\" is forbidden: this namespace may not be deleted", name));
-  }
   auto current = GetObject(info, ns, name);
   if (!current.ok()) return current;
+  std::vector<admission::FieldError> refused = admission::AdmitDelete(info, *current);
+  if (!refused.empty()) {
+    return ApiError::Forbidden(fmt::format("{} \"{}\" is forbidden: {}", info.QualifiedPlural(),
+                                           name, refused.front().message));
+  }
   if (!options.precondition_uid.empty() &&
       options.precondition_uid != MetaString(*current, "uid")) {
     return ApiError::Conflict(

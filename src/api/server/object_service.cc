@@ -131,6 +131,19 @@ Result<json> ObjectService::Get(const ResourceInfo& info, const std::string& ns,
   return DecodeStored(kv->value, kv->mod_revision);
 }
 
+Result<std::vector<json>> ObjectService::List(const ResourceInfo& info, const std::string& ns) {
+  auto list = store_->List(store::ResourcePrefix(info.StoreResource(), info.namespaced ? ns : ""),
+                           0, "", 0);
+  if (!list.ok()) return list.status();
+  std::vector<json> out;
+  out.reserve(list->items.size());
+  for (const auto& kv : list->items) {
+    auto object = DecodeStored(kv.value, kv.mod_revision);
+    if (object.ok()) out.push_back(std::move(object).value());
+  }
+  return out;
+}
+
 ApiResult<json> ObjectService::GetObject(const ResourceInfo& info, const std::string& ns,
                                          const std::string& name) {
   auto object = Get(info, ns, name);
@@ -356,7 +369,8 @@ ApiResult<json> ObjectService::Edit(const ResourceInfo& info, const std::string&
 
 Status ObjectService::Bootstrap() {
   const ResourceInfo* ns_info = registry_->Find("", "v1", "namespaces");
-  for (const char* ns : {"default", "kube-system", "kube-public", "kube-node-lease"}) {
+  for (const char* ns :
+       {"default", "kube-system", "kube-public", "kube-node-lease", "volcano-system"}) {
     auto created = Create(*ns_info, "", json{{"metadata", {{"name", ns}}}});
     if (!created.ok() && created.error().code != 409) {
       return Status::Internal(fmt::format("creating namespace {}: {}", ns, created.error().message));

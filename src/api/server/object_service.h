@@ -59,6 +59,8 @@ class ObjectService : public admission::ObjectLookup {
   // admission::ObjectLookup
   Result<nlohmann::json> Get(const resources::ResourceInfo& info, const std::string& ns,
                              const std::string& name) override;
+  Result<std::vector<nlohmann::json>> List(const resources::ResourceInfo& info,
+                                           const std::string& ns) override;
 
   // Creates the namespaces and queues every cluster starts with (default, kube-system, ...;
   // the "default" and "root" queues) when missing.
