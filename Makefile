@@ -3,7 +3,7 @@ BUILD ?= build
 ASAN_BUILD ?= build-asan
 JOBS ?= $(shell nproc)
 
-.PHONY: deps build demo test test-core-asan bench bench-api bench-openb format clean
+.PHONY: deps build demo test test-core-asan fuzz fuzz-smoke bench bench-api bench-openb format clean
 
 deps:
 	@scripts/install-deps.sh
@@ -17,7 +17,7 @@ build: deps $(BUILD)/build.ninja
 demo: build
 	$(BUILD)/src/cli/etna demo
 
-test: build test-core-asan
+test: build test-core-asan fuzz-smoke
 	cd $(BUILD) && ctest --output-on-failure -j $(JOBS)
 
 # The pure core again under AddressSanitizer and UndefinedBehaviorSanitizer.
@@ -25,6 +25,13 @@ test-core-asan: deps
 	cmake -S . -B $(ASAN_BUILD) -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DETNA_SANITIZE=ON -DETNA_CORE_ONLY=ON
 	cmake --build $(ASAN_BUILD) -j $(JOBS)
 	cd $(ASAN_BUILD) && ctest --output-on-failure -j $(JOBS)
+
+# libFuzzer targets for the API codec (clang, ASan, UBSan): 60 s each, or 10 s in `make test`.
+fuzz: deps
+	@scripts/fuzz.sh 60
+
+fuzz-smoke: deps
+	@scripts/fuzz.sh 10
 
 bench: build
 	@scripts/run-bench.sh $(BUILD)
