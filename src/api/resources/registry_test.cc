@@ -116,7 +116,7 @@ TEST(RegistryTest, GroupsInOrderWithoutCore) {
   EXPECT_EQ(R().Groups(),
             (std::vector<std::string>{"coordination.k8s.io", "scheduling.k8s.io", "apps",
                                       "autoscaling", "batch.volcano.sh", "scheduling.volcano.sh",
-                                      "bus.volcano.sh", "topology.volcano.sh"}));
+                                      "volcano.sh", "bus.volcano.sh", "topology.volcano.sh"}));
 }
 
 TEST(RegistryTest, GroupVersionAndSubresources) {

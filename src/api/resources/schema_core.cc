@@ -1,0 +1,70 @@
+// Schemas of core/v1 (Namespace, Node, Pod, Event, ConfigMap, Secret),
+// coordination.k8s.io/v1 Lease and scheduling.k8s.io/v1 PriorityClass.
+#include "api/resources/schema_node.h"
+
+namespace etna::api::resources::schema {
+
+void AddCoreSchemas(Table& table) {
+  table[{"", "Namespace"}] =
+      TopLevel({{"spec", Obj({{"finalizers", ArrayOf(Scalar())}})}, {"status", Any()}});
+  table[{"", "Node"}] = TopLevel({
+      {"spec", Obj({{"podCIDR", Scalar()},
+                    {"podCIDRs", ArrayOf(Scalar())},
+                    {"providerID", Scalar()},
+                    {"unschedulable", Scalar()},
+                    {"taints", ArrayOf(Obj({{"key", Scalar()},
+                                            {"value", Scalar()},
+                                            {"effect", Scalar()},
+                                            {"timeAdded", Scalar()}}))},
+                    {"configSource", Any()},
+                    {"externalID", Scalar()}})},
+      {"status", Any()},
+  });
+  table[{"", "Pod"}] = TopLevel({{"spec", PodSpec()}, {"status", Any()}});
+  // core/v1 Event: its fields sit at the top level; the reporting controller is written
+  // `reportingComponent` in JSON.
+  table[{"", "Event"}] = TopLevel({
+      {"involvedObject", ObjectReference()},
+      {"reason", Scalar()},
+      {"message", Scalar()},
+      {"source", Obj({{"component", Scalar()}, {"host", Scalar()}})},
+      {"firstTimestamp", Scalar()},
+      {"lastTimestamp", Scalar()},
+      {"count", Scalar()},
+      {"type", Scalar()},
+      {"eventTime", Scalar()},
+      {"series", Obj({{"count", Scalar()}, {"lastObservedTime", Scalar()}})},
+      {"action", Scalar()},
+      {"related", ObjectReference()},
+      {"reportingComponent", Scalar()},
+      {"reportingInstance", Scalar()},
+  });
+  table[{"", "ConfigMap"}] = TopLevel({
+      {"data", StringMap()},
+      {"binaryData", StringMap()},
+      {"immutable", Scalar()},
+  });
+  table[{"", "Secret"}] = TopLevel({
+      {"data", StringMap()},
+      {"stringData", StringMap()},
+      {"type", Scalar()},
+      {"immutable", Scalar()},
+  });
+  table[{"coordination.k8s.io", "Lease"}] = TopLevel({
+      {"spec", Obj({{"holderIdentity", Scalar()},
+                    {"leaseDurationSeconds", Scalar()},
+                    {"acquireTime", Scalar()},
+                    {"renewTime", Scalar()},
+                    {"leaseTransitions", Scalar()},
+                    {"strategy", Scalar()},
+                    {"preferredHolder", Scalar()}})},
+  });
+  table[{"scheduling.k8s.io", "PriorityClass"}] = TopLevel({
+      {"value", Scalar()},
+      {"globalDefault", Scalar()},
+      {"description", Scalar()},
+      {"preemptionPolicy", Scalar()},
+  });
+}
+
+}  // namespace etna::api::resources::schema

@@ -1,0 +1,132 @@
+// Schemas of Volcano's kinds (batch.volcano.sh Job, scheduling.volcano.sh Queue and PodGroup,
+// bus.volcano.sh Command, topology.volcano.sh HyperNode) and the seed's QueueBinding, with the
+// seed's extension fields that DESIGN.md §7 accepts (marked "seed").
+#include "api/resources/schema_node.h"
+
+namespace etna::api::resources::schema {
+namespace {
+
+NodePtr NetworkTopology() {
+  return Obj({{"mode", Scalar()}, {"highestTierAllowed", Scalar()}, {"highestTierName", Scalar()}});
+}
+
+NodePtr LifecyclePolicies() {
+  return ArrayOf(Obj({{"event", Scalar()},
+                      {"events", ArrayOf(Scalar())},
+                      {"action", Scalar()},
+                      {"exitCode", Scalar()},
+                      {"timeout", Scalar()}}));
+}
+
+NodePtr TaskSpec() {
+  return Obj({
+      {"name", Scalar()},
+      {"replicas", Scalar()},
+      {"minAvailable", Scalar()},
+      {"template", PodTemplateSpec()},
+      {"policies", LifecyclePolicies()},
+      {"topologyPolicy", Scalar()},
+      {"maxRetry", Scalar()},
+      {"dependsOn", Obj({{"name", ArrayOf(Scalar())}, {"iteration", Scalar()}})},
+      {"partitionPolicy", Obj({{"totalPartitions", Scalar()},
+                               {"partitionSize", Scalar()},
+                               {"networkTopology", NetworkTopology()},
+                               {"minPartitions", Scalar()}})},
+  });
+}
+
+NodePtr JobSpec() {
+  return Obj({
+      {"schedulerName", Scalar()},
+      {"minAvailable", Scalar()},
+      {"volumes",
+       ArrayOf(
+           Obj({{"mountPath", Scalar()}, {"volumeClaimName", Scalar()}, {"volumeClaim", Any()}}))},
+      {"tasks", ArrayOf(TaskSpec())},
+      {"policies", LifecyclePolicies()},
+      {"plugins", MapOf(ArrayOf(Scalar()))},
+      {"runningEstimate", Scalar()},
+      {"queue", Scalar()},
+      {"maxRetry", Scalar()},
+      {"ttlSecondsAfterFinished", Scalar()},
+      {"priorityClassName", Scalar()},
+      {"minSuccess", Scalar()},
+      {"networkTopology", NetworkTopology()},
+      {"priority", Scalar()},    // seed: an integer, used without priorityClassName
+      {"minMember", Scalar()},   // seed: alias of minAvailable
+      {"ttlSeconds", Scalar()},  // seed: alias of ttlSecondsAfterFinished
+  });
+}
+
+NodePtr QueueSpec() {
+  return Obj({
+      {"weight", Scalar()},
+      {"capability", StringMap()},
+      {"reclaimable", Scalar()},
+      // Volcano's `guarantee.resource.<name>`, or the seed's flat `guarantee.<name>`.
+      {"guarantee", MapOf(Any())},
+      {"deserved", StringMap()},
+      {"parent", Scalar()},
+      {"affinity", Any()},
+      {"type", Scalar()},
+      {"extendClusters", Any()},
+      {"priority", Scalar()},
+      {"dequeueStrategy", Scalar()},
+      {"state", Scalar()},            // seed
+      {"minResources", StringMap()},  // seed: the least each job must request
+      {"timePolicies", ArrayOf(Obj({{"weekdays", Scalar()}, {"hours", Scalar()}}))},  // seed
+  });
+}
+
+NodePtr PodGroupSpec() {
+  return Obj({
+      {"minMember", Scalar()},
+      {"minTaskMember", StringMap()},
+      {"queue", Scalar()},
+      {"priorityClassName", Scalar()},
+      {"minResources", StringMap()},
+      {"networkTopology", NetworkTopology()},
+      {"priority", Scalar()},         // seed: an integer
+      {"ttl", Scalar()},              // seed: the longest wait unscheduled, seconds
+      {"minZoneUsage", StringMap()},  // seed: the least per topology zone used
+  });
+}
+
+NodePtr HyperNodeSpec() {
+  NodePtr selector = Obj({
+      {"exactMatch", Obj({{"name", Scalar()}})},
+      {"regexMatch", Obj({{"pattern", Scalar()}})},
+      {"labelMatch", Any()},
+  });
+  return Obj({
+      {"tier", Scalar()},
+      {"tierName", Scalar()},
+      {"members", ArrayOf(Obj({{"type", Scalar()}, {"selector", selector}}))},
+  });
+}
+
+}  // namespace
+
+void AddVolcanoSchemas(Table& table) {
+  table[{"batch.volcano.sh", "Job"}] = TopLevel({{"spec", JobSpec()}, {"status", Any()}});
+  table[{"scheduling.volcano.sh", "Queue"}] = TopLevel({{"spec", QueueSpec()}, {"status", Any()}});
+  table[{"scheduling.volcano.sh", "PodGroup"}] =
+      TopLevel({{"spec", PodGroupSpec()}, {"status", Any()}});
+  table[{"volcano.sh", "QueueBinding"}] =
+      TopLevel({{"spec", Obj({{"queue", Scalar()}, {"selector", LabelSelector()}})}});
+  table[{"bus.volcano.sh", "Command"}] = TopLevel({
+      {"action", Scalar()},
+      {"target", Obj({{"apiVersion", Scalar()},
+                      {"kind", Scalar()},
+                      {"name", Scalar()},
+                      {"uid", Scalar()},
+                      {"controller", Scalar()},
+                      {"blockOwnerDeletion", Scalar()}})},
+      {"reason", Scalar()},
+      {"message", Scalar()},
+  });
+  table[{"topology.volcano.sh", "HyperNode"}] =
+      TopLevel({{"spec", HyperNodeSpec()}, {"status", Any()}});
+}
+
+}  // namespace etna::api::resources::schema
