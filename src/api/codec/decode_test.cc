@@ -167,6 +167,21 @@ TEST(DecodeYamlTest, ErrorsNameTheLine) {
   ASSERT_FALSE(utf8.ok());
   EXPECT_TRUE(utf8.status().message().starts_with("line 2: invalid UTF-8"))
       << utf8.status().message();
+
+  // yaml-cpp never consumes a stray flow token at block level; it must not loop.
+  for (std::string text : {",", "a: 1\n---\n,\n", "a: 1\n]\n", "- a\n}\n"}) {
+    Result<std::vector<Json>> stray = DecodeYamlDocuments(text);
+    ASSERT_FALSE(stray.ok()) << text;
+    EXPECT_TRUE(stray.status().message().starts_with("line ")) << stray.status().message();
+  }
+
+  Result<std::vector<Json>> nul = DecodeYamlDocuments(std::string("a\0\0\0a!\0kind\n", 12));
+  ASSERT_FALSE(nul.ok());
+  EXPECT_EQ(nul.status().message(), "line 1: control character 0x00 is not allowed");
+
+  Result<std::vector<Json>> surrogate = DecodeYamlDocuments("a: 1\nb: \"\\uD800\"\n");
+  ASSERT_FALSE(surrogate.ok());
+  EXPECT_TRUE(surrogate.status().message().starts_with("line 2: ")) << surrogate.status().message();
 }
 
 TEST(DecodeYamlTest, DeepNestingRejected) {
