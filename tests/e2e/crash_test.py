@@ -21,7 +21,7 @@ import time
 
 
 def start(etna, data_dir):
-    log = open(os.path.join(data_dir, "..", "server.log"), "ab")
+    log = open(os.path.join(os.path.dirname(data_dir), "server.log"), "ab")
     proc = subprocess.Popen([etna, "server", "--data-dir", data_dir, "--listen", "127.0.0.1:0"],
                             stdout=subprocess.PIPE, stderr=log)
     for line in proc.stdout:

@@ -95,9 +95,10 @@ def main():
     check("other" not in [i["metadata"]["name"] for i in remaining["items"]], "delete")
 
     # Pods: typed list with a label selector, and logs through the agent.
-    core.create_node({"apiVersion": "v1", "kind": "Node", "metadata": {"name": "py-node"},
-                      "status": {"addresses": [{"type": "InternalIP", "address": "127.0.0.1"}],
-                                 "daemonEndpoints": {"kubeletEndpoint": {"Port": agent_port}}}})
+    core.create_node({"apiVersion": "v1", "kind": "Node", "metadata": {"name": "py-node"}})
+    core.patch_node_status("py-node", {
+        "status": {"addresses": [{"type": "InternalIP", "address": "127.0.0.1"}],
+                   "daemonEndpoints": {"kubeletEndpoint": {"Port": agent_port}}}})
     for name, app in (("web-0", "web"), ("web-1", "web"), ("db-0", "db")):
         core.create_namespaced_pod("default", {
             "apiVersion": "v1", "kind": "Pod",

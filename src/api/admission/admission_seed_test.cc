@@ -79,9 +79,9 @@ TEST_F(SeedTest, QueuesKeepTheirMeaning) {
   EXPECT_EQ(prod["spec"]["weight"], 40);
   EXPECT_EQ(prod["spec"]["reclaimable"], false);
   EXPECT_EQ(prod["spec"]["state"], "Open");
-  // The flat guarantee is folded into Volcano's guarantee.resource.
+  // The flat guarantee is kept as written (readers interpret it as guarantee.resource).
   EXPECT_EQ(prod["spec"]["guarantee"],
-            (Json{{"resource", {{"cpu", "100"}, {"memory", "400Gi"}, {"nvidia.com/gpu", 40}}}}));
+            (Json{{"cpu", "100"}, {"memory", "400Gi"}, {"nvidia.com/gpu", 40}}));
   const Json& dev = results[3].first;
   EXPECT_EQ(dev["spec"]["timePolicies"][0]["weekdays"], "1-5");
   EXPECT_FALSE(dev["spec"].contains("guarantee"));
@@ -98,7 +98,7 @@ TEST_F(SeedTest, PreemptionPodGroupKeepsSeedFields) {
   EXPECT_EQ(pg["spec"]["minAvailable"], 4);
   EXPECT_EQ(pg["spec"]["ttl"], 3600);
   EXPECT_EQ(pg["spec"]["priority"], 100);
-  EXPECT_EQ(results[0].first["spec"]["guarantee"]["resource"]["nvidia.com/gpu"], 40);
+  EXPECT_EQ(results[0].first["spec"]["guarantee"]["nvidia.com/gpu"], 40);
 }
 
 TEST_F(SeedTest, TrainingJobRejectsOnlyTheNonVolcanoPolicy) {
@@ -151,8 +151,8 @@ TEST_F(SeedTest, CoreConceptsQueueAndPodGroupWithNames) {
   auto errs = Admit(testing::InfoOf("scheduling.volcano.sh/v1beta1", "Queue"), Operation::kCreate,
                     queue, nullptr, lookup);
   EXPECT_TRUE(errs.empty()) << Describe(errs);
-  EXPECT_EQ(queue["spec"]["guarantee"]["resource"]["nvidia.com/gpu"], 4);
-  EXPECT_EQ(queue["spec"]["guarantee"]["resource"]["memory"], "40Gi");
+  EXPECT_EQ(queue["spec"]["guarantee"]["resource.nvidia.com/gpu"], 4);
+  EXPECT_EQ(queue["spec"]["guarantee"]["resource.memory"], "40Gi");
 
   Json pg = docs[1];
   pg["metadata"] = {{"name", "pg"}, {"namespace", "default"}};

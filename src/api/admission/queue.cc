@@ -2,7 +2,8 @@
 // reclaimable true; weight 1..65535; capability/deserved/guarantee quantities with
 // guarantee <= deserved <= capability; parent exists; hierarchy annotations), plus the seed's
 // Queue fields (DESIGN.md §7): spec.state (Open or Closed, default Open), guarantee written flat
-// or with dotted `resource.<name>` keys (folded into guarantee.resource), spec.minResources
+// or with dotted `resource.<name>` keys (kept as written, validated as guarantee.resource),
+// spec.minResources
 // (the least each job must request) and spec.timePolicies (weekday/hour windows).
 #include <fmt/format.h>
 
@@ -18,20 +19,22 @@ namespace {
 
 const std::vector<std::string> kStates = {"Open", "Closed"};
 
-// Folds `guarantee: {nvidia.com/gpu: 40}` and `guarantee: {resource.cpu: 10}` into Volcano's
-// `guarantee: {resource: {...}}`.
-void NormalizeGuarantee(Json& spec, Errors& errs) {
-  Json* g = MutableField(spec, "guarantee");
-  if (!g) return;
+// The guarantee as Volcano's resource map, whether written `guarantee: {resource: {...}}`,
+// flat (`guarantee: {nvidia.com/gpu: 40}`) or with dotted keys (`guarantee: {resource.cpu: 10}`).
+// The object keeps the form the user wrote (so `kubectl apply` sees no difference); readers use
+// this view. Null when there is no (valid) guarantee.
+Json GuaranteeView(const Json& spec, Errors& errs) {
+  const Json* g = Field(spec, "guarantee");
+  if (!g) return nullptr;
   if (!g->is_object()) {
     errs.Invalid("spec.guarantee", *g, "must be an object");
-    return;
+    return nullptr;
   }
   Json folded = Json::object();
   if (const Json* r = Field(*g, "resource")) {
     if (!r->is_object()) {
       errs.Invalid("spec.guarantee.resource", *r, "must be an object");
-      return;
+      return nullptr;
     }
     folded = *r;
   }
@@ -45,7 +48,7 @@ void NormalizeGuarantee(Json& spec, Errors& errs) {
     }
     folded[name] = v;
   }
-  *g = Json{{"resource", folded}};
+  return folded;
 }
 
 // "1-5" or "1,3,5-7": ISO weekdays, 1 = Monday .. 7 = Sunday. "9-18": hours 0..24; a window
@@ -153,7 +156,7 @@ void AdmitQueue(Context& c) {
   }
   Json& spec = *spec_p;
   Errors& errs = c.errs;
-  NormalizeGuarantee(spec, errs);
+  const Json guarantee = GuaranteeView(spec, errs);
   if (!Field(spec, "weight") || spec["weight"] == 0) spec["weight"] = 1;
   SetDefault(spec, "reclaimable", true);
   SetDefault(spec, "state", "Open");
@@ -170,7 +173,7 @@ void AdmitQueue(Context& c) {
   ResourceAmounts cap, des, gua;
   const Json* cap_j = GetObject(spec, "capability", "spec", errs);
   const Json* des_j = GetObject(spec, "deserved", "spec", errs);
-  const Json* gua_j = Field(spec, "guarantee") ? Field(spec["guarantee"], "resource") : nullptr;
+  const Json* gua_j = guarantee.is_object() ? &guarantee : nullptr;
   if (cap_j) cap = ValidateResourceList(*cap_j, "spec.capability", false, errs);
   if (des_j) des = ValidateResourceList(*des_j, "spec.deserved", false, errs);
   if (gua_j) gua = ValidateResourceList(*gua_j, "spec.guarantee.resource", false, errs);

@@ -115,7 +115,7 @@ TEST_F(ListWatchTest, WatchFromNowSendsOnlyNewEvents) {
   r.stream->Start([] {});
   EXPECT_EQ(Drain(*r.stream), "");
   MustCreate(kPods, Pod("d", "web"));
-  ASSERT_EQ(Do("DELETE", std::string(kPods) + "/b").status, 200);
+  ASSERT_EQ(Do("DELETE", std::string(kPods) + "/b?gracePeriodSeconds=0").status, 200);
   auto events = Lines(Drain(*r.stream));
   ASSERT_EQ(events.size(), 2u);
   EXPECT_EQ(events[0]["type"], "ADDED");
@@ -181,7 +181,7 @@ TEST_F(ListWatchTest, WatchEndsAtItsTimeout) {
 }
 
 TEST_F(ListWatchTest, DeleteCollectionDeletesTheMatches) {
-  auto r = Do("DELETE", std::string(kPods) + "?labelSelector=app%3Dweb");
+  auto r = Do("DELETE", std::string(kPods) + "?labelSelector=app%3Dweb&gracePeriodSeconds=0");
   ASSERT_EQ(r.status, 200) << r.body;
   EXPECT_EQ(Names(Do("GET", kPods).Json()), (std::vector<std::string>{"b"}));
 }

@@ -152,12 +152,14 @@ ApiResult<json> ObjectService::GetObject(const ResourceInfo& info, const std::st
 }
 
 ApiResult<json> ObjectService::Create(const ResourceInfo& info, const std::string& ns,
-                                      json object) {
+                                      json object, FieldValidation* fields) {
   bool ok;
   ApiError err = CheckKind(info, object, &ok);
   if (!ok) return err;
   err = CheckNamespace(info, ns, object, &ok);
   if (!ok) return err;
+  FieldValidation silent{"Ignore", {}};
+  if (auto refused = CheckFields(info, object, fields ? *fields : silent)) return *refused;
   json& meta = object["metadata"];
   if (ResourceVersionOf(object) != 0) {
     return ApiError::BadRequest("metadata.resourceVersion: resourceVersion should not be set on "
@@ -199,12 +201,17 @@ ApiResult<json> ObjectService::Create(const ResourceInfo& info, const std::strin
 
 ApiResult<json> ObjectService::WriteUpdate(const ResourceInfo& info,
                                            const store::KeyValue& current_kv,
-                                           const json& current, json next, bool status_only) {
+                                           const json& current, json next, bool status_only,
+                                           FieldValidation* fields) {
   std::string name = MetaString(current, "name");
   std::string ns = MetaString(current, "namespace");
   bool ok;
   ApiError err = CheckKind(info, next, &ok);
   if (!ok) return err;
+  FieldValidation silent{"Ignore", {}};
+  if (!status_only) {
+    if (auto refused = CheckFields(info, next, fields ? *fields : silent)) return *refused;
+  }
   if (status_only) {
     json merged = current;
     if (next.contains("status")) {
@@ -254,7 +261,8 @@ ApiResult<json> ObjectService::WriteUpdate(const ResourceInfo& info,
 }
 
 ApiResult<json> ObjectService::Update(const ResourceInfo& info, const std::string& ns,
-                                      const std::string& name, json object, bool status_only) {
+                                      const std::string& name, json object, bool status_only,
+                                      FieldValidation* fields) {
   if (!object.is_object()) return ApiError::BadRequest("the request body must be a JSON object");
   std::string body_name = MetaString(object, "name");
   if (body_name != name) {
@@ -278,7 +286,7 @@ ApiResult<json> ObjectService::Update(const ResourceInfo& info, const std::strin
     }
     auto current = DecodeStored(kv->value, kv->mod_revision);
     if (!current.ok()) return ApiError::Internal(current.status().message());
-    auto result = WriteUpdate(info, *kv, *current, object, status_only);
+    auto result = WriteUpdate(info, *kv, *current, object, status_only, fields);
     if (result.ok() || result.error().reason != "Conflict" || wanted != 0) return result;
   }
   return ApiError::FromStatus(Status::Conflict(""), &info, name);
@@ -286,7 +294,7 @@ ApiResult<json> ObjectService::Update(const ResourceInfo& info, const std::strin
 
 ApiResult<json> ObjectService::Patch(const ResourceInfo& info, const std::string& ns,
                                      const std::string& name, PatchType type, const json& patch,
-                                     bool status_only) {
+                                     bool status_only, FieldValidation* fields) {
   if (type == PatchType::kStrategic && !info.built_in) {
     return ApiError::UnsupportedMediaType(fmt::format(
         "the body of the request was in an unknown format - accepted media types include: "
@@ -302,7 +310,7 @@ ApiResult<json> ObjectService::Patch(const ResourceInfo& info, const std::string
         if (object.is_object() && object["metadata"].is_object()) {
           object["metadata"]["name"] = name;
         }
-        auto created = Create(info, ns, std::move(object));
+        auto created = Create(info, ns, std::move(object), fields);
         if (created.ok() || created.error().reason != "AlreadyExists") return created;
         continue;
       }
@@ -337,7 +345,8 @@ ApiResult<json> ObjectService::Patch(const ResourceInfo& info, const std::string
     if (MetaString(*patched, "name") != name) {
       return ApiError::BadRequest("metadata.name: the name of an object cannot be patched");
     }
-    auto result = WriteUpdate(info, *kv, *current, std::move(patched).value(), status_only);
+    auto result =
+        WriteUpdate(info, *kv, *current, std::move(patched).value(), status_only, fields);
     if (result.ok() || result.error().reason != "Conflict") return result;
   }
   return ApiError::FromStatus(Status::Conflict(""), &info, name);

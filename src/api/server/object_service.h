@@ -18,6 +18,7 @@
 #include "api/admission/admission.h"
 #include "api/resources/registry.h"
 #include "api/server/api_error.h"
+#include "api/server/field_validation.h"
 #include "common/clock.h"
 #include "store/store.h"
 
@@ -39,15 +40,18 @@ class ObjectService : public admission::ObjectLookup {
 
   ApiResult<nlohmann::json> GetObject(const resources::ResourceInfo& info, const std::string& ns,
                                       const std::string& name);
+  // `fields` (optional) says how unknown fields are treated and collects warnings; without it
+  // they are dropped silently (the server's own writes).
   ApiResult<nlohmann::json> Create(const resources::ResourceInfo& info, const std::string& ns,
-                                   nlohmann::json object);
+                                   nlohmann::json object, FieldValidation* fields = nullptr);
   // PUT: `status_only` for the /status subresource.
   ApiResult<nlohmann::json> Update(const resources::ResourceInfo& info, const std::string& ns,
                                    const std::string& name, nlohmann::json object,
-                                   bool status_only);
+                                   bool status_only, FieldValidation* fields = nullptr);
   ApiResult<nlohmann::json> Patch(const resources::ResourceInfo& info, const std::string& ns,
                                   const std::string& name, PatchType type,
-                                  const nlohmann::json& patch, bool status_only);
+                                  const nlohmann::json& patch, bool status_only,
+                                  FieldValidation* fields = nullptr);
   // Reads the object, lets `edit` change it (return false to leave it unchanged), writes it
   // back; retries on conflict. For the server's own edits (binding, eviction).
   ApiResult<nlohmann::json> Edit(const resources::ResourceInfo& info, const std::string& ns,
@@ -75,7 +79,7 @@ class ObjectService : public admission::ObjectLookup {
   ApiResult<nlohmann::json> WriteUpdate(const resources::ResourceInfo& info,
                                         const store::KeyValue& current_kv,
                                         const nlohmann::json& current, nlohmann::json next,
-                                        bool status_only);
+                                        bool status_only, FieldValidation* fields);
   ApiResult<nlohmann::json> FinishDelete(const resources::ResourceInfo& info,
                                          const std::string& ns, const std::string& name,
                                          const std::string& policy, int depth);

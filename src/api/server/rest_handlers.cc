@@ -7,6 +7,18 @@
 #include "api/server/request_info.h"
 
 namespace etna::api::server {
+namespace {
+
+// Adds one Warning header per warning, as Kubernetes does ("299 - \"...\"").
+http::Response WithWarnings(http::Response response, const FieldValidation& fields) {
+  for (const auto& w : fields.warnings) {
+    nlohmann::json quoted = w;
+    response.headers.emplace_back("Warning", "299 - " + quoted.dump());
+  }
+  return response;
+}
+
+}  // namespace
 
 using nlohmann::json;
 using resources::ResourceInfo;
@@ -28,18 +40,28 @@ http::Response ApiServer::Get(const http::Request& request, const RequestInfo& r
 
 http::Response ApiServer::Create(const http::Request& request, const RequestInfo& ri,
                                  const ResourceInfo& info) {
+  FieldValidation fields;
+  if (auto bad = ParseFieldValidation(request.Query("fieldValidation"), &fields)) {
+    return bad->ToResponse();
+  }
   auto body = DecodeRequestBody(request, options_.limits);
   if (!body.ok()) return body.error().ToResponse();
-  return Reply(objects_.Create(info, ri.ns, std::move(body).value()), 201);
+  return WithWarnings(Reply(objects_.Create(info, ri.ns, std::move(body).value(), &fields), 201),
+                      fields);
 }
 
 http::Response ApiServer::Update(const http::Request& request, const RequestInfo& ri,
                                  const ResourceInfo& info) {
+  FieldValidation fields;
+  if (auto bad = ParseFieldValidation(request.Query("fieldValidation"), &fields)) {
+    return bad->ToResponse();
+  }
   auto body = DecodeRequestBody(request, options_.limits);
   if (!body.ok()) return body.error().ToResponse();
-  return Reply(
-      objects_.Update(info, ri.ns, ri.name, std::move(body).value(), ri.subresource == "status"),
-      200);
+  return WithWarnings(Reply(objects_.Update(info, ri.ns, ri.name, std::move(body).value(),
+                                            ri.subresource == "status", &fields),
+                            200),
+                      fields);
 }
 
 http::Response ApiServer::PatchObject(const http::Request& request, const RequestInfo& ri,
@@ -62,8 +84,14 @@ http::Response ApiServer::PatchObject(const http::Request& request, const Reques
   if (*type == PatchType::kJson && !body->is_array()) {
     return ApiError::BadRequest("a JSON patch must be a list of operations").ToResponse();
   }
-  return Reply(
-      objects_.Patch(info, ri.ns, ri.name, *type, *body, ri.subresource == "status"), 200);
+  FieldValidation fields;
+  if (auto bad = ParseFieldValidation(request.Query("fieldValidation"), &fields)) {
+    return bad->ToResponse();
+  }
+  return WithWarnings(Reply(objects_.Patch(info, ri.ns, ri.name, *type, *body,
+                                           ri.subresource == "status", &fields),
+                            200),
+                      fields);
 }
 
 http::Response ApiServer::DeleteObject(const http::Request& request, const RequestInfo& ri,
