@@ -7,7 +7,8 @@
 // 1,000 open watch streams, each receiving every one of 100 new pods. rss: the server's peak.
 //
 // Usage: api_bench [--etna PATH] [--clients 64] [--creates 12800] [--list-pods 100000]
-//                  [--watchers 1000] [--events 100]
+//                  [--watchers 1000] [--events 100] [--keep DIR]
+// --keep leaves the data dir (with the 100k pods) at DIR for a closer look with `etna server`.
 #include <signal.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -44,6 +45,7 @@ struct Flags {
   int list_pods = 100000;
   int watchers = 1000;
   int events = 100;
+  std::string keep;
 };
 
 double Ms(Clock::duration d) { return std::chrono::duration<double, std::milli>(d).count(); }
@@ -183,6 +185,7 @@ int main(int argc, char** argv) {
     else if (a == "--list-pods") flags.list_pods = std::stoi(argv[i + 1]);
     else if (a == "--watchers") flags.watchers = std::stoi(argv[i + 1]);
     else if (a == "--events") flags.events = std::stoi(argv[i + 1]);
+    else if (a == "--keep") flags.keep = argv[i + 1];
   }
   signal(SIGPIPE, SIG_IGN);
   std::string data_dir =
@@ -316,7 +319,11 @@ int main(int argc, char** argv) {
 
   kill(server.pid, SIGTERM);
   waitpid(server.pid, nullptr, 0);
-  std::filesystem::remove_all(data_dir);
+  if (flags.keep.empty()) {
+    std::filesystem::remove_all(data_dir);
+  } else {
+    std::filesystem::rename(data_dir, flags.keep);
+  }
   std::printf(
       "BENCH api creates_per_s=%.0f gets_per_s=%.0f list_100k_pods_ms=%.1f watchers=%d "
       "watch_fanout_events_per_s=%.0f p99_create_ms=%.1f rss_mb=%ld\n",

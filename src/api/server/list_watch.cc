@@ -98,7 +98,9 @@ http::Response ApiServer::List(const http::Request& request, const RequestInfo& 
   }
   // Assembled as text: items need no parse.
   http::Response r;
-  r.body.reserve(64 + page->items.size() * 512);
+  size_t total = 256;
+  for (const auto& kv : page->items) total += kv.value.size() + 48;
+  r.body.reserve(total);
   r.body += fmt::format("{{\"kind\":\"{}\",\"apiVersion\":\"{}\",\"metadata\":{{", info.ListKind(),
                         info.GroupVersion());
   r.body += fmt::format("\"resourceVersion\":\"{}\"", rv);
@@ -110,7 +112,7 @@ http::Response ApiServer::List(const http::Request& request, const RequestInfo& 
   for (const auto& kv : page->items) {
     if (!first) r.body += ',';
     first = false;
-    r.body += WithResourceVersion(kv.value, kv.mod_revision);
+    AppendWithResourceVersion(r.body, kv.value, kv.mod_revision);
   }
   r.body += "]}";
   return r;

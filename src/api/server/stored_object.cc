@@ -43,15 +43,21 @@ std::string EncodeStored(const json& object) {
 std::string WithResourceVersion(std::string_view stored, store::Revision revision) {
   std::string out;
   out.reserve(stored.size() + 32);
+  AppendWithResourceVersion(out, stored, revision);
+  return out;
+}
+
+void AppendWithResourceVersion(std::string& out, std::string_view stored,
+                               store::Revision revision) {
   if (stored.substr(0, kMetadataPrefix.size()) != kMetadataPrefix) {
-    return std::string(stored);  // not our encoding: left as is
+    out.append(stored);  // not our encoding: left as is
+    return;
   }
   out.append(kMetadataPrefix);
-  out += fmt::format("\"resourceVersion\":\"{}\"", revision);
+  fmt::format_to(std::back_inserter(out), "\"resourceVersion\":\"{}\"", revision);
   std::string_view rest = stored.substr(kMetadataPrefix.size());
   if (!rest.empty() && rest.front() != '}') out += ',';
   out.append(rest);
-  return out;
 }
 
 Result<json> DecodeStored(std::string_view stored, store::Revision revision) {
