@@ -22,12 +22,26 @@ for p in "${PACKAGES[@]}"; do
     missing+=("$p")
   fi
 done
-if [ ${#missing[@]} -eq 0 ]; then
-  exit 0
-fi
-echo "install-deps: installing ${missing[*]}"
 SUDO=""
 if [ "$(id -u)" -ne 0 ]; then SUDO="sudo"; fi
 export DEBIAN_FRONTEND=noninteractive
-$SUDO apt-get update -qq
-$SUDO apt-get install -y --no-install-recommends "${missing[@]}"
+if [ ${#missing[@]} -gt 0 ]; then
+  echo "install-deps: installing ${missing[*]}"
+  $SUDO apt-get update -qq
+  $SUDO apt-get install -y --no-install-recommends "${missing[@]}"
+fi
+
+# Debian's kubectl 1.20 (kubernetes-client) unpacked beside a newer installed kubectl, so the
+# end-to-end tests also run the oldest client we support. Its package cannot be installed next
+# to google-cloud-cli's kubectl (both own /usr/bin/kubectl), hence download and unpack.
+KUBECTL_120_DIR=/opt/etna/kubectl-1.20
+if [ ! -x "$KUBECTL_120_DIR/usr/bin/kubectl" ] && ! dpkg-query -W kubernetes-client >/dev/null 2>&1; then
+  tmp=$(mktemp -d)
+  if (cd "$tmp" && apt-get download kubernetes-client >/dev/null 2>&1); then
+    $SUDO mkdir -p "$KUBECTL_120_DIR"
+    $SUDO dpkg-deb -x "$tmp"/kubernetes-client_*.deb "$KUBECTL_120_DIR"
+  else
+    echo "install-deps: could not download kubernetes-client; kubectl 1.20 tests are skipped" >&2
+  fi
+  rm -rf "$tmp"
+fi

@@ -11,6 +11,7 @@
 #include <cstdio>
 #include <memory>
 #include <string>
+#include <vector>
 
 #include <fmt/format.h>
 
@@ -40,8 +41,8 @@ void PrintServerHelp(FILE* out) {
                "Flags:\n"
                "  --data-dir DIR             where the store, certificates and kubeconfig live\n"
                "  --listen HOST:PORT         address to serve on (default 127.0.0.1:6443)\n"
-               "  --tokens-file FILE         bearer tokens: token,user,uid,\"group1,group2\"\n"
-               "                             (default DIR/tokens.csv)\n"
+               "  --tokens-file FILE         more bearer tokens: token,user,uid,\"group1,group2\"\n"
+               "                             (DIR/tokens.csv, with the admin, is always read)\n"
                "  --authorization-file FILE  read/write rules per user or group, namespace and\n"
                "                             resource (YAML list; see docs/api-server.md)\n"
                "  --anonymous                accept requests without a token (loopback only)\n"
@@ -129,8 +130,10 @@ int RunServer(int argc, char** argv) {
     std::fprintf(stderr, "etna server: %s\n", files.status().ToString().c_str());
     return 1;
   }
-  std::string tokens_file = flags.tokens_file.empty() ? files->tokens_file : flags.tokens_file;
-  auto authn = api::server::Authenticator::FromTokensFile(tokens_file, flags.anonymous);
+  // The data dir's own tokens (the admin of DIR/kubeconfig), plus --tokens-file's users.
+  std::vector<std::string> token_files = {files->tokens_file};
+  if (!flags.tokens_file.empty()) token_files.push_back(flags.tokens_file);
+  auto authn = api::server::Authenticator::FromTokensFiles(token_files, flags.anonymous);
   if (!authn.ok()) {
     std::fprintf(stderr, "etna server: %s\n", authn.status().ToString().c_str());
     return 1;

@@ -2,7 +2,7 @@
 """A stand-in for the node agent's log endpoint, for API server tests.
 
 Serves GET /containerLogs/<ns>/<pod>/<container>?tailLines=N&follow=true on 127.0.0.1 with a
-fixed log of ten lines ("<pod>/<container> line 1" ...). Prints its port on stdout, then serves
+fixed log of ten lines (followed: sent as separate chunks, then the stream ends) ("<pod>/<container> line 1" ...). Prints its port on stdout, then serves
 until killed.
 """
 import http.server
@@ -28,6 +28,19 @@ class Handler(http.server.BaseHTTPRequestHandler):
         lines = [f"{parts[2]}/{parts[3]} line {i}\n" for i in range(1, LINES + 1)]
         if "tailLines" in query:
             lines = lines[-int(query["tailLines"][0]):]
+        if query.get("follow", [""])[0] == "true":
+            # A followed log: the lines as separate chunks, then the stream ends (the container
+            # exited), which ends `kubectl logs -f`.
+            self.send_response(200)
+            self.send_header("Content-Type", "text/plain")
+            self.send_header("Transfer-Encoding", "chunked")
+            self.end_headers()
+            for line in lines:
+                data = line.encode()
+                self.wfile.write(b"%x\r\n%s\r\n" % (len(data), data))
+                self.wfile.flush()
+            self.wfile.write(b"0\r\n\r\n")
+            return
         body = "".join(lines).encode()
         self.send_response(200)
         self.send_header("Content-Type", "text/plain")

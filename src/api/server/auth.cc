@@ -129,6 +129,17 @@ Result<Authenticator> Authenticator::FromTokensFile(const std::string& path,
   return auth;
 }
 
+Result<Authenticator> Authenticator::FromTokensFiles(const std::vector<std::string>& paths,
+                                                     bool allow_anonymous) {
+  Authenticator all;
+  all.allow_anonymous_ = allow_anonymous;
+  for (const auto& path : paths) {
+    ETNA_ASSIGN_OR_RETURN(Authenticator one, FromTokensFile(path, allow_anonymous));
+    all.entries_.insert(all.entries_.end(), one.entries_.begin(), one.entries_.end());
+  }
+  return all;
+}
+
 std::optional<UserInfo> Authenticator::Authenticate(const http::Request& request) const {
   std::string header = request.Header("authorization");
   constexpr std::string_view kBearer = "Bearer ";

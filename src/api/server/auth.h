@@ -47,6 +47,9 @@ class Authenticator {
   // Parses a tokens file's text. InvalidArgument naming the line for a malformed one.
   static Result<Authenticator> FromTokensText(std::string_view text, bool allow_anonymous);
   static Result<Authenticator> FromTokensFile(const std::string& path, bool allow_anonymous);
+  // Several tokens files, read in order (errors name the file and line).
+  static Result<Authenticator> FromTokensFiles(const std::vector<std::string>& paths,
+                                               bool allow_anonymous);
   // The user of the request's bearer token; nullopt when it has none or an unknown one (and
   // anonymous access is off).
   std::optional<UserInfo> Authenticate(const http::Request& request) const;
