@@ -16,7 +16,7 @@ SAN=(-fsanitize=address,undefined -fno-sanitize-recover=all)
 
 TARGETS=("$@")
 if [ ${#TARGETS[@]} -eq 0 ]; then
-  TARGETS=(json_decode yaml_decode label_selector field_selector patch)
+  TARGETS=(json_decode yaml_decode label_selector field_selector patch protobuf_decode)
 fi
 command -v "$CXX" >/dev/null || { echo "fuzz: $CXX not found (scripts/install-deps.sh)" >&2; exit 1; }
 mkdir -p "$OUT/obj" "$OUT/corpus" "$OUT/artifacts"

@@ -71,6 +71,16 @@ expect_fail "KEDA ScaledObject without apiVersion" "apiVersion not set" \
 expect_fail "illustrative snippets without apiVersion" "apiVersion" \
   "${K[@]}" apply -f "$SEED/core-concepts.yaml"
 
+# Generator commands (these send Kubernetes protobuf bodies).
+expect_output "create namespace" "namespace/gen-ns created" "${K[@]}" create namespace gen-ns
+expect_output "create configmap" "configmap/gen-cm created" \
+  "${K[@]}" create configmap gen-cm --from-literal=a=b -n gen-ns
+expect_output "configmap data" '"a":"b"' "${K[@]}" get configmap gen-cm -n gen-ns -o 'jsonpath={.data}'
+expect_output "create secret" "secret/gen-secret created" \
+  "${K[@]}" create secret generic gen-secret --from-literal=pw=hunter2 -n gen-ns
+expect_output "create priorityclass" "priorityclass.scheduling.k8s.io/high created" \
+  "${K[@]}" create priorityclass high --value=100
+
 # patch: merge, then a no-op.
 expect_output "patch" "queue.scheduling.volcano.sh/dev-test patched" \
   "${K[@]}" patch queue dev-test --type merge -p '{"spec":{"weight":7}}'

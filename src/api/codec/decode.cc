@@ -8,6 +8,7 @@
 #include <string>
 
 #include "api/codec/decode_internal.h"
+#include "api/codec/protobuf.h"
 
 namespace etna::api::codec {
 namespace {
@@ -112,6 +113,7 @@ Result<Json> DecodeBody(std::string_view text, std::string_view content_type,
     }
     return std::move(docs.front());
   }
+  if (type == kProtobufContentType) return DecodeKubernetesProtobuf(text);
   return Status::InvalidArgument(fmt::format("unsupported content type \"{}\"", content_type));
 }
 

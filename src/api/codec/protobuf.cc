@@ -1,0 +1,277 @@
+#include "api/codec/protobuf.h"
+
+#include <cstdint>
+#include <ctime>
+#include <string>
+
+#include <fmt/format.h>
+
+namespace etna::api::codec {
+namespace {
+
+using Json = nlohmann::json;
+
+constexpr int kMaxDepth = 16;
+
+// Reads the protobuf wire format: varint tags and values, length-delimited fields.
+class Reader {
+ public:
+  explicit Reader(std::string_view data) : data_(data) {}
+  bool Done() const { return pos_ >= data_.size(); }
+  bool Varint(uint64_t* out) {
+    *out = 0;
+    for (int shift = 0; shift < 64; shift += 7) {
+      if (pos_ >= data_.size()) return false;
+      uint8_t b = static_cast<uint8_t>(data_[pos_++]);
+      *out |= static_cast<uint64_t>(b & 0x7f) << shift;
+      if (!(b & 0x80)) return true;
+    }
+    return false;
+  }
+  bool Bytes(std::string_view* out) {
+    uint64_t n;
+    if (!Varint(&n) || n > data_.size() - pos_) return false;
+    *out = data_.substr(pos_, n);
+    pos_ += n;
+    return true;
+  }
+  bool Skip(int wire_type) {
+    uint64_t v;
+    std::string_view s;
+    switch (wire_type) {
+      case 0: return Varint(&v);
+      case 1: return Advance(8);
+      case 2: return Bytes(&s);
+      case 5: return Advance(4);
+      default: return false;
+    }
+  }
+
+ private:
+  bool Advance(size_t n) {
+    if (n > data_.size() - pos_) return false;
+    pos_ += n;
+    return true;
+  }
+  std::string_view data_;
+  size_t pos_ = 0;
+};
+
+Status Malformed(std::string_view what) {
+  return Status::InvalidArgument(fmt::format("malformed protobuf body: {}", what));
+}
+
+std::string Base64(std::string_view in) {
+  static constexpr char kAlphabet[] =
+      "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+  std::string out;
+  out.reserve((in.size() + 2) / 3 * 4);
+  size_t i = 0;
+  for (; i + 2 < in.size(); i += 3) {
+    uint32_t v = (uint8_t(in[i]) << 16) | (uint8_t(in[i + 1]) << 8) | uint8_t(in[i + 2]);
+    for (int s : {18, 12, 6, 0}) out += kAlphabet[(v >> s) & 63];
+  }
+  if (i + 1 == in.size()) {
+    uint32_t v = uint8_t(in[i]) << 16;
+    out += kAlphabet[(v >> 18) & 63];
+    out += kAlphabet[(v >> 12) & 63];
+    out += "==";
+  } else if (i + 2 == in.size()) {
+    uint32_t v = (uint8_t(in[i]) << 16) | (uint8_t(in[i + 1]) << 8);
+    out += kAlphabet[(v >> 18) & 63];
+    out += kAlphabet[(v >> 12) & 63];
+    out += kAlphabet[(v >> 6) & 63];
+    out += '=';
+  }
+  return out;
+}
+
+// How one field is decoded.
+enum class Kind { kString, kBytes, kInt, kBool, kStringMap, kBytesMap, kStrings, kMessage,
+                  kMessages };
+struct MessageSpec;
+struct FieldSpec {
+  uint32_t number;
+  const char* name;
+  Kind kind;
+  const MessageSpec* message = nullptr;
+};
+struct MessageSpec {
+  std::vector<FieldSpec> fields;
+};
+
+const MessageSpec kOwnerReference{{{1, "kind", Kind::kString},
+                                   {3, "name", Kind::kString},
+                                   {4, "uid", Kind::kString},
+                                   {5, "apiVersion", Kind::kString},
+                                   {6, "controller", Kind::kBool},
+                                   {7, "blockOwnerDeletion", Kind::kBool}}};
+const MessageSpec kObjectMeta{{{1, "name", Kind::kString},
+                               {2, "generateName", Kind::kString},
+                               {3, "namespace", Kind::kString},
+                               {5, "uid", Kind::kString},
+                               {6, "resourceVersion", Kind::kString},
+                               {11, "labels", Kind::kStringMap},
+                               {12, "annotations", Kind::kStringMap},
+                               {13, "ownerReferences", Kind::kMessages, &kOwnerReference},
+                               {14, "finalizers", Kind::kStrings}}};
+const MessageSpec kNamespaceSpec{{{1, "finalizers", Kind::kStrings}}};
+const MessageSpec kNamespace{{{1, "metadata", Kind::kMessage, &kObjectMeta},
+                              {2, "spec", Kind::kMessage, &kNamespaceSpec}}};
+const MessageSpec kConfigMap{{{1, "metadata", Kind::kMessage, &kObjectMeta},
+                              {2, "data", Kind::kStringMap},
+                              {3, "binaryData", Kind::kBytesMap},
+                              {4, "immutable", Kind::kBool}}};
+const MessageSpec kSecret{{{1, "metadata", Kind::kMessage, &kObjectMeta},
+                           {2, "data", Kind::kBytesMap},
+                           {3, "type", Kind::kString},
+                           {4, "stringData", Kind::kStringMap},
+                           {5, "immutable", Kind::kBool}}};
+const MessageSpec kPriorityClass{{{1, "metadata", Kind::kMessage, &kObjectMeta},
+                                  {2, "value", Kind::kInt},
+                                  {3, "globalDefault", Kind::kBool},
+                                  {4, "description", Kind::kString},
+                                  {5, "preemptionPolicy", Kind::kString}}};
+
+Result<Json> DecodeMessage(std::string_view data, const MessageSpec& spec, int depth);
+
+// A map entry message: key (1) and value (2).
+Status DecodeMapEntry(std::string_view data, bool bytes_value, Json* map) {
+  Reader r(data);
+  std::string key;
+  Json value = "";
+  while (!r.Done()) {
+    uint64_t tag;
+    if (!r.Varint(&tag)) return Malformed("map entry tag");
+    std::string_view s;
+    if ((tag >> 3) == 1 && (tag & 7) == 2) {
+      if (!r.Bytes(&s)) return Malformed("map key");
+      key = std::string(s);
+    } else if ((tag >> 3) == 2 && (tag & 7) == 2) {
+      if (!r.Bytes(&s)) return Malformed("map value");
+      value = bytes_value ? Base64(s) : std::string(s);
+    } else if (!r.Skip(static_cast<int>(tag & 7))) {
+      return Malformed("map entry field");
+    }
+  }
+  (*map)[key] = value;
+  return Status::Ok();
+}
+
+Status DecodeField(Reader& r, const FieldSpec& f, int wire_type, int depth, Json& out) {
+  std::string_view s;
+  uint64_t v;
+  auto need = [&](int want) { return wire_type == want; };
+  switch (f.kind) {
+    case Kind::kString:
+    case Kind::kBytes:
+      if (!need(2) || !r.Bytes(&s)) return Malformed(f.name);
+      out[f.name] = f.kind == Kind::kBytes ? Base64(s) : std::string(s);
+      return Status::Ok();
+    case Kind::kInt:
+      if (!need(0) || !r.Varint(&v)) return Malformed(f.name);
+      out[f.name] = static_cast<int64_t>(v);
+      return Status::Ok();
+    case Kind::kBool:
+      if (!need(0) || !r.Varint(&v)) return Malformed(f.name);
+      out[f.name] = v != 0;
+      return Status::Ok();
+    case Kind::kStringMap:
+    case Kind::kBytesMap: {
+      if (!need(2) || !r.Bytes(&s)) return Malformed(f.name);
+      Json& map = out[f.name];
+      if (!map.is_object()) map = Json::object();
+      return DecodeMapEntry(s, f.kind == Kind::kBytesMap, &map);
+    }
+    case Kind::kStrings:
+      if (!need(2) || !r.Bytes(&s)) return Malformed(f.name);
+      out[f.name].push_back(std::string(s));
+      return Status::Ok();
+    case Kind::kMessage:
+    case Kind::kMessages: {
+      if (!need(2) || !r.Bytes(&s)) return Malformed(f.name);
+      ETNA_ASSIGN_OR_RETURN(Json message, DecodeMessage(s, *f.message, depth + 1));
+      if (f.kind == Kind::kMessage) {
+        out[f.name] = std::move(message);
+      } else {
+        out[f.name].push_back(std::move(message));
+      }
+      return Status::Ok();
+    }
+  }
+  return Malformed(f.name);
+}
+
+Result<Json> DecodeMessage(std::string_view data, const MessageSpec& spec, int depth) {
+  if (depth > kMaxDepth) return Malformed("nested too deep");
+  Json out = Json::object();
+  Reader r(data);
+  while (!r.Done()) {
+    uint64_t tag;
+    if (!r.Varint(&tag) || tag >> 3 == 0) return Malformed("field tag");
+    const FieldSpec* field = nullptr;
+    for (const auto& f : spec.fields) {
+      if (f.number == (tag >> 3)) field = &f;
+    }
+    int wire_type = static_cast<int>(tag & 7);
+    if (!field) {
+      if (!r.Skip(wire_type)) return Malformed("unknown field");
+      continue;
+    }
+    ETNA_RETURN_IF_ERROR(DecodeField(r, *field, wire_type, depth, out));
+  }
+  return out;
+}
+
+}  // namespace
+
+Result<Json> DecodeKubernetesProtobuf(std::string_view body) {
+  constexpr std::string_view kMagic("k8s\0", 4);
+  if (body.substr(0, 4) != kMagic) return Malformed("missing the k8s envelope");
+  // runtime.Unknown: 1 typeMeta {1 apiVersion, 2 kind}, 2 raw.
+  Reader r(body.substr(4));
+  std::string api_version, kind;
+  std::string_view raw;
+  while (!r.Done()) {
+    uint64_t tag;
+    std::string_view s;
+    if (!r.Varint(&tag)) return Malformed("envelope tag");
+    if (tag == ((1 << 3) | 2)) {
+      if (!r.Bytes(&s)) return Malformed("typeMeta");
+      Reader t(s);
+      while (!t.Done()) {
+        uint64_t ttag;
+        std::string_view value;
+        if (!t.Varint(&ttag)) return Malformed("typeMeta tag");
+        if ((ttag & 7) != 2) {
+          if (!t.Skip(static_cast<int>(ttag & 7))) return Malformed("typeMeta field");
+          continue;
+        }
+        if (!t.Bytes(&value)) return Malformed("typeMeta field");
+        if ((ttag >> 3) == 1) api_version = std::string(value);
+        if ((ttag >> 3) == 2) kind = std::string(value);
+      }
+    } else if (tag == ((2 << 3) | 2)) {
+      if (!r.Bytes(&raw)) return Malformed("raw object");
+    } else if (!r.Skip(static_cast<int>(tag & 7))) {
+      return Malformed("envelope field");
+    }
+  }
+  const MessageSpec* spec = nullptr;
+  if (api_version == "v1" && kind == "Namespace") spec = &kNamespace;
+  if (api_version == "v1" && kind == "ConfigMap") spec = &kConfigMap;
+  if (api_version == "v1" && kind == "Secret") spec = &kSecret;
+  if (api_version == "scheduling.k8s.io/v1" && kind == "PriorityClass") spec = &kPriorityClass;
+  if (!spec) {
+    return Status::InvalidArgument(fmt::format(
+        "unsupported content type \"{}\" for {} {}: etna decodes protobuf only for Namespace, "
+        "ConfigMap, Secret and PriorityClass; send JSON or YAML (kubectl apply -f)",
+        kProtobufContentType, api_version, kind));
+  }
+  ETNA_ASSIGN_OR_RETURN(Json object, DecodeMessage(raw, *spec, 0));
+  object["apiVersion"] = api_version;
+  object["kind"] = kind;
+  return object;
+}
+
+}  // namespace etna::api::codec

@@ -1,0 +1,24 @@
+// Kubernetes' protobuf encoding of request bodies, for the built-in kinds kubectl's generator
+// commands send that way (`kubectl create namespace|configmap|secret|priorityclass`).
+//
+// A body is the 4-byte magic "k8s\0" and a runtime.Unknown message (typeMeta, raw) whose raw
+// bytes are the object's own message. Decoded here into the same JSON as the JSON encoding:
+// ObjectMeta (name, generateName, namespace, labels, annotations, ownerReferences,
+// finalizers), and the fields of Namespace, ConfigMap, Secret and PriorityClass. Other kinds are
+// InvalidArgument naming the kind ("send JSON"); unknown fields are skipped; truncated or
+// malformed input is InvalidArgument. Pure functions; thread-safe; never throw.
+#pragma once
+
+#include <string_view>
+
+#include <nlohmann/json.hpp>
+
+#include "common/status.h"
+
+namespace etna::api::codec {
+
+inline constexpr std::string_view kProtobufContentType = "application/vnd.kubernetes.protobuf";
+
+Result<nlohmann::json> DecodeKubernetesProtobuf(std::string_view body);
+
+}  // namespace etna::api::codec
