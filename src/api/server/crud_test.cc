@@ -243,6 +243,26 @@ TEST_F(CrudTest, DeleteCascadesToOwnedObjectsUnlessOrphaned) {
   EXPECT_FALSE(orphan.Json()["metadata"].contains("ownerReferences"));
 }
 
+TEST_F(CrudTest, OwnersAreIndexedAgainAfterARestart) {
+  MustCreate(kQueues, Queue("q1"));
+  json job = MustCreate(kJobs, Job("j1", 1, 1));
+  json owned = Pod("j1-worker-0");
+  owned["metadata"]["ownerReferences"] = {{{"apiVersion", "batch.volcano.sh/v1alpha1"},
+                                           {"kind", "Job"},
+                                           {"name", "j1"},
+                                           {"uid", job["metadata"]["uid"]}}};
+  MustCreate(kPods, owned);
+  // A new server over the same store (a restart) finds the dependents of j1.
+  ApiServerOptions options;
+  options.authenticator = &authn_;
+  options.authorizer = &authz_;
+  options.clock = &clock_;
+  server_ = std::make_unique<ApiServer>(&store_, options);
+  ASSERT_TRUE(server_->Bootstrap().ok());
+  ASSERT_EQ(Do("DELETE", std::string(kJobs) + "/j1").status, 200);
+  EXPECT_EQ(Do("GET", std::string(kPods) + "/j1-worker-0").status, 404);
+}
+
 TEST_F(CrudTest, BoundPodIsDeletedGracefully) {
   json pod = Pod("p1");
   pod["spec"]["nodeName"] = "n1";

@@ -105,40 +105,38 @@ ApiResult<json> ObjectService::FinishDelete(const ResourceInfo& info, const std:
     });
     DeleteNamespaceContents(name);
   }
-  if (policy == "Foreground") DeleteDependents(uid, ns, policy, depth);
-  auto deleted = store_->Delete(Key(info, ns, name), 0);
+  if (policy == "Foreground") DeleteDependents(uid, policy, depth);
+  std::string key = Key(info, ns, name);
+  auto deleted = store_->Delete(key, 0);
   if (!deleted.ok()) return ApiError::FromStatus(deleted.status(), &info, name);
-  if (policy == "Background") DeleteDependents(uid, ns, policy, depth);
-  if (policy == "Orphan") OrphanDependents(uid, ns);
+  owners_.Remove(key);
+  if (policy == "Background") DeleteDependents(uid, policy, depth);
+  if (policy == "Orphan") OrphanDependents(uid);
   auto object = DecodeStored(deleted->deleted.value, deleted->revision);
   if (!object.ok()) return ApiError::Internal(object.status().message());
   return std::move(object).value();
 }
 
-void ObjectService::ForEachMentioning(
-    const std::string& ns, const std::string& needle,
-    const std::function<void(const ResourceInfo&, const json&)>& fn) {
-  for (const ResourceInfo& info : registry_->All()) {
-    if (info.namespaced && ns.empty()) continue;
-    std::string prefix = store::ResourcePrefix(info.StoreResource(), info.namespaced ? ns : "");
-    auto list = store_->List(prefix, 0, "", 0);
-    if (!list.ok()) continue;
-    for (const auto& kv : list->items) {
-      if (kv.value.find(needle) == std::string::npos) continue;
-      auto object = DecodeStored(kv.value, kv.mod_revision);
-      if (object.ok()) fn(info, *object);
-    }
+std::vector<std::pair<const ResourceInfo*, json>> ObjectService::Dependents(
+    const std::string& owner_uid) {
+  std::vector<std::pair<const ResourceInfo*, json>> out;
+  for (const std::string& key : owners_.DependentKeys(owner_uid)) {
+    size_t slash = key.find('/', 1);
+    if (slash == std::string::npos) continue;
+    auto it = by_store_resource_.find(key.substr(1, slash - 1));
+    if (it == by_store_resource_.end()) continue;
+    auto kv = store_->Get(key);
+    if (!kv.ok()) continue;
+    auto object = DecodeStored(kv->value, kv->mod_revision);
+    if (object.ok() && OwnedBy(*object, owner_uid)) out.emplace_back(it->second, *object);
   }
+  return out;
 }
 
-void ObjectService::DeleteDependents(const std::string& owner_uid, const std::string& ns,
-                                     const std::string& policy, int depth) {
+void ObjectService::DeleteDependents(const std::string& owner_uid, const std::string& policy,
+                                     int depth) {
   if (owner_uid.empty() || depth >= kMaxCascadeDepth) return;
-  std::vector<std::pair<const ResourceInfo*, json>> dependents;
-  ForEachMentioning(ns, "\"" + owner_uid + "\"", [&](const ResourceInfo& info, const json& obj) {
-    if (OwnedBy(obj, owner_uid)) dependents.emplace_back(&info, obj);
-  });
-  for (const auto& [info, obj] : dependents) {
+  for (const auto& [info, obj] : Dependents(owner_uid)) {
     std::string dep_ns = MetaString(obj, "namespace");
     std::string dep_name = MetaString(obj, "name");
     if (IsBoundLivePod(*info, obj)) {
@@ -151,13 +149,9 @@ void ObjectService::DeleteDependents(const std::string& owner_uid, const std::st
   }
 }
 
-void ObjectService::OrphanDependents(const std::string& owner_uid, const std::string& ns) {
+void ObjectService::OrphanDependents(const std::string& owner_uid) {
   if (owner_uid.empty()) return;
-  std::vector<std::pair<const ResourceInfo*, json>> dependents;
-  ForEachMentioning(ns, "\"" + owner_uid + "\"", [&](const ResourceInfo& info, const json& obj) {
-    if (OwnedBy(obj, owner_uid)) dependents.emplace_back(&info, obj);
-  });
-  for (const auto& [info, obj] : dependents) {
+  for (const auto& [info, obj] : Dependents(owner_uid)) {
     Edit(*info, MetaString(obj, "namespace"), MetaString(obj, "name"),
          [&](json& object) -> ApiResult<bool> {
            json& refs = object["metadata"]["ownerReferences"];
@@ -180,7 +174,10 @@ void ObjectService::DeleteNamespaceContents(const std::string& ns) {
     if (!info.namespaced) continue;
     auto list = store_->List(store::ResourcePrefix(info.StoreResource(), ns), 0, "", 0);
     if (!list.ok()) continue;
-    for (const auto& kv : list->items) (void)store_->Delete(kv.key, 0);
+    for (const auto& kv : list->items) {
+      (void)store_->Delete(kv.key, 0);
+      owners_.Remove(kv.key);
+    }
   }
 }
 

@@ -116,7 +116,11 @@ std::optional<PatchType> PatchTypeFor(std::string_view content_type) {
 
 ObjectService::ObjectService(store::Store* store, const resources::ResourceRegistry* registry,
                              const Clock* clock)
-    : store_(store), registry_(registry), clock_(clock) {}
+    : store_(store), registry_(registry), clock_(clock) {
+  for (const ResourceInfo& info : registry_->All()) {
+    by_store_resource_[info.StoreResource()] = &info;
+  }
+}
 
 std::string ObjectService::Key(const ResourceInfo& info, std::string_view ns,
                                std::string_view name) const {
@@ -193,8 +197,10 @@ ApiResult<json> ObjectService::Create(const ResourceInfo& info, const std::strin
   object["metadata"]["uid"] = NewUid();
   object["metadata"]["creationTimestamp"] = FormatTimestamp(clock_->NowMs());
   if (object.contains("spec")) object["metadata"]["generation"] = 1;
-  auto rev = store_->Create(Key(info, ns, name), EncodeStored(object));
+  std::string key = Key(info, ns, name);
+  auto rev = store_->Create(key, EncodeStored(object));
   if (!rev.ok()) return ApiError::FromStatus(rev.status(), &info, name);
+  owners_.Update(key, object);
   object["metadata"]["resourceVersion"] = std::to_string(*rev);
   return object;
 }
@@ -252,6 +258,7 @@ ApiResult<json> ObjectService::WriteUpdate(const ResourceInfo& info,
                        !PodIsBoundAndLive(info, next);
   auto rev = store_->Update(current_kv.key, EncodeStored(next), current_kv.mod_revision);
   if (!rev.ok()) return ApiError::FromStatus(rev.status(), &info, name);
+  owners_.Update(current_kv.key, next);
   next["metadata"]["resourceVersion"] = std::to_string(*rev);
   if (finish_delete) {
     auto deleted = FinishDelete(info, ns, name, "Background", 0);
@@ -366,6 +373,7 @@ ApiResult<json> ObjectService::Edit(const ResourceInfo& info, const std::string&
     if (!*changed) return std::move(current).value();
     auto rev = store_->Update(kv->key, EncodeStored(next), kv->mod_revision);
     if (rev.ok()) {
+      owners_.Update(kv->key, next);
       next["metadata"]["resourceVersion"] = std::to_string(*rev);
       return next;
     }
@@ -376,7 +384,21 @@ ApiResult<json> ObjectService::Edit(const ResourceInfo& info, const std::string&
   return ApiError::FromStatus(Status::Conflict(""), &info, name);
 }
 
+Status ObjectService::IndexOwners() {
+  for (const ResourceInfo& info : registry_->All()) {
+    auto list = store_->List(store::ResourcePrefix(info.StoreResource()), 0, "", 0);
+    if (!list.ok()) return list.status();
+    for (const auto& kv : list->items) {
+      if (kv.value.find("\"ownerReferences\"") == std::string::npos) continue;
+      auto object = DecodeStored(kv.value, kv.mod_revision);
+      if (object.ok()) owners_.Update(kv.key, *object);
+    }
+  }
+  return Status::Ok();
+}
+
 Status ObjectService::Bootstrap() {
+  ETNA_RETURN_IF_ERROR(IndexOwners());
   const ResourceInfo* ns_info = registry_->Find("", "v1", "namespaces");
   for (const char* ns :
        {"default", "kube-system", "kube-public", "kube-node-lease", "volcano-system"}) {

@@ -11,6 +11,8 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <unordered_map>
+#include <utility>
 #include <vector>
 
 #include <nlohmann/json.hpp>
@@ -19,6 +21,7 @@
 #include "api/resources/registry.h"
 #include "api/server/api_error.h"
 #include "api/server/field_validation.h"
+#include "api/server/owner_index.h"
 #include "common/clock.h"
 #include "store/store.h"
 
@@ -83,19 +86,20 @@ class ObjectService : public admission::ObjectLookup {
   ApiResult<nlohmann::json> FinishDelete(const resources::ResourceInfo& info,
                                          const std::string& ns, const std::string& name,
                                          const std::string& policy, int depth);
-  void DeleteDependents(const std::string& owner_uid, const std::string& ns,
-                        const std::string& policy, int depth);
-  void OrphanDependents(const std::string& owner_uid, const std::string& ns);
+  void DeleteDependents(const std::string& owner_uid, const std::string& policy, int depth);
+  void OrphanDependents(const std::string& owner_uid);
   void DeleteNamespaceContents(const std::string& ns);
-  // Calls fn for every stored object whose value mentions `needle` in the namespace (and the
-  // cluster-scoped resources).
-  void ForEachMentioning(const std::string& ns, const std::string& needle,
-                         const std::function<void(const resources::ResourceInfo&,
-                                                  const nlohmann::json&)>& fn);
+  // The current objects that name `owner_uid` as an owner, with their resources.
+  std::vector<std::pair<const resources::ResourceInfo*, nlohmann::json>> Dependents(
+      const std::string& owner_uid);
+  // Indexes the owners of every stored object (on start).
+  Status IndexOwners();
 
   store::Store* store_;
   const resources::ResourceRegistry* registry_;
   const Clock* clock_;
+  OwnerIndex owners_;
+  std::unordered_map<std::string, const resources::ResourceInfo*> by_store_resource_;
 };
 
 // The PATCH flavour of a Content-Type; nullopt for an unsupported one.
