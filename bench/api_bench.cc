@@ -9,6 +9,7 @@
 // Usage: api_bench [--etna PATH] [--clients 64] [--creates 12800] [--list-pods 100000]
 //                  [--watchers 1000] [--events 100] [--keep DIR]
 // --keep leaves the data dir (with the 100k pods) at DIR for a closer look with `etna server`.
+#include <fmt/format.h>
 #include <signal.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -19,14 +20,12 @@
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
+#include <nlohmann/json.hpp>
 #include <random>
 #include <sstream>
 #include <string>
 #include <thread>
 #include <vector>
-
-#include <fmt/format.h>
-#include <nlohmann/json.hpp>
 
 #include "api/http/client.h"
 #include "api/server/stored_object.h"
@@ -133,7 +132,8 @@ Server StartServer(const std::string& etna, const std::string& data_dir) {
     char buf[512];
     while (fgets(buf, sizeof(buf), f)) {
     }
-  }).detach();
+  })
+      .detach();
   return s;
 }
 
@@ -179,13 +179,20 @@ int main(int argc, char** argv) {
   flags.etna = (std::filesystem::path(argv[0]).parent_path() / "../src/cli/etna").string();
   for (int i = 1; i + 1 < argc; i += 2) {
     std::string a = argv[i];
-    if (a == "--etna") flags.etna = argv[i + 1];
-    else if (a == "--clients") flags.clients = std::stoi(argv[i + 1]);
-    else if (a == "--creates") flags.creates = std::stoi(argv[i + 1]);
-    else if (a == "--list-pods") flags.list_pods = std::stoi(argv[i + 1]);
-    else if (a == "--watchers") flags.watchers = std::stoi(argv[i + 1]);
-    else if (a == "--events") flags.events = std::stoi(argv[i + 1]);
-    else if (a == "--keep") flags.keep = argv[i + 1];
+    if (a == "--etna")
+      flags.etna = argv[i + 1];
+    else if (a == "--clients")
+      flags.clients = std::stoi(argv[i + 1]);
+    else if (a == "--creates")
+      flags.creates = std::stoi(argv[i + 1]);
+    else if (a == "--list-pods")
+      flags.list_pods = std::stoi(argv[i + 1]);
+    else if (a == "--watchers")
+      flags.watchers = std::stoi(argv[i + 1]);
+    else if (a == "--events")
+      flags.events = std::stoi(argv[i + 1]);
+    else if (a == "--keep")
+      flags.keep = argv[i + 1];
   }
   signal(SIGPIPE, SIG_IGN);
   std::string data_dir =
@@ -199,9 +206,8 @@ int main(int argc, char** argv) {
   {
     etna::api::http::HttpClient admin(options);
     for (const char* ns : {"load", "fan"}) {
-      MustOk(admin.Do("POST", "/api/v1/namespaces",
-                      json{{"metadata", {{"name", ns}}}}.dump()),
-             201, "create namespace");
+      MustOk(admin.Do("POST", "/api/v1/namespaces", json{{"metadata", {{"name", ns}}}}.dump()), 201,
+             "create namespace");
     }
   }
 
@@ -283,11 +289,12 @@ int main(int argc, char** argv) {
     watchers.emplace_back([&] {
       etna::api::http::HttpClient http(options);
       int seen = 0;
-      auto status = http.Stream("GET", "/api/v1/namespaces/fan/pods?watch=true&resourceVersion=" + rv,
-                                [&](std::string_view data) {
-                                  seen += static_cast<int>(std::count(data.begin(), data.end(), '\n'));
-                                  return seen < flags.events;
-                                });
+      auto status =
+          http.Stream("GET", "/api/v1/namespaces/fan/pods?watch=true&resourceVersion=" + rv,
+                      [&](std::string_view data) {
+                        seen += static_cast<int>(std::count(data.begin(), data.end(), '\n'));
+                        return seen < flags.events;
+                      });
       if (seen >= flags.events) {
         ++complete;
       } else {

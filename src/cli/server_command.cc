@@ -5,6 +5,7 @@
 //
 // On first start it makes its CA and serving certificate, an admin token and DIR/kubeconfig;
 // it serves until SIGINT or SIGTERM, then shuts down gracefully.
+#include <fmt/format.h>
 #include <malloc.h>
 #include <signal.h>
 
@@ -12,8 +13,6 @@
 #include <memory>
 #include <string>
 #include <vector>
-
-#include <fmt/format.h>
 
 #include "api/http/server.h"
 #include "api/server/api_server.h"
@@ -172,8 +171,7 @@ int RunServer(int argc, char** argv) {
   }
   std::printf("etna server: serving %s://%s:%u (data in %s)\n", flags.tls ? "https" : "http",
               host.c_str(), http.port(), flags.data_dir.c_str());
-  std::printf("etna server: kubectl --kubeconfig %s get queues\n",
-              final_files->kubeconfig.c_str());
+  std::printf("etna server: kubectl --kubeconfig %s get queues\n", final_files->kubeconfig.c_str());
   std::fflush(stdout);
   int sig = 0;
   sigwait(&signals, &sig);

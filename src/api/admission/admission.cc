@@ -10,7 +10,6 @@ namespace etna::api::admission {
 
 namespace {
 
-
 using Handler = void (*)(internal::Context&);
 
 Handler Find(const std::string& group, const std::string& kind) {

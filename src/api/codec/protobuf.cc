@@ -1,10 +1,10 @@
 #include "api/codec/protobuf.h"
 
+#include <fmt/format.h>
+
 #include <cstdint>
 #include <ctime>
 #include <string>
-
-#include <fmt/format.h>
 
 namespace etna::api::codec {
 namespace {
@@ -39,11 +39,16 @@ class Reader {
     uint64_t v;
     std::string_view s;
     switch (wire_type) {
-      case 0: return Varint(&v);
-      case 1: return Advance(8);
-      case 2: return Bytes(&s);
-      case 5: return Advance(4);
-      default: return false;
+      case 0:
+        return Varint(&v);
+      case 1:
+        return Advance(8);
+      case 2:
+        return Bytes(&s);
+      case 5:
+        return Advance(4);
+      default:
+        return false;
     }
   }
 
@@ -87,8 +92,17 @@ std::string Base64(std::string_view in) {
 }
 
 // How one field is decoded.
-enum class Kind { kString, kBytes, kInt, kBool, kStringMap, kBytesMap, kStrings, kMessage,
-                  kMessages };
+enum class Kind {
+  kString,
+  kBytes,
+  kInt,
+  kBool,
+  kStringMap,
+  kBytesMap,
+  kStrings,
+  kMessage,
+  kMessages
+};
 struct MessageSpec;
 struct FieldSpec {
   uint32_t number;
@@ -116,8 +130,8 @@ const MessageSpec kObjectMeta{{{1, "name", Kind::kString},
                                {13, "ownerReferences", Kind::kMessages, &kOwnerReference},
                                {14, "finalizers", Kind::kStrings}}};
 const MessageSpec kNamespaceSpec{{{1, "finalizers", Kind::kStrings}}};
-const MessageSpec kNamespace{{{1, "metadata", Kind::kMessage, &kObjectMeta},
-                              {2, "spec", Kind::kMessage, &kNamespaceSpec}}};
+const MessageSpec kNamespace{
+    {{1, "metadata", Kind::kMessage, &kObjectMeta}, {2, "spec", Kind::kMessage, &kNamespaceSpec}}};
 const MessageSpec kConfigMap{{{1, "metadata", Kind::kMessage, &kObjectMeta},
                               {2, "data", Kind::kStringMap},
                               {3, "binaryData", Kind::kBytesMap},

@@ -9,9 +9,8 @@
 // malformed input is InvalidArgument. Pure functions; thread-safe; never throw.
 #pragma once
 
-#include <string_view>
-
 #include <nlohmann/json.hpp>
+#include <string_view>
 
 #include "common/status.h"
 

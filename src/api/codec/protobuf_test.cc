@@ -31,16 +31,14 @@ std::string MapEntry(int number, const std::string& k, const std::string& v) {
 }
 std::string Envelope(const std::string& api_version, const std::string& kind,
                      const std::string& raw) {
-  return std::string("k8s\0", 4) +
-         Field(1, Field(1, api_version) + Field(2, kind)) + Field(2, raw) +
-         Field(4, "application/vnd.kubernetes.protobuf");
+  return std::string("k8s\0", 4) + Field(1, Field(1, api_version) + Field(2, kind)) +
+         Field(2, raw) + Field(4, "application/vnd.kubernetes.protobuf");
 }
 
 TEST(ProtobufTest, NamespaceAsKubectlCreateNamespaceSendsIt) {
   std::string meta = Field(1, "team-a") + MapEntry(11, "env", "prod");
-  auto decoded = DecodeKubernetesProtobuf(Envelope("v1", "Namespace", Field(1, meta) +
-                                                                          Field(2, "") +
-                                                                          Field(3, "")));
+  auto decoded = DecodeKubernetesProtobuf(
+      Envelope("v1", "Namespace", Field(1, meta) + Field(2, "") + Field(3, "")));
   ASSERT_TRUE(decoded.ok()) << decoded.status().ToString();
   EXPECT_EQ(*decoded, json::parse(R"({"apiVersion":"v1","kind":"Namespace",
       "metadata":{"name":"team-a","labels":{"env":"prod"}},"spec":{}})"));
@@ -55,8 +53,8 @@ TEST(ProtobufTest, ConfigMapAndSecretData) {
   EXPECT_EQ((*decoded)["binaryData"]["bin"], "AP8=");
   EXPECT_EQ((*decoded)["immutable"], true);
   EXPECT_EQ((*decoded)["metadata"]["namespace"], "default");
-  std::string secret = Field(1, Field(1, "s")) + MapEntry(2, "password", "hunter2") +
-                       Field(3, "Opaque");
+  std::string secret =
+      Field(1, Field(1, "s")) + MapEntry(2, "password", "hunter2") + Field(3, "Opaque");
   auto s = DecodeKubernetesProtobuf(Envelope("v1", "Secret", secret));
   ASSERT_TRUE(s.ok());
   EXPECT_EQ((*s)["data"]["password"], "aHVudGVyMg==");
@@ -64,8 +62,8 @@ TEST(ProtobufTest, ConfigMapAndSecretData) {
 }
 
 TEST(ProtobufTest, PriorityClassValue) {
-  std::string pc = Field(1, Field(1, "high")) + IntField(2, 100) + IntField(3, 0) +
-                   Field(4, "High");
+  std::string pc =
+      Field(1, Field(1, "high")) + IntField(2, 100) + IntField(3, 0) + Field(4, "High");
   auto decoded = DecodeKubernetesProtobuf(Envelope("scheduling.k8s.io/v1", "PriorityClass", pc));
   ASSERT_TRUE(decoded.ok());
   EXPECT_EQ((*decoded)["value"], 100);
@@ -80,7 +78,9 @@ TEST(ProtobufTest, OtherKindsAndBrokenBodiesAreRefusedByName) {
   EXPECT_FALSE(DecodeKubernetesProtobuf("{}").ok());
   std::string truncated = Envelope("v1", "Namespace", Field(1, Field(1, "abc")));
   EXPECT_FALSE(DecodeKubernetesProtobuf(truncated.substr(0, truncated.size() - 2)).ok());
-  EXPECT_FALSE(DecodeKubernetesProtobuf(std::string("k8s\0\xff\xff\xff\xff\xff\xff\xff\xff\xff\xff\xff", 15)).ok());
+  EXPECT_FALSE(
+      DecodeKubernetesProtobuf(std::string("k8s\0\xff\xff\xff\xff\xff\xff\xff\xff\xff\xff\xff", 15))
+          .ok());
 }
 
 }  // namespace

@@ -7,11 +7,10 @@
 // Parse errors are InvalidArgument with the offending text. Immutable after parsing; thread-safe.
 #pragma once
 
+#include <nlohmann/json.hpp>
 #include <string>
 #include <string_view>
 #include <vector>
-
-#include <nlohmann/json.hpp>
 
 #include "common/status.h"
 
@@ -19,7 +18,16 @@ namespace etna::api::codec {
 
 class LabelSelector {
  public:
-  enum class Op { kEquals, kNotEquals, kIn, kNotIn, kExists, kDoesNotExist, kGreaterThan, kLessThan };
+  enum class Op {
+    kEquals,
+    kNotEquals,
+    kIn,
+    kNotIn,
+    kExists,
+    kDoesNotExist,
+    kGreaterThan,
+    kLessThan
+  };
   struct Requirement {
     std::string key;
     Op op = Op::kEquals;
@@ -39,7 +47,7 @@ class LabelSelector {
 class FieldSelector {
  public:
   struct Requirement {
-    std::string field;  // dotted path: "metadata.name", "spec.nodeName", "involvedObject.kind"
+    std::string field;   // dotted path: "metadata.name", "spec.nodeName", "involvedObject.kind"
     bool equals = true;  // false for !=
     std::string value;
   };

@@ -8,18 +8,17 @@
 // Pure functions of the registry; thread-safe.
 #pragma once
 
+#include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
 #include <string_view>
-
-#include <nlohmann/json.hpp>
 
 #include "api/resources/registry.h"
 
 namespace etna::api::resources {
 
 nlohmann::json VersionInfo();
-nlohmann::json ApiVersions(std::string_view server_address);  // GET /api
+nlohmann::json ApiVersions(std::string_view server_address);    // GET /api
 nlohmann::json ApiGroupList(const ResourceRegistry& registry);  // GET /apis
 // GET /api/v1 or /apis/<group>/<version>; nullopt when the group-version is not served.
 std::optional<nlohmann::json> ApiResourceList(const ResourceRegistry& registry,

@@ -17,29 +17,29 @@ namespace etna::api::resources {
 
 // One column of `kubectl get`, as Kubernetes' printers or a CRD's additionalPrinterColumns.
 struct PrinterColumn {
-  std::string name;         // "STATUS", "minAvailable", "Age"
-  std::string type;         // "string", "integer", "number", "boolean", "date"
-  std::string format;       // "name" for the name column, else ""
+  std::string name;    // "STATUS", "minAvailable", "Age"
+  std::string type;    // "string", "integer", "number", "boolean", "date"
+  std::string format;  // "name" for the name column, else ""
   std::string description;
-  int priority = 0;         // 1: only with -o wide
-  std::string json_path;    // a CRD column's JSON path (".status.state.phase"); "" for a
-                            // built-in printer's column, whose cells are computed per kind
+  int priority = 0;       // 1: only with -o wide
+  std::string json_path;  // a CRD column's JSON path (".status.state.phase"); "" for a
+                          // built-in printer's column, whose cells are computed per kind
 };
 
 struct ResourceInfo {
-  std::string group;    // "" for core
-  std::string version;  // "v1", "v1alpha1", ...
-  std::string kind;     // "Pod"
-  std::string plural;   // "pods"
-  std::string singular; // "pod"
+  std::string group;                     // "" for core
+  std::string version;                   // "v1", "v1alpha1", ...
+  std::string kind;                      // "Pod"
+  std::string plural;                    // "pods"
+  std::string singular;                  // "pod"
   std::vector<std::string> short_names;  // {"po"}
   std::vector<std::string> categories;   // {"all"}
   bool namespaced = true;
-  bool has_status = false;      // a /status subresource (status is ignored on main writes)
-  bool built_in = false;        // a Kubernetes kind: strategic merge patch is supported
-  std::vector<std::string> verbs;         // discovery verbs
-  std::vector<std::string> subresources;  // besides "status": "log", "binding", "eviction"
-  std::vector<PrinterColumn> columns;     // Table columns, Name first (Event: last, as kubectl)
+  bool has_status = false;         // a /status subresource (status is ignored on main writes)
+  bool built_in = false;           // a Kubernetes kind: strategic merge patch is supported
+  std::vector<std::string> verbs;  // discovery verbs
+  std::vector<std::string> subresources;     // besides "status": "log", "binding", "eviction"
+  std::vector<PrinterColumn> columns;        // Table columns, Name first (Event: last, as kubectl)
   std::vector<std::string> field_selectors;  // supported beyond metadata.name/namespace
 
   std::string GroupVersion() const;  // "v1" or "batch.volcano.sh/v1alpha1" (the apiVersion)

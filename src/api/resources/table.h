@@ -9,11 +9,10 @@
 #pragma once
 
 #include <chrono>
+#include <nlohmann/json.hpp>
 #include <string>
 #include <string_view>
 #include <vector>
-
-#include <nlohmann/json.hpp>
 
 #include "api/resources/registry.h"
 
@@ -26,8 +25,8 @@ std::string HumanDuration(std::chrono::seconds d);
 bool WantsTable(std::string_view accept);
 
 struct TableOptions {
-  std::string include_object = "Metadata";  // "None", "Metadata" or "Object"
-  bool with_column_definitions = true;      // false for watch events after the first
+  std::string include_object = "Metadata";    // "None", "Metadata" or "Object"
+  bool with_column_definitions = true;        // false for watch events after the first
   std::chrono::system_clock::time_point now;  // Age is measured to it; the epoch: the clock
 };
 

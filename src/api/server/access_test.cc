@@ -74,8 +74,7 @@ TEST_F(AccessTest, AgentSeesOnlyItsOwnPods) {
 
 TEST_F(AccessTest, AgentWritesOnlyItsOwnNodeAndLease) {
   json node = {{"metadata", {{"name", "n1"}}}};
-  EXPECT_EQ(Do("POST", "/api/v1/nodes", node.dump(), "application/json", "node-token").status,
-            201);
+  EXPECT_EQ(Do("POST", "/api/v1/nodes", node.dump(), "application/json", "node-token").status, 201);
   json other = {{"metadata", {{"name", "n2"}}}};
   EXPECT_EQ(Do("POST", "/api/v1/nodes", other.dump(), "application/json", "node-token").status,
             403);
@@ -92,8 +91,9 @@ TEST(AuthFilesTest, MalformedFilesNameTheLine) {
   auto tokens = Authenticator::FromTokensText("ok,user\nbroken\n", false);
   ASSERT_FALSE(tokens.ok());
   EXPECT_NE(tokens.status().message().find("line 2"), std::string::npos);
-  auto rules = Authorizer::FromRulesText("- user: a\n  namespaces: [x]\n  resources: [y]\n"
-                                         "  access: admin\n");
+  auto rules = Authorizer::FromRulesText(
+      "- user: a\n  namespaces: [x]\n  resources: [y]\n"
+      "  access: admin\n");
   ASSERT_FALSE(rules.ok());
   EXPECT_NE(rules.status().message().find("access"), std::string::npos);
 }

@@ -33,8 +33,8 @@ ApiError ApiError::AlreadyExists(const resources::ResourceInfo& info, std::strin
 ApiError ApiError::Conflict(const resources::ResourceInfo& info, std::string_view name,
                             std::string_view why) {
   return Make(409, "Conflict",
-              fmt::format("Operation cannot be fulfilled on {} \"{}\": {}",
-                          info.QualifiedPlural(), name, why),
+              fmt::format("Operation cannot be fulfilled on {} \"{}\": {}", info.QualifiedPlural(),
+                          name, why),
               Details(info, name));
 }
 

@@ -5,13 +5,12 @@
 // Value types; thread-safe.
 #pragma once
 
+#include <nlohmann/json.hpp>
 #include <string>
 #include <string_view>
 #include <utility>
 #include <variant>
 #include <vector>
-
-#include <nlohmann/json.hpp>
 
 #include "api/admission/admission.h"
 #include "api/http/message.h"
@@ -54,8 +53,8 @@ struct ApiError {
 template <typename T>
 class ApiResult {
  public:
-  ApiResult(T value) : data_(std::move(value)) {}           // NOLINT: implicit by design
-  ApiResult(ApiError error) : data_(std::move(error)) {}    // NOLINT: implicit by design
+  ApiResult(T value) : data_(std::move(value)) {}         // NOLINT: implicit by design
+  ApiResult(ApiError error) : data_(std::move(error)) {}  // NOLINT: implicit by design
   bool ok() const { return std::holds_alternative<T>(data_); }
   const ApiError& error() const { return std::get<ApiError>(data_); }
   T& value() & { return std::get<T>(data_); }

@@ -12,8 +12,8 @@ namespace {
 using nlohmann::json;
 using resources::ResourceInfo;
 
-http::Response JsonReply(int status, const json& body, std::string content_type =
-                                                            "application/json") {
+http::Response JsonReply(int status, const json& body,
+                         std::string content_type = "application/json") {
   http::Response r;
   r.status = status;
   r.body = body.dump();
@@ -87,7 +87,8 @@ http::Response ApiServer::Route(const http::Request& request) {
       (path.rfind("/api/", 0) == 0 && SplitPath(path).size() == 2) ||
       (path.rfind("/apis/", 0) == 0 && SplitPath(path).size() <= 3)) {
     if (request.method != "GET" && request.method != "HEAD") {
-      return ApiError::MethodNotAllowed(fmt::format("{} is not allowed on {}", request.method, path))
+      return ApiError::MethodNotAllowed(
+                 fmt::format("{} is not allowed on {}", request.method, path))
           .ToResponse();
     }
     return Discovery(request);
@@ -154,8 +155,8 @@ http::Response ApiServer::Resource(const http::Request& request, const UserInfo&
   }
   if (!ri->subresource.empty()) {
     bool known = (ri->subresource == "status" && info->has_status) ||
-                 std::find(info->subresources.begin(), info->subresources.end(),
-                           ri->subresource) != info->subresources.end();
+                 std::find(info->subresources.begin(), info->subresources.end(), ri->subresource) !=
+                     info->subresources.end();
     if (!known) return ApiError::NotFoundPath().ToResponse();
   }
   AccessRequest access{ri->verb, info->QualifiedPlural(), ri->subresource, ri->ns, ri->name};

@@ -10,9 +10,8 @@
 
 #include <functional>
 #include <memory>
-#include <string>
-
 #include <nlohmann/json.hpp>
+#include <string>
 
 #include "api/codec/decode.h"
 #include "api/http/message.h"

@@ -1,14 +1,13 @@
 #include "api/server/auth.h"
 
+#include <fmt/format.h>
 #include <openssl/crypto.h>
 #include <openssl/sha.h>
+#include <yaml-cpp/yaml.h>
 
 #include <algorithm>
 #include <fstream>
 #include <sstream>
-
-#include <fmt/format.h>
-#include <yaml-cpp/yaml.h>
 
 namespace etna::api::server {
 namespace {
@@ -69,8 +68,7 @@ AccessDecision DecideAgent(const std::string& node, const AccessRequest& r) {
     return r.name == node ? AccessDecision::kAllow : AccessDecision::kDeny;
   }
   if (r.resource == "events") {
-    return r.verb == "create" || r.verb == "patch" ? AccessDecision::kAllow
-                                                   : AccessDecision::kDeny;
+    return r.verb == "create" || r.verb == "patch" ? AccessDecision::kAllow : AccessDecision::kDeny;
   }
   if (r.resource == "pods") {
     if (r.verb == "create" || r.verb == "deletecollection") return AccessDecision::kDeny;
@@ -103,8 +101,8 @@ Result<Authenticator> Authenticator::FromTokensText(std::string_view text, bool 
     if (line.empty() || line[0] == '#') continue;
     std::vector<std::string> f = SplitCsv(line);
     if (f.size() < 2 || Trim(f[0]).empty() || Trim(f[1]).empty()) {
-      return Status::InvalidArgument(fmt::format(
-          "tokens file line {}: want token,user,uid,\"group1,group2\"", number));
+      return Status::InvalidArgument(
+          fmt::format("tokens file line {}: want token,user,uid,\"group1,group2\"", number));
     }
     Entry e{Digest(Trim(f[0])), UserInfo{Trim(f[1]), {}}};
     if (f.size() >= 4) {
@@ -121,8 +119,7 @@ Result<Authenticator> Authenticator::FromTokensText(std::string_view text, bool 
   return auth;
 }
 
-Result<Authenticator> Authenticator::FromTokensFile(const std::string& path,
-                                                    bool allow_anonymous) {
+Result<Authenticator> Authenticator::FromTokensFile(const std::string& path, bool allow_anonymous) {
   ETNA_ASSIGN_OR_RETURN(std::string text, ReadFile(path));
   auto auth = FromTokensText(text, allow_anonymous);
   if (!auth.ok()) return auth.status().WithContext(path);
@@ -179,9 +176,8 @@ Result<Authorizer> Authorizer::FromRulesText(std::string_view yaml_text) {
       for (const auto& v : n["resources"]) r.resources.push_back(v.as<std::string>());
       std::string access = n["access"] ? n["access"].as<std::string>() : "";
       if (access != "read" && access != "write") {
-        return Status::InvalidArgument(
-            fmt::format("authorization rule {}: access: want read or write, got \"{}\"", i,
-                        access));
+        return Status::InvalidArgument(fmt::format(
+            "authorization rule {}: access: want read or write, got \"{}\"", i, access));
       }
       r.write = access == "write";
       if (r.namespaces.empty() || r.resources.empty()) {
@@ -210,8 +206,8 @@ AccessDecision Authorizer::Decide(const UserInfo& user, const AccessRequest& req
   bool write = !IsRead(request.verb);
   std::string resource = request.resource;
   for (const Rule& r : rules_) {
-    bool subject = (!r.user.empty() && r.user == user.name) ||
-                   (!r.group.empty() && user.InGroup(r.group));
+    bool subject =
+        (!r.user.empty() && r.user == user.name) || (!r.group.empty() && user.InGroup(r.group));
     if (!subject || (write && !r.write)) continue;
     bool ns_ok = request.ns.empty() ? Contains(r.namespaces, "*") || Contains(r.namespaces, "")
                                     : Contains(r.namespaces, request.ns);
@@ -230,8 +226,9 @@ std::string ForbiddenMessage(const UserInfo& user, const AccessRequest& r) {
   std::string what = r.subresource.empty() ? resource : resource + "/" + r.subresource;
   std::string object = r.name.empty() ? what : fmt::format("{} \"{}\"", what, r.name);
   std::string where = r.ns.empty() ? "at the cluster scope" : "in the namespace \"" + r.ns + "\"";
-  return fmt::format("{} is forbidden: User \"{}\" cannot {} resource \"{}\" in API group \"{}\" {}",
-                     object, user.name, r.verb, what, group, where);
+  return fmt::format(
+      "{} is forbidden: User \"{}\" cannot {} resource \"{}\" in API group \"{}\" {}", object,
+      user.name, r.verb, what, group, where);
 }
 
 }  // namespace etna::api::server

@@ -20,21 +20,21 @@ json Queue(const std::string& name) {
 }
 
 json Pod(const std::string& name) {
-  return {{"apiVersion", "v1"},
-          {"kind", "Pod"},
-          {"metadata", {{"name", name}, {"labels", {{"app", "demo"}}}}},
-          {"spec",
-           {{"containers",
-             {{{"name", "c"}, {"image", "busybox"}, {"command", {"sleep", "3600"}}}}}}}};
+  return {
+      {"apiVersion", "v1"},
+      {"kind", "Pod"},
+      {"metadata", {{"name", name}, {"labels", {{"app", "demo"}}}}},
+      {"spec",
+       {{"containers", {{{"name", "c"}, {"image", "busybox"}, {"command", {"sleep", "3600"}}}}}}}};
 }
 
 json Job(const std::string& name, int replicas, int min_available) {
-  json task = {{"name", "worker"},
-               {"replicas", replicas},
-               {"template",
-                {{"spec",
-                  {{"containers", {{{"name", "c"}, {"image", "busybox"}}}},
-                   {"restartPolicy", "Never"}}}}}};
+  json task = {
+      {"name", "worker"},
+      {"replicas", replicas},
+      {"template",
+       {{"spec",
+         {{"containers", {{{"name", "c"}, {"image", "busybox"}}}}, {"restartPolicy", "Never"}}}}}};
   return {{"apiVersion", "batch.volcano.sh/v1alpha1"},
           {"kind", "Job"},
           {"metadata", {{"name", name}}},
@@ -136,14 +136,14 @@ TEST_F(CrudTest, NoOpMergePatchKeepsTheResourceVersion) {
 
 TEST_F(CrudTest, JsonPatchAppliesAndFailedTestIsInvalid) {
   MustCreate(kQueues, Queue("q1"));
-  auto ok = Do("PATCH", std::string(kQueues) + "/q1",
-               R"([{"op":"replace","path":"/spec/weight","value":6}])",
-               "application/json-patch+json");
+  auto ok =
+      Do("PATCH", std::string(kQueues) + "/q1",
+         R"([{"op":"replace","path":"/spec/weight","value":6}])", "application/json-patch+json");
   ASSERT_EQ(ok.status, 200) << ok.body;
   EXPECT_EQ(ok.Json()["spec"]["weight"], 6);
-  auto failed = Do("PATCH", std::string(kQueues) + "/q1",
-                   R"([{"op":"test","path":"/spec/weight","value":1}])",
-                   "application/json-patch+json");
+  auto failed =
+      Do("PATCH", std::string(kQueues) + "/q1",
+         R"([{"op":"test","path":"/spec/weight","value":1}])", "application/json-patch+json");
   EXPECT_EQ(failed.status, 422) << failed.body;
 }
 
@@ -163,8 +163,8 @@ TEST_F(CrudTest, StrategicMergePatchIsRefusedForCustomResourcesAndMergesPods) {
   EXPECT_EQ(merged.Json()["spec"]["containers"][0]["command"][1], "3600");
   // Kubernetes' pod update rules still apply: the command may not change.
   auto command_change = Do("PATCH", std::string(kPods) + "/p1",
-                    R"({"spec":{"containers":[{"command":["sleep","1"],"name":"c"}]}})",
-                    "application/strategic-merge-patch+json");
+                           R"({"spec":{"containers":[{"command":["sleep","1"],"name":"c"}]}})",
+                           "application/strategic-merge-patch+json");
   EXPECT_EQ(command_change.status, 422);
 }
 
@@ -224,8 +224,11 @@ TEST_F(CrudTest, DeleteReturnsTheObjectAndThenItIsGone) {
 TEST_F(CrudTest, DeleteCascadesToOwnedObjectsUnlessOrphaned) {
   MustCreate(kQueues, Queue("q1"));
   json job = MustCreate(kJobs, Job("j1", 1, 1));
-  json owner = {{"apiVersion", "batch.volcano.sh/v1alpha1"}, {"kind", "Job"}, {"name", "j1"},
-                {"uid", job["metadata"]["uid"]}, {"controller", true}};
+  json owner = {{"apiVersion", "batch.volcano.sh/v1alpha1"},
+                {"kind", "Job"},
+                {"name", "j1"},
+                {"uid", job["metadata"]["uid"]},
+                {"controller", true}};
   json owned = Pod("j1-worker-0");
   owned["metadata"]["ownerReferences"] = {owner};
   MustCreate(kPods, owned);

@@ -1,6 +1,7 @@
 #include "api/server/data_dir.h"
 
 #include <fcntl.h>
+#include <fmt/format.h>
 #include <openssl/evp.h>
 #include <openssl/rand.h>
 #include <sys/stat.h>
@@ -9,8 +10,6 @@
 #include <filesystem>
 #include <fstream>
 #include <sstream>
-
-#include <fmt/format.h>
 
 namespace etna::api::server {
 namespace {
@@ -135,9 +134,8 @@ Result<DataDirFiles> PrepareDataDir(const std::string& data_dir, const std::stri
         files.tokens_file,
         fmt::format("{},admin,admin,\"system:masters\"\n{}", files.admin_token, existing), 0600));
   }
-  std::string server_host = host.find(':') != std::string::npos && host.front() != '['
-                                ? "[" + host + "]"
-                                : host;
+  std::string server_host =
+      host.find(':') != std::string::npos && host.front() != '[' ? "[" + host + "]" : host;
   std::string server = fmt::format("{}://{}:{}", tls ? "https" : "http", server_host, port);
   files.kubeconfig = data_dir + "/kubeconfig";
   std::string ca_pem = tls ? ReadAll(files.certificates.ca_file) : "";

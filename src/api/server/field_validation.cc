@@ -37,8 +37,8 @@ void RemoveFieldPath(json& object, std::string_view path) {
       continue;
     }
     size_t end = path.find_first_of(".[", pos);
-    std::string key(path.substr(pos, end == std::string_view::npos ? std::string_view::npos
-                                                                   : end - pos));
+    std::string key(
+        path.substr(pos, end == std::string_view::npos ? std::string_view::npos : end - pos));
     if (!node->is_object()) return;
     if (end == std::string_view::npos) {
       node->erase(key);

@@ -4,12 +4,11 @@
 // Pure functions; thread-safe.
 #pragma once
 
+#include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
-
-#include <nlohmann/json.hpp>
 
 #include "api/resources/registry.h"
 #include "api/server/api_error.h"

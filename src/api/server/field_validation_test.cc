@@ -29,9 +29,9 @@ TEST(FieldValidationTest, RemovesFieldsByPathInsideLists) {
   RemoveFieldPath(object, "spec.tasks[1].template.x");
   RemoveFieldPath(object, "top");
   RemoveFieldPath(object, "spec.tasks[7].name");  // out of range: nothing
-  RemoveFieldPath(object, "spec.nope.deeper");     // missing: nothing
-  EXPECT_EQ(object, json::parse(
-                        R"({"spec":{"tasks":[{"name":"a"},{"name":"b","template":{"y":3}}]}})"));
+  RemoveFieldPath(object, "spec.nope.deeper");    // missing: nothing
+  EXPECT_EQ(object,
+            json::parse(R"({"spec":{"tasks":[{"name":"a"},{"name":"b","template":{"y":3}}]}})"));
 }
 
 TEST(FieldValidationTest, WarnDropsAndReportsStrictRefuses) {

@@ -1,8 +1,8 @@
 #include "api/server/handler_util.h"
 
-#include <charconv>
-
 #include <fmt/format.h>
+
+#include <charconv>
 
 namespace etna::api::server {
 namespace {
@@ -19,8 +19,7 @@ ApiError DecodeError(const Status& status) {
 
 }  // namespace
 
-ApiResult<json> DecodeRequestBody(const http::Request& request,
-                                  const codec::DecodeLimits& limits) {
+ApiResult<json> DecodeRequestBody(const http::Request& request, const codec::DecodeLimits& limits) {
   if (request.body.empty()) return ApiError::BadRequest("the request body is empty");
   std::string content_type = request.Header("content-type");
   auto decoded = codec::DecodeBody(request.body, content_type, limits);
@@ -65,8 +64,7 @@ ApiResult<DeleteOptions> DeleteOptionsOf(const http::Request& request,
     if (body.value("orphanDependents", false)) options.propagation_policy = "Orphan";
     if (body.contains("preconditions") && body["preconditions"].is_object()) {
       options.precondition_uid = body["preconditions"].value("uid", "");
-      options.precondition_resource_version =
-          body["preconditions"].value("resourceVersion", "");
+      options.precondition_resource_version = body["preconditions"].value("resourceVersion", "");
     }
   }
   std::string grace = request.Query("gracePeriodSeconds");

@@ -2,9 +2,8 @@
 // errors, and the DeleteOptions of a request. Pure functions; thread-safe.
 #pragma once
 
-#include <string>
-
 #include <nlohmann/json.hpp>
+#include <string>
 
 #include "api/codec/decode.h"
 #include "api/http/message.h"

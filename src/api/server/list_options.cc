@@ -1,11 +1,10 @@
 #include "api/server/list_options.h"
 
+#include <fmt/format.h>
 #include <openssl/evp.h>
 
 #include <algorithm>
 #include <charconv>
-
-#include <fmt/format.h>
 
 namespace etna::api::server {
 namespace {
@@ -52,8 +51,8 @@ ApiResult<ListOptions> ParseListOptions(const http::Request& request,
   ListOptions options;
   auto labels = codec::LabelSelector::Parse(request.Query("labelSelector"));
   if (!labels.ok()) {
-    return ApiError::BadRequest(fmt::format("unable to parse requirement: {}",
-                                            labels.status().message()));
+    return ApiError::BadRequest(
+        fmt::format("unable to parse requirement: {}", labels.status().message()));
   }
   options.labels = std::move(labels).value();
   auto fields = codec::FieldSelector::Parse(request.Query("fieldSelector"));
@@ -68,8 +67,9 @@ ApiResult<ListOptions> ParseListOptions(const http::Request& request,
     if (!known) {
       std::string supported = "metadata.name, metadata.namespace";
       for (const auto& f : info.field_selectors) supported += ", " + f;
-      return ApiError::BadRequest(fmt::format("field label not supported: {} (supported for {}: {})",
-                                              r.field, info.QualifiedPlural(), supported));
+      return ApiError::BadRequest(
+          fmt::format("field label not supported: {} (supported for {}: {})", r.field,
+                      info.QualifiedPlural(), supported));
     }
   }
   options.fields = std::move(fields).value();
@@ -82,8 +82,7 @@ ApiResult<ListOptions> ParseListOptions(const http::Request& request,
     options.limit = std::min<size_t>(static_cast<size_t>(value), kMaxLimit);
   }
   std::string token = request.Query("continue");
-  if (!token.empty() &&
-      !DecodeContinue(token, &options.continue_revision, &options.continue_key)) {
+  if (!token.empty() && !DecodeContinue(token, &options.continue_revision, &options.continue_key)) {
     return ApiError::BadRequest("continue: invalid continue token");
   }
   options.resource_version = request.Query("resourceVersion");

@@ -17,10 +17,10 @@ namespace etna::api::server {
 struct ListOptions {
   codec::LabelSelector labels;
   codec::FieldSelector fields;
-  size_t limit = 0;                   // 0: everything
+  size_t limit = 0;  // 0: everything
   store::Revision continue_revision = 0;
-  std::string continue_key;           // list after this key
-  std::string resource_version;       // as sent
+  std::string continue_key;      // list after this key
+  std::string resource_version;  // as sent
   std::optional<int64_t> timeout_seconds;
   bool Filtered() const { return !labels.Empty() || !fields.Empty(); }
 };

@@ -93,8 +93,7 @@ http::Response ApiServer::List(const http::Request& request, const RequestInfo& 
     resources::TableOptions table;
     if (request.HasQuery("includeObject")) table.include_object = request.Query("includeObject");
     table.now = Now();
-    return ObjectReply(200, resources::RenderTable(info, objects, table, rv,
-                                                   page->continue_token));
+    return ObjectReply(200, resources::RenderTable(info, objects, table, rv, page->continue_token));
   }
   // Assembled as text: items need no parse.
   http::Response r;
@@ -177,10 +176,11 @@ http::Response ApiServer::DeleteCollection(const http::Request& request, const R
                                    MetaString(*object, "name"), *delete_options);
     if (deleted.ok()) items.push_back(std::move(deleted).value());
   }
-  return ObjectReply(200, {{"kind", info.ListKind()},
-                           {"apiVersion", info.GroupVersion()},
-                           {"metadata", {{"resourceVersion", std::to_string(store_->CurrentRevision())}}},
-                           {"items", items}});
+  return ObjectReply(
+      200, {{"kind", info.ListKind()},
+            {"apiVersion", info.GroupVersion()},
+            {"metadata", {{"resourceVersion", std::to_string(store_->CurrentRevision())}}},
+            {"items", items}});
 }
 
 }  // namespace etna::api::server

@@ -72,10 +72,10 @@ TEST_F(ListWatchTest, LabelAndFieldSelectorsFilter) {
             (std::vector<std::string>{"b"}));
   EXPECT_EQ(Names(Do("GET", std::string(kPods) + "?fieldSelector=spec.nodeName%3Dn2").Json()),
             (std::vector<std::string>{"b", "c"}));
-  EXPECT_EQ(Names(Do("GET", std::string(kPods) +
-                                "?fieldSelector=metadata.name%3Dc,spec.nodeName%3Dn2")
-                      .Json()),
-            (std::vector<std::string>{"c"}));
+  EXPECT_EQ(
+      Names(Do("GET", std::string(kPods) + "?fieldSelector=metadata.name%3Dc,spec.nodeName%3Dn2")
+                .Json()),
+      (std::vector<std::string>{"c"}));
 }
 
 TEST_F(ListWatchTest, BadSelectorsAreBadRequests) {

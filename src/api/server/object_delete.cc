@@ -2,6 +2,7 @@
 // owner-reference cascade (Background, Foreground, Orphan) and namespace contents.
 #include <fmt/format.h>
 
+#include "api/server/object_rules.h"
 #include "api/server/object_service.h"
 #include "api/server/stored_object.h"
 #include "store/keys.h"
@@ -14,13 +15,6 @@ using resources::ResourceInfo;
 
 constexpr int kMaxCascadeDepth = 16;
 constexpr int64_t kDefaultGraceSeconds = 30;
-
-bool IsBoundLivePod(const ResourceInfo& info, const json& pod) {
-  if (!info.group.empty() || info.kind != "Pod") return false;
-  std::string node = pod.value("/spec/nodeName"_json_pointer, std::string());
-  std::string phase = pod.value("/status/phase"_json_pointer, std::string());
-  return !node.empty() && phase != "Succeeded" && phase != "Failed";
-}
 
 bool OwnedBy(const json& object, const std::string& uid) {
   auto refs = object.value("/metadata/ownerReferences"_json_pointer, json::array());
@@ -72,16 +66,17 @@ ApiResult<json> ObjectService::Delete(const ResourceInfo& info, const std::strin
   // and then deletes it for good. Objects with finalizers wait for them to be removed.
   int64_t grace = options.grace_period_seconds.value_or(
       current->value("/spec/terminationGracePeriodSeconds"_json_pointer, kDefaultGraceSeconds));
-  bool graceful = IsBoundLivePod(info, *current) && grace > 0;
+  bool graceful = internal::PodIsBoundAndLive(info, *current) && grace > 0;
   json& meta = current.value()["metadata"];
-  bool has_finalizers = meta.contains("finalizers") && meta["finalizers"].is_array() &&
-                        !meta["finalizers"].empty();
+  bool has_finalizers =
+      meta.contains("finalizers") && meta["finalizers"].is_array() && !meta["finalizers"].empty();
   if (graceful || has_finalizers) {
     TimeMs now = clock_->NowMs();
     return Edit(info, ns, name, [&](json& object) -> ApiResult<bool> {
       json& m = object["metadata"];
       int64_t old_grace = m.value("deletionGracePeriodSeconds", int64_t{-1});
-      if (m.contains("deletionTimestamp") && (!graceful || (old_grace >= 0 && old_grace <= grace))) {
+      if (m.contains("deletionTimestamp") &&
+          (!graceful || (old_grace >= 0 && old_grace <= grace))) {
         return false;  // already terminating, no shorter grace period asked for
       }
       m["deletionTimestamp"] = FormatTimestamp(now + (graceful ? grace * 1000 : 0));
@@ -139,7 +134,7 @@ void ObjectService::DeleteDependents(const std::string& owner_uid, const std::st
   for (const auto& [info, obj] : Dependents(owner_uid)) {
     std::string dep_ns = MetaString(obj, "namespace");
     std::string dep_name = MetaString(obj, "name");
-    if (IsBoundLivePod(*info, obj)) {
+    if (internal::PodIsBoundAndLive(*info, obj)) {
       DeleteOptions options;
       options.propagation_policy = policy;
       Delete(*info, dep_ns, dep_name, options);  // graceful: the agent stops it first

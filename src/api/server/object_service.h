@@ -8,14 +8,13 @@
 #pragma once
 
 #include <functional>
+#include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
 #include <string_view>
 #include <unordered_map>
 #include <utility>
 #include <vector>
-
-#include <nlohmann/json.hpp>
 
 #include "api/admission/admission.h"
 #include "api/resources/registry.h"
@@ -49,8 +48,8 @@ class ObjectService : public admission::ObjectLookup {
                                    nlohmann::json object, FieldValidation* fields = nullptr);
   // PUT: `status_only` for the /status subresource.
   ApiResult<nlohmann::json> Update(const resources::ResourceInfo& info, const std::string& ns,
-                                   const std::string& name, nlohmann::json object,
-                                   bool status_only, FieldValidation* fields = nullptr);
+                                   const std::string& name, nlohmann::json object, bool status_only,
+                                   FieldValidation* fields = nullptr);
   ApiResult<nlohmann::json> Patch(const resources::ResourceInfo& info, const std::string& ns,
                                   const std::string& name, PatchType type,
                                   const nlohmann::json& patch, bool status_only,
@@ -83,9 +82,9 @@ class ObjectService : public admission::ObjectLookup {
                                         const store::KeyValue& current_kv,
                                         const nlohmann::json& current, nlohmann::json next,
                                         bool status_only, FieldValidation* fields);
-  ApiResult<nlohmann::json> FinishDelete(const resources::ResourceInfo& info,
-                                         const std::string& ns, const std::string& name,
-                                         const std::string& policy, int depth);
+  ApiResult<nlohmann::json> FinishDelete(const resources::ResourceInfo& info, const std::string& ns,
+                                         const std::string& name, const std::string& policy,
+                                         int depth);
   void DeleteDependents(const std::string& owner_uid, const std::string& policy, int depth);
   void OrphanDependents(const std::string& owner_uid);
   void DeleteNamespaceContents(const std::string& ns);

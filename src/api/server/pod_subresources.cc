@@ -1,9 +1,9 @@
 // ApiServer's pod subresources: binding (the scheduler's bind; a second bind is 409),
 // eviction (a graceful delete) and log (proxied from the agent of the pod's node).
+#include <fmt/format.h>
+
 #include <mutex>
 #include <thread>
-
-#include <fmt/format.h>
 
 #include "api/http/client.h"
 #include "api/server/api_server.h"
@@ -90,17 +90,18 @@ http::Response FetchLogFromAgent(const json& node, const LogRequest& request) {
   int port = node.value("/status/daemonEndpoints/kubeletEndpoint/Port"_json_pointer, 0);
   std::string node_name = node.value("/metadata/name"_json_pointer, std::string());
   if (address.empty() || port <= 0 || port > 65535) {
-    return ApiError::Unavailable(fmt::format(
-               "the agent of node \"{}\" has not reported its address and port", node_name))
+    return ApiError::Unavailable(
+               fmt::format("the agent of node \"{}\" has not reported its address and port",
+                           node_name))
         .ToResponse();
   }
   http::ClientOptions client;
   client.host = address;
   client.port = static_cast<uint16_t>(port);
   client.tls = false;
-  std::string target = fmt::format("/containerLogs/{}/{}/{}{}{}", request.ns, request.pod,
-                                   request.container, request.query.empty() ? "" : "?",
-                                   request.query);
+  std::string target =
+      fmt::format("/containerLogs/{}/{}/{}{}{}", request.ns, request.pod, request.container,
+                  request.query.empty() ? "" : "?", request.query);
   http::Response r;
   r.content_type = "text/plain";
   if (request.follow) {
@@ -138,14 +139,14 @@ http::Response ApiServer::Bind(const http::Request& request, const RequestInfo& 
   auto bound = objects_.Edit(info, ri.ns, ri.name, [&](json& pod) -> ApiResult<bool> {
     std::string current = pod.value("/spec/nodeName"_json_pointer, std::string());
     if (!current.empty()) {
-      return ApiError::Conflict(info, ri.name + "/binding",
-                                fmt::format("pod {} is already assigned to node \"{}\"", ri.name,
-                                            current));
+      return ApiError::Conflict(
+          info, ri.name + "/binding",
+          fmt::format("pod {} is already assigned to node \"{}\"", ri.name, current));
     }
     if (pod["metadata"].contains("deletionTimestamp")) {
-      return ApiError::Conflict(info, ri.name + "/binding",
-                                fmt::format("pod {} is being deleted, cannot be assigned to a host",
-                                            ri.name));
+      return ApiError::Conflict(
+          info, ri.name + "/binding",
+          fmt::format("pod {} is being deleted, cannot be assigned to a host", ri.name));
     }
     pod["spec"]["nodeName"] = node;
     if (annotations.is_object()) {
@@ -153,9 +154,8 @@ http::Response ApiServer::Bind(const http::Request& request, const RequestInfo& 
     }
     json& conditions = pod["status"]["conditions"];
     if (!conditions.is_array()) conditions = json::array();
-    json scheduled = {{"type", "PodScheduled"},
-                      {"status", "True"},
-                      {"lastTransitionTime", FormatTimestamp(now)}};
+    json scheduled = {
+        {"type", "PodScheduled"}, {"status", "True"}, {"lastTransitionTime", FormatTimestamp(now)}};
     bool replaced = false;
     for (auto& c : conditions) {
       if (c.is_object() && c.value("type", "") == "PodScheduled") {
@@ -203,9 +203,9 @@ http::Response ApiServer::Log(const http::Request& request, const RequestInfo& r
     if (containers.size() != 1) {
       std::string names;
       for (const auto& c : containers) names += (names.empty() ? "" : " ") + c;
-      return ApiError::BadRequest(fmt::format(
-                 "a container name must be specified for pod {}, choose one of: [{}]", ri.name,
-                 names))
+      return ApiError::BadRequest(
+                 fmt::format("a container name must be specified for pod {}, choose one of: [{}]",
+                             ri.name, names))
           .ToResponse();
     }
     container = containers[0];
@@ -216,9 +216,9 @@ http::Response ApiServer::Log(const http::Request& request, const RequestInfo& r
   }
   std::string node_name = pod->value("/spec/nodeName"_json_pointer, std::string());
   if (node_name.empty()) {
-    return ApiError::BadRequest(fmt::format(
-               "container \"{}\" in pod \"{}\" is waiting to start: the pod is not scheduled yet",
-               container, ri.name))
+    return ApiError::BadRequest(fmt::format("container \"{}\" in pod \"{}\" is waiting to start: "
+                                            "the pod is not scheduled yet",
+                                            container, ri.name))
         .ToResponse();
   }
   const ResourceInfo* nodes = registry_.Find("", "v1", "nodes");

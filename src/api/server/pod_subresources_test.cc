@@ -57,8 +57,7 @@ TEST_F(PodSubresourcesTest, LogsComeFromTheAgentOfTheNode) {
                {{"addresses", {{{"type", "InternalIP"}, {"address", "127.0.0.1"}}}},
                 {"daemonEndpoints", {{"kubeletEndpoint", {{"Port", 10250}}}}}}}});
   MustCreate(kPods, Pod("p1"));
-  ASSERT_EQ(Do("POST", std::string(kPods) + "/p1/binding", Binding("p1", "n1").dump()).status,
-            201);
+  ASSERT_EQ(Do("POST", std::string(kPods) + "/p1/binding", Binding("p1", "n1").dump()).status, 201);
   LogRequest seen;
   log_fetcher_ = [&](const json& node, const LogRequest& r) {
     seen = r;

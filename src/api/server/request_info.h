@@ -18,12 +18,12 @@ namespace etna::api::server {
 struct RequestInfo {
   std::string group;  // "" for core
   std::string version;
-  std::string ns;     // "" for cluster-scoped paths and cross-namespace lists
+  std::string ns;  // "" for cluster-scoped paths and cross-namespace lists
   bool namespace_in_path = false;
   std::string plural;
   std::string name;         // "" for collections
   std::string subresource;  // "status", "log", "binding", "eviction", or ""
-  std::string verb;  // get, list, watch, create, update, patch, delete, deletecollection
+  std::string verb;         // get, list, watch, create, update, patch, delete, deletecollection
 };
 
 // nullopt when the path is not a resource path (discovery and other paths are routed first).

@@ -88,10 +88,10 @@ http::Response ApiServer::PatchObject(const http::Request& request, const Reques
   if (auto bad = ParseFieldValidation(request.Query("fieldValidation"), &fields)) {
     return bad->ToResponse();
   }
-  return WithWarnings(Reply(objects_.Patch(info, ri.ns, ri.name, *type, *body,
-                                           ri.subresource == "status", &fields),
-                            200),
-                      fields);
+  return WithWarnings(
+      Reply(objects_.Patch(info, ri.ns, ri.name, *type, *body, ri.subresource == "status", &fields),
+            200),
+      fields);
 }
 
 http::Response ApiServer::DeleteObject(const http::Request& request, const RequestInfo& ri,

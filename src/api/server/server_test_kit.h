@@ -6,9 +6,8 @@
 #include <gtest/gtest.h>
 
 #include <memory>
-#include <string>
-
 #include <nlohmann/json.hpp>
+#include <string>
 
 #include "api/server/api_server.h"
 #include "store/memory_store.h"

@@ -41,9 +41,9 @@ ServerTest::ServerTest() {
   EXPECT_TRUE(server_->Bootstrap().ok());
 }
 
-Reply ServerTest::Do(const std::string& method, const std::string& target,
-                     const std::string& body, const std::string& content_type,
-                     const std::string& token, const std::string& accept) {
+Reply ServerTest::Do(const std::string& method, const std::string& target, const std::string& body,
+                     const std::string& content_type, const std::string& token,
+                     const std::string& accept) {
   http::Request r;
   r.method = method;
   r.target = target;

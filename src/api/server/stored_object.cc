@@ -1,10 +1,10 @@
 #include "api/server/stored_object.h"
 
+#include <fmt/format.h>
+
 #include <charconv>
 #include <ctime>
 #include <random>
-
-#include <fmt/format.h>
 
 namespace etna::api::server {
 namespace {

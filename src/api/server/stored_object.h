@@ -7,10 +7,9 @@
 // Pure functions; thread-safe.
 #pragma once
 
+#include <nlohmann/json.hpp>
 #include <string>
 #include <string_view>
-
-#include <nlohmann/json.hpp>
 
 #include "common/clock.h"
 #include "store/store.h"
@@ -22,8 +21,7 @@ std::string EncodeStored(const nlohmann::json& object);
 // The stored form with metadata.resourceVersion set to `revision`: valid JSON of the object.
 std::string WithResourceVersion(std::string_view stored, store::Revision revision);
 // The same, appended to `out` (no temporary: lists of many objects are built this way).
-void AppendWithResourceVersion(std::string& out, std::string_view stored,
-                               store::Revision revision);
+void AppendWithResourceVersion(std::string& out, std::string_view stored, store::Revision revision);
 // The object of a stored value, resourceVersion set. Internal when the bytes are not JSON.
 Result<nlohmann::json> DecodeStored(std::string_view stored, store::Revision revision);
 

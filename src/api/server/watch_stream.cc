@@ -59,8 +59,8 @@ std::string WatchStream::FormatEvent(const WatchFormat& format, const char* type
   options.include_object = format.include_object;
   options.with_column_definitions = false;
   options.now = format.now ? format.now() : std::chrono::system_clock::now();
-  json table = resources::RenderTable(*format.info, {*object}, options, std::to_string(revision),
-                                      "");
+  json table =
+      resources::RenderTable(*format.info, {*object}, options, std::to_string(revision), "");
   return json{{"type", type}, {"object", table}}.dump() + "\n";
 }
 
