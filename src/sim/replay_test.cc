@@ -1,5 +1,6 @@
 #include "sim/replay.h"
 
+#include <fmt/format.h>
 #include <gtest/gtest.h>
 
 #include <filesystem>
@@ -94,6 +95,28 @@ TEST_F(ReplayTest, FgdFinalFragmentationIsHandChecked) {
     packed |= f == 1750;
   }
   EXPECT_TRUE(packed);
+}
+
+TEST(ReplayBalanceTest, EtnaKeepsCpuForTheGpusOfACpuPoorNode) {
+  // Node a: 4 GPUs, 12 CPUs (three 4-CPU GPU tasks fill its CPU); node b: 4 GPUs, 64 CPUs. Eight
+  // 1-GPU tasks with 4 CPUs and one 4-CPU CPU-only task: a holds at most 3 GPU tasks, so at most
+  // 7 GPUs can be used, and only if the CPU-only task stays off a. While a still fits a GPU task
+  // after it, FGD scores both nodes alike and its node order decides; etna's balance tie-break
+  // (workload r = 36000 / 8000 CPU per GPU: a's skew −1333, b's +10222) sends it to b.
+  std::vector<TraceNode> nodes = {{"a", 12000, 131072, 4, "T4"}, {"b", 64000, 131072, 4, "T4"}};
+  std::vector<TracePod> pods;
+  for (int i = 0; i < 8; ++i) pods.push_back({fmt::format("g{}", i), 4000, 1024, 1, 1000, ""});
+  pods.push_back({"c", 4000, 1024, 0, 0, ""});
+  int fgd_short = 0;
+  for (uint64_t seed = 42; seed <= 51; ++seed) {
+    auto etna = Replay(nodes, pods, {*FindPolicy("etna"), seed, /*tune=*/0});
+    auto fgd = Replay(nodes, pods, {*FindPolicy("fgd"), seed, /*tune=*/0});
+    ASSERT_TRUE(etna.ok() && fgd.ok());
+    EXPECT_EQ(etna->events.back().used_milli, 7000) << "seed " << seed;
+    EXPECT_LE(fgd->events.back().used_milli, 7000);
+    fgd_short += fgd->events.back().used_milli < 7000;
+  }
+  EXPECT_GT(fgd_short, 0);  // the scenario does separate the two
 }
 
 TEST_F(ReplayTest, TuneResamplesToTheTarget) {

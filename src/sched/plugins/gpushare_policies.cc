@@ -98,6 +98,9 @@ uint64_t Mix(uint64_t x) {
 struct GpuSharePolicyPlugin::State {
   Session* session = nullptr;
   std::unique_ptr<GpuFragModel> frag;
+  // fgdplus: the workload's CPU demand per unit of GPU demand, milli-CPU per milli-GPU (all
+  // tasks' CPU over the GPU tasks' GPU); 0 when the workload asks no GPU.
+  double cpu_per_gpu = 0;
 };
 
 const char* GpuSharePolicyPlugin::PluginName(Policy policy) {
@@ -213,6 +216,12 @@ void GpuSharePolicyPlugin::OnSessionOpen(Session& session) {
       counts.push_back({ShapeOf(t), 1.0});
     }
   }
+  double cpu = 0, gpu = 0;
+  for (const auto& c : counts) {
+    cpu += c.weight * static_cast<double>(c.shape.cpu_milli);
+    gpu += c.weight * c.shape.num_gpu * c.shape.gpu_milli;
+  }
+  st.cpu_per_gpu = gpu > 0 ? cpu / gpu : 0;
   st.frag = std::make_unique<GpuFragModel>(TypicalShapes(std::move(counts), options_.popularity));
   GpuFragModel& frag = *st.frag;
   Policy policy = policy_;
@@ -267,7 +276,9 @@ void GpuSharePolicyPlugin::OnSessionOpen(Session& session) {
       });
 
   // ---- Node order ----
-  session.AddNodeOrderFn([&frag, &session, policy](const Task& t, const Node& n) -> double {
+  double cpu_per_gpu = st.cpu_per_gpu;
+  session.AddNodeOrderFn([&frag, &session, policy, cpu_per_gpu](const Task& t,
+                                                                const Node& n) -> double {
     GpuTaskShape m = ShapeOf(t);
     switch (policy) {
       case Policy::kRandom:
@@ -350,9 +361,19 @@ void GpuSharePolicyPlugin::OnSessionOpen(Session& session) {
           any = true;
         }
         if (!any) return 0;
-        // fgdplus scores nodes exactly as fgd does (see the header for why); it differs only
-        // in the device chooser.
-        return std::floor(Sigmoid(best / 1000) * kMaxScore);
+        double score = std::floor(Sigmoid(best / 1000) * kMaxScore);
+        if (policy == Policy::kFgd || cpu_per_gpu <= 0) return score;
+        // fgdplus: FGD's integer score, ties broken towards the node whose free CPU and free
+        // GPU come closer to the workload's ratio (see the header). The fraction stays in
+        // (0, 1), so it only orders nodes of equal FGD score.
+        double gpu_before = static_cast<double>(s.TotalGpuLeft());
+        double gpu_after = gpu_before - static_cast<double>(int64_t{m.num_gpu} * m.gpu_milli);
+        double skew_before = static_cast<double>(s.cpu_left) / cpu_per_gpu - gpu_before;
+        double skew_after = static_cast<double>(s.cpu_left - m.cpu_milli) / cpu_per_gpu - gpu_after;
+        // Rounded to whole milli-GPU so that equal gains (every node skewed beyond the task's
+        // own skew gains the same) stay ties for the placer's node order, not rounding noise.
+        double gain = std::round(std::abs(skew_before) - std::abs(skew_after));
+        return score + 0.5 + 0.49 * gain / (std::abs(gain) + 10000);
       }
     }
     return 0;
