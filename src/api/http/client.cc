@@ -5,6 +5,8 @@
 #include <openssl/x509v3.h>
 
 #include <array>
+#include <atomic>
+#include <boost/asio/post.hpp>
 #include <boost/asio/connect.hpp>
 #include <boost/asio/io_context.hpp>
 #include <boost/asio/ip/tcp.hpp>
@@ -59,7 +61,9 @@ class HttpClient::Impl {
     }
     tls_->set_verify_mode(asio::ssl::verify_peer);
     boost::system::error_code ec;
-    if (opt_.ca_file.empty()) {
+    if (!opt_.ca_pem.empty()) {
+      tls_->add_certificate_authority(asio::buffer(opt_.ca_pem), ec);
+    } else if (opt_.ca_file.empty()) {
       tls_->set_default_verify_paths(ec);
     } else {
       tls_->load_verify_file(opt_.ca_file, ec);
@@ -115,6 +119,14 @@ class HttpClient::Impl {
       if (!msg.keep_alive()) Disconnect();
       return out;
     }
+  }
+
+  // Thread-safe: posts the cancel onto the io_context the blocked call is running.
+  void Cancel() {
+    cancelled_ = true;
+    asio::post(ioc_, [this] {
+      if (secure_ || plain_) Lowest().cancel();
+    });
   }
 
   Result<int> Stream(std::string_view method, std::string_view target,
@@ -222,6 +234,7 @@ class HttpClient::Impl {
   }
 
   Status EnsureConnected() {
+    if (cancelled_) return Status::Unavailable("cancelled");
     if (connected_) return Status::Ok();
     tcp::resolver resolver(ioc_);
     boost::system::error_code rec;
@@ -274,6 +287,7 @@ class HttpClient::Impl {
   }
 
   Status Error(std::string_view what, const beast::error_code& ec) const {
+    if (cancelled_) return Status::Unavailable("cancelled");
     std::string where = fmt::format("{} {}:{}", what, opt_.host, opt_.port);
     if (ec == beast::error::timeout) {
       return Status::Unavailable(
@@ -290,6 +304,7 @@ class HttpClient::Impl {
   std::optional<beast::ssl_stream<beast::tcp_stream>> secure_;
   beast::flat_buffer buffer_;
   bool connected_ = false;
+  std::atomic<bool> cancelled_{false};
 };
 
 HttpClient::HttpClient(ClientOptions options) : impl_(std::make_unique<Impl>(std::move(options))) {}
@@ -302,6 +317,8 @@ Result<ClientResponse> HttpClient::Do(
     const std::vector<std::pair<std::string, std::string>>& headers) {
   return impl_->Do(method, target, body, content_type, headers);
 }
+
+void HttpClient::Cancel() { impl_->Cancel(); }
 
 Result<int> HttpClient::Stream(std::string_view method, std::string_view target,
                                const std::function<bool(std::string_view)>& on_data,

@@ -23,6 +23,7 @@ struct ClientOptions {
   uint16_t port = 0;
   bool tls = true;
   std::string ca_file;                // PEM CA to verify the server with (when tls)
+  std::string ca_pem;                 // or the PEM itself (a kubeconfig's certificate-authority-data)
   bool insecure_skip_verify = false;  // tls without verification
   std::string bearer_token;           // sent as "Authorization: Bearer ..." when not empty
   std::chrono::milliseconds timeout{std::chrono::seconds(30)};
@@ -54,6 +55,10 @@ class HttpClient {
   Result<int> Stream(std::string_view method, std::string_view target,
                      const std::function<bool(std::string_view)>& on_data,
                      const std::vector<std::pair<std::string, std::string>>& headers = {});
+
+  // Ends a Do or Stream running on another thread (it returns Unavailable "cancelled") and makes
+  // later calls fail the same way. Thread-safe; the only method that may be called concurrently.
+  void Cancel();
 
  private:
   class Impl;

@@ -1,0 +1,80 @@
+// An informer: a local cache of one collection kept current by list + watch, as client-go's.
+//
+// Lists, then watches from the list's resourceVersion; each event updates the cache and calls
+// the handler. A watch the server ends is reopened from the last resourceVersion seen; an
+// expired one (410, as an HTTP status or an ERROR event) leads to a relist, and the relist's
+// differences with the cache are delivered as ADDED, MODIFIED and DELETED. Connection failures
+// retry with exponential backoff. The handler runs on the informer's thread.
+// Thread-safety: Start/Stop from the owner; the cache accessors from any thread.
+#pragma once
+
+#include <atomic>
+#include <chrono>
+#include <condition_variable>
+#include <functional>
+#include <map>
+#include <mutex>
+#include <nlohmann/json.hpp>
+#include <optional>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "client/transport.h"
+
+namespace etna::client {
+
+struct InformerOptions {
+  std::string path;  // the collection: "/api/v1/pods", "/apis/batch.volcano.sh/v1alpha1/jobs"
+  std::string label_selector;
+  std::string field_selector;
+  std::chrono::milliseconds backoff_initial{100};
+  std::chrono::milliseconds backoff_max{10000};
+  int watch_timeout_seconds = 300;  // the server ends each watch after this; it is reopened
+};
+
+class Informer {
+ public:
+  // type: "ADDED", "MODIFIED" or "DELETED"; object: its latest (or last) state.
+  using Handler = std::function<void(const std::string& type, const nlohmann::json& object)>;
+
+  Informer(Transport* transport, InformerOptions options, Handler handler);
+  ~Informer();  // Stop()s
+  Informer(const Informer&) = delete;
+  Informer& operator=(const Informer&) = delete;
+
+  void Start();
+  void Stop();
+  // True once the first list has been delivered (false on timeout or stop).
+  bool WaitForSync(std::chrono::milliseconds timeout);
+
+  std::vector<nlohmann::json> List() const;
+  std::optional<nlohmann::json> Get(const std::string& ns, const std::string& name) const;
+  // How often the collection was listed (1 + relists).
+  int lists() const { return lists_; }
+
+ private:
+  void Run();
+  // Lists and replaces the cache; false on failure.
+  bool Relist();
+  // Watches from rv_; returns true when a relist is needed (expired), false to re-watch.
+  bool WatchOnce(bool* failed);
+  void Apply(const std::string& type, const nlohmann::json& object);
+  std::string Query(bool watch) const;
+  void SleepBackoff();
+
+  Transport* transport_;
+  InformerOptions options_;
+  Handler handler_;
+  mutable std::mutex mu_;
+  std::condition_variable cv_;
+  std::map<std::string, nlohmann::json> cache_;  // "<ns>/<name>"
+  std::string rv_;
+  bool synced_ = false;
+  bool stop_ = false;
+  std::atomic<int> lists_{0};
+  std::chrono::milliseconds backoff_{0};
+  std::thread thread_;
+};
+
+}  // namespace etna::client

@@ -1,0 +1,137 @@
+#include "client/kubeconfig.h"
+
+#include <fmt/format.h>
+#include <yaml-cpp/yaml.h>
+
+#include <charconv>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+namespace etna::client {
+namespace {
+
+Result<std::string> ReadFile(const std::string& path) {
+  std::ifstream in(path);
+  if (!in) return Status::InvalidArgument(fmt::format("cannot read {}", path));
+  std::stringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+
+Result<std::string> Base64Decode(const std::string& in) {
+  std::string out;
+  uint32_t buf = 0;
+  int bits = 0;
+  for (char c : in) {
+    int v;
+    if (c >= 'A' && c <= 'Z')
+      v = c - 'A';
+    else if (c >= 'a' && c <= 'z')
+      v = c - 'a' + 26;
+    else if (c >= '0' && c <= '9')
+      v = c - '0' + 52;
+    else if (c == '+')
+      v = 62;
+    else if (c == '/')
+      v = 63;
+    else if (c == '=' || c == '\n' || c == '\r' || c == ' ')
+      continue;
+    else
+      return Status::InvalidArgument("certificate-authority-data: not base64");
+    buf = (buf << 6) | static_cast<uint32_t>(v);
+    bits += 6;
+    if (bits >= 8) {
+      bits -= 8;
+      out += static_cast<char>((buf >> bits) & 0xff);
+    }
+  }
+  return out;
+}
+
+// The entry named `name` in a kubeconfig list (`clusters`, `users`, `contexts`).
+YAML::Node Named(const YAML::Node& list, const std::string& name) {
+  for (const auto& item : list) {
+    if (item["name"] && item["name"].as<std::string>() == name) return item;
+  }
+  return YAML::Node();
+}
+
+}  // namespace
+
+Result<KubeConfig> ParseKubeconfig(const std::string& text, const std::string& base_dir) {
+  KubeConfig cfg;
+  try {
+    YAML::Node root = YAML::Load(text);
+    std::string current = root["current-context"] ? root["current-context"].as<std::string>() : "";
+    if (current.empty()) return Status::InvalidArgument("kubeconfig: current-context is not set");
+    YAML::Node context = Named(root["contexts"], current)["context"];
+    if (!context) {
+      return Status::InvalidArgument(fmt::format("kubeconfig: no context \"{}\"", current));
+    }
+    std::string cluster_name = context["cluster"] ? context["cluster"].as<std::string>() : "";
+    std::string user_name = context["user"] ? context["user"].as<std::string>() : "";
+    if (context["namespace"]) cfg.ns = context["namespace"].as<std::string>();
+    YAML::Node cluster = Named(root["clusters"], cluster_name)["cluster"];
+    if (!cluster || !cluster["server"]) {
+      return Status::InvalidArgument(
+          fmt::format("kubeconfig: cluster \"{}\" has no server", cluster_name));
+    }
+    std::string server = cluster["server"].as<std::string>();
+    std::string rest;
+    if (server.rfind("https://", 0) == 0) {
+      rest = server.substr(8);
+    } else if (server.rfind("http://", 0) == 0) {
+      cfg.tls = false;
+      cfg.port = 80;
+      rest = server.substr(7);
+    } else {
+      return Status::InvalidArgument(
+          fmt::format("kubeconfig: server \"{}\" is not an http(s) URL", server));
+    }
+    rest = rest.substr(0, rest.find('/'));
+    if (rest.empty()) {
+      return Status::InvalidArgument(fmt::format("kubeconfig: server \"{}\" has no host", server));
+    }
+    // host, host:port, [v6] or [v6]:port
+    size_t colon = rest.front() == '[' ? rest.find("]:") : rest.rfind(':');
+    if (colon != std::string::npos) {
+      if (rest.front() == '[') ++colon;
+      int port = 0;
+      std::string p = rest.substr(colon + 1);
+      auto [ptr, ec] = std::from_chars(p.data(), p.data() + p.size(), port);
+      if (ec != std::errc() || ptr != p.data() + p.size() || port <= 0 || port > 65535) {
+        return Status::InvalidArgument(fmt::format("kubeconfig: server \"{}\": bad port", server));
+      }
+      cfg.port = static_cast<uint16_t>(port);
+      rest = rest.substr(0, colon);
+    }
+    if (rest.size() > 2 && rest.front() == '[') rest = rest.substr(1, rest.size() - 2);
+    cfg.host = rest;
+    if (cluster["insecure-skip-tls-verify"]) {
+      cfg.insecure_skip_verify = cluster["insecure-skip-tls-verify"].as<bool>();
+    }
+    if (cluster["certificate-authority-data"]) {
+      ETNA_ASSIGN_OR_RETURN(cfg.ca_pem,
+                            Base64Decode(cluster["certificate-authority-data"].as<std::string>()));
+    } else if (cluster["certificate-authority"]) {
+      std::filesystem::path ca = cluster["certificate-authority"].as<std::string>();
+      if (ca.is_relative()) ca = std::filesystem::path(base_dir) / ca;
+      ETNA_ASSIGN_OR_RETURN(cfg.ca_pem, ReadFile(ca.string()));
+    }
+    YAML::Node user = Named(root["users"], user_name)["user"];
+    if (user && user["token"]) cfg.token = user["token"].as<std::string>();
+  } catch (const YAML::Exception& e) {
+    return Status::InvalidArgument(fmt::format("kubeconfig: {}", e.what()));
+  }
+  return cfg;
+}
+
+Result<KubeConfig> LoadKubeconfig(const std::string& path) {
+  ETNA_ASSIGN_OR_RETURN(std::string text, ReadFile(path));
+  auto cfg = ParseKubeconfig(text, std::filesystem::path(path).parent_path().string());
+  if (!cfg.ok()) return cfg.status().WithContext(path);
+  return cfg;
+}
+
+}  // namespace etna::client

@@ -1,0 +1,212 @@
+#include "client/transport.h"
+
+#include <fmt/format.h>
+
+#include <atomic>
+#include <condition_variable>
+#include <mutex>
+
+namespace etna::client {
+namespace {
+
+namespace http = api::http;
+
+// Splits a byte stream into lines and hands each complete one on.
+class LineSplitter {
+ public:
+  explicit LineSplitter(const std::function<void(std::string_view)>& on_line) : on_line_(on_line) {}
+  void Feed(std::string_view data) {
+    buffer_.append(data);
+    size_t start = 0;
+    for (size_t nl; (nl = buffer_.find('\n', start)) != std::string::npos; start = nl + 1) {
+      if (nl > start) on_line_(std::string_view(buffer_).substr(start, nl - start));
+    }
+    buffer_.erase(0, start);
+  }
+
+ private:
+  const std::function<void(std::string_view)>& on_line_;
+  std::string buffer_;
+};
+
+class HttpTransport : public Transport {
+ public:
+  explicit HttpTransport(const KubeConfig& config) {
+    options_.host = config.host;
+    options_.port = config.port;
+    options_.tls = config.tls;
+    options_.ca_pem = config.ca_pem;
+    options_.insecure_skip_verify = config.insecure_skip_verify;
+    options_.bearer_token = config.token;
+    requests_ = std::make_unique<http::HttpClient>(options_);
+  }
+
+  Result<http::ClientResponse> Do(std::string_view method, std::string_view target,
+                                  std::string_view body, std::string_view content_type) override {
+    std::lock_guard lock(do_mu_);
+    return requests_->Do(method, target, body, content_type);
+  }
+
+  Result<int> Watch(const std::string& target,
+                    const std::function<void(std::string_view)>& on_line) override {
+    auto client = std::make_shared<http::HttpClient>(options_);
+    {
+      std::lock_guard lock(watch_mu_);
+      if (cancelled_) return Status::Unavailable("cancelled");
+      watch_ = client;
+    }
+    LineSplitter lines(on_line);
+    auto status = client->Stream("GET", target, [&](std::string_view data) {
+      lines.Feed(data);
+      return true;
+    });
+    std::lock_guard lock(watch_mu_);
+    watch_.reset();
+    return status;
+  }
+
+  void Cancel() override {
+    std::lock_guard lock(watch_mu_);
+    cancelled_ = true;
+    if (watch_) watch_->Cancel();
+  }
+  void Resume() override {
+    std::lock_guard lock(watch_mu_);
+    cancelled_ = false;
+  }
+
+ private:
+  http::ClientOptions options_;
+  std::mutex do_mu_;
+  std::unique_ptr<http::HttpClient> requests_;
+  std::mutex watch_mu_;
+  std::shared_ptr<http::HttpClient> watch_;
+  bool cancelled_ = false;
+};
+
+class InProcessTransport : public Transport {
+ public:
+  InProcessTransport(http::Handler handler, std::string token)
+      : handler_(std::move(handler)), token_(std::move(token)) {}
+
+  Result<http::ClientResponse> Do(std::string_view method, std::string_view target,
+                                  std::string_view body, std::string_view content_type) override {
+    http::Response r = handler_(MakeRequest(method, target, body, content_type));
+    if (r.stream) {
+      r.stream->Cancel();
+      return Status::InvalidArgument(fmt::format("{} {} is a stream: use Watch", method, target));
+    }
+    http::ClientResponse out;
+    out.status = r.status;
+    out.content_type = r.content_type;
+    out.body = std::move(r.body);
+    return out;
+  }
+
+  Result<int> Watch(const std::string& target,
+                    const std::function<void(std::string_view)>& on_line) override {
+    http::Response r = handler_(MakeRequest("GET", target, {}, {}));
+    LineSplitter lines(on_line);
+    if (!r.stream) {
+      lines.Feed(r.body);
+      return r.status;
+    }
+    {
+      std::lock_guard lock(mu_);
+      if (cancelled_) {
+        r.stream->Cancel();
+        return Status::Unavailable("cancelled");
+      }
+      woken_ = true;
+    }
+    r.stream->Start([this] {
+      std::lock_guard lock(mu_);
+      woken_ = true;
+      cv_.notify_all();
+    });
+    while (true) {
+      {
+        std::unique_lock lock(mu_);
+        cv_.wait(lock, [&] { return woken_ || cancelled_; });
+        if (cancelled_) break;
+        woken_ = false;
+      }
+      bool done = false;
+      std::string data = r.stream->Read(&done);
+      lines.Feed(data);
+      if (done) return r.status;
+    }
+    r.stream->Cancel();
+    return Status::Unavailable("cancelled");
+  }
+
+  void Cancel() override {
+    std::lock_guard lock(mu_);
+    cancelled_ = true;
+    cv_.notify_all();
+  }
+  void Resume() override {
+    std::lock_guard lock(mu_);
+    cancelled_ = false;
+  }
+
+ private:
+  http::Request MakeRequest(std::string_view method, std::string_view target, std::string_view body,
+                            std::string_view content_type) const {
+    http::Request r;
+    r.method = std::string(method);
+    r.target = std::string(target);
+    size_t q = target.find('?');
+    r.path = std::string(target.substr(0, q));
+    if (q != std::string_view::npos) {
+      std::string_view query = target.substr(q + 1);
+      while (!query.empty()) {
+        size_t amp = query.find('&');
+        std::string_view kv = query.substr(0, amp);
+        size_t eq = kv.find('=');
+        r.query[std::string(kv.substr(0, eq))] =
+            eq == std::string_view::npos ? "" : Unescape(kv.substr(eq + 1));
+        if (amp == std::string_view::npos) break;
+        query.remove_prefix(amp + 1);
+      }
+    }
+    r.headers["authorization"] = "Bearer " + token_;
+    if (!content_type.empty()) r.headers["content-type"] = std::string(content_type);
+    r.body = std::string(body);
+    r.remote_address = "in-process";
+    r.from_loopback = true;
+    return r;
+  }
+
+  static std::string Unescape(std::string_view s) {
+    std::string out;
+    for (size_t i = 0; i < s.size(); ++i) {
+      if (s[i] == '%' && i + 2 < s.size() + 0 && isxdigit(s[i + 1]) && isxdigit(s[i + 2])) {
+        out += static_cast<char>(std::stoi(std::string(s.substr(i + 1, 2)), nullptr, 16));
+        i += 2;
+      } else {
+        out += s[i];
+      }
+    }
+    return out;
+  }
+
+  http::Handler handler_;
+  std::string token_;
+  std::mutex mu_;
+  std::condition_variable cv_;
+  bool woken_ = false;
+  bool cancelled_ = false;
+};
+
+}  // namespace
+
+std::unique_ptr<Transport> MakeHttpTransport(const KubeConfig& config) {
+  return std::make_unique<HttpTransport>(config);
+}
+
+std::unique_ptr<Transport> MakeInProcessTransport(api::http::Handler handler, std::string token) {
+  return std::make_unique<InProcessTransport>(std::move(handler), std::move(token));
+}
+
+}  // namespace etna::client

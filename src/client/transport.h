@@ -1,0 +1,39 @@
+// How clients reach the API: over HTTP(S) with a kubeconfig, or in the same process (the
+// server's handler called directly, for `etna dev` and tests). Both speak the same requests and
+// the same newline-delimited watch streams.
+// Thread-safety: Do may be called from several threads; one Watch at a time per transport;
+// Cancel from any thread.
+#pragma once
+
+#include <functional>
+#include <memory>
+#include <string>
+#include <string_view>
+
+#include "api/http/client.h"
+#include "api/http/message.h"
+#include "client/kubeconfig.h"
+#include "common/status.h"
+
+namespace etna::client {
+
+class Transport {
+ public:
+  virtual ~Transport() = default;
+  virtual Result<api::http::ClientResponse> Do(
+      std::string_view method, std::string_view target, std::string_view body = {},
+      std::string_view content_type = "application/json") = 0;
+  // Opens `target` (a watch) and calls on_line with each complete line until the server ends
+  // the stream or Cancel() is called. Returns the HTTP status.
+  virtual Result<int> Watch(const std::string& target,
+                            const std::function<void(std::string_view)>& on_line) = 0;
+  // Ends a running Watch; later Watch calls return Unavailable until Resume().
+  virtual void Cancel() = 0;
+  virtual void Resume() = 0;
+};
+
+std::unique_ptr<Transport> MakeHttpTransport(const KubeConfig& config);
+// Calls `handler` directly with requests authenticated by `token`.
+std::unique_ptr<Transport> MakeInProcessTransport(api::http::Handler handler, std::string token);
+
+}  // namespace etna::client
