@@ -66,6 +66,36 @@ Status Malformed(std::string_view what) {
   return Status::InvalidArgument(fmt::format("malformed protobuf body: {}", what));
 }
 
+// Protobuf strings are UTF-8 (JSON needs it too): true when `s` is well-formed UTF-8.
+bool IsUtf8(std::string_view s) {
+  size_t i = 0;
+  while (i < s.size()) {
+    unsigned char c = static_cast<unsigned char>(s[i]);
+    int extra = c < 0x80           ? 0
+                : (c >> 5) == 0x6  ? 1
+                : (c >> 4) == 0xe  ? 2
+                : (c >> 3) == 0x1e ? 3
+                                   : -1;
+    if (extra < 0 || i + extra >= s.size()) return false;
+    uint32_t cp = extra == 0 ? c : c & (0x3f >> extra);
+    for (int k = 1; k <= extra; ++k) {
+      unsigned char cc = static_cast<unsigned char>(s[i + k]);
+      if ((cc >> 6) != 0x2) return false;
+      cp = (cp << 6) | (cc & 0x3f);
+    }
+    static constexpr uint32_t kMin[] = {0, 0x80, 0x800, 0x10000};
+    if (cp < kMin[extra] || cp > 0x10ffff || (cp >= 0xd800 && cp <= 0xdfff)) return false;
+    i += extra + 1;
+  }
+  return true;
+}
+
+// A string field's bytes, or InvalidArgument when they are not UTF-8.
+Result<std::string> Utf8(std::string_view s, std::string_view field) {
+  if (!IsUtf8(s)) return Malformed(fmt::format("{}: not UTF-8", field));
+  return std::string(s);
+}
+
 std::string Base64(std::string_view in) {
   static constexpr char kAlphabet[] =
       "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
@@ -160,10 +190,15 @@ Status DecodeMapEntry(std::string_view data, bool bytes_value, Json* map) {
     std::string_view s;
     if ((tag >> 3) == 1 && (tag & 7) == 2) {
       if (!r.Bytes(&s)) return Malformed("map key");
-      key = std::string(s);
+      ETNA_ASSIGN_OR_RETURN(key, Utf8(s, "map key"));
     } else if ((tag >> 3) == 2 && (tag & 7) == 2) {
       if (!r.Bytes(&s)) return Malformed("map value");
-      value = bytes_value ? Base64(s) : std::string(s);
+      if (bytes_value) {
+        value = Base64(s);
+      } else {
+        ETNA_ASSIGN_OR_RETURN(std::string text, Utf8(s, "map value"));
+        value = std::move(text);
+      }
     } else if (!r.Skip(static_cast<int>(tag & 7))) {
       return Malformed("map entry field");
     }
@@ -180,7 +215,12 @@ Status DecodeField(Reader& r, const FieldSpec& f, int wire_type, int depth, Json
     case Kind::kString:
     case Kind::kBytes:
       if (!need(2) || !r.Bytes(&s)) return Malformed(f.name);
-      out[f.name] = f.kind == Kind::kBytes ? Base64(s) : std::string(s);
+      if (f.kind == Kind::kBytes) {
+        out[f.name] = Base64(s);
+      } else {
+        ETNA_ASSIGN_OR_RETURN(std::string text, Utf8(s, f.name));
+        out[f.name] = std::move(text);
+      }
       return Status::Ok();
     case Kind::kInt:
       if (!need(0) || !r.Varint(&v)) return Malformed(f.name);
@@ -197,10 +237,12 @@ Status DecodeField(Reader& r, const FieldSpec& f, int wire_type, int depth, Json
       if (!map.is_object()) map = Json::object();
       return DecodeMapEntry(s, f.kind == Kind::kBytesMap, &map);
     }
-    case Kind::kStrings:
+    case Kind::kStrings: {
       if (!need(2) || !r.Bytes(&s)) return Malformed(f.name);
-      out[f.name].push_back(std::string(s));
+      ETNA_ASSIGN_OR_RETURN(std::string text, Utf8(s, f.name));
+      out[f.name].push_back(std::move(text));
       return Status::Ok();
+    }
     case Kind::kMessage:
     case Kind::kMessages: {
       if (!need(2) || !r.Bytes(&s)) return Malformed(f.name);
@@ -262,6 +304,7 @@ Result<Json> DecodeKubernetesProtobuf(std::string_view body) {
           continue;
         }
         if (!t.Bytes(&value)) return Malformed("typeMeta field");
+        if (!IsUtf8(value)) return Malformed("typeMeta: not UTF-8");
         if ((ttag >> 3) == 1) api_version = std::string(value);
         if ((ttag >> 3) == 2) kind = std::string(value);
       }

@@ -70,6 +70,17 @@ TEST(ProtobufTest, PriorityClassValue) {
   EXPECT_EQ((*decoded)["globalDefault"], false);
 }
 
+TEST(ProtobufTest, StringsMustBeUtf8) {
+  std::string meta = Field(1, std::string("te\xffm", 4));
+  auto decoded = DecodeKubernetesProtobuf(Envelope("v1", "Namespace", Field(1, meta)));
+  ASSERT_FALSE(decoded.ok());
+  EXPECT_NE(decoded.status().message().find("name: not UTF-8"), std::string::npos);
+  std::string ok = Field(1, Field(1, "caf\xc3\xa9"));
+  EXPECT_TRUE(DecodeKubernetesProtobuf(Envelope("v1", "Namespace", ok)).ok());
+  std::string overlong = Field(1, Field(1, std::string("\xc0\xaf", 2)));
+  EXPECT_FALSE(DecodeKubernetesProtobuf(Envelope("v1", "Namespace", overlong)).ok());
+}
+
 TEST(ProtobufTest, OtherKindsAndBrokenBodiesAreRefusedByName) {
   auto pod = DecodeKubernetesProtobuf(Envelope("v1", "Pod", ""));
   ASSERT_FALSE(pod.ok());
