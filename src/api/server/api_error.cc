@@ -121,7 +121,8 @@ json ApiError::ToStatusJson() const {
 http::Response ApiError::ToResponse() const {
   http::Response r;
   r.status = code;
-  r.body = ToStatusJson().dump();
+  // Messages may quote request bytes (a name from the URL): never let bad UTF-8 throw here.
+  r.body = ToStatusJson().dump(-1, ' ', false, json::error_handler_t::replace);
   return r;
 }
 

@@ -304,6 +304,12 @@ TEST_F(CrudTest, DeletingANamespaceDeletesItsObjects) {
   EXPECT_EQ(Do("GET", "/api/v1/namespaces/team-a").status, 404);
 }
 
+TEST_F(CrudTest, NotUtf8NamesInTheUrlGetAStatusNotAnError) {
+  auto r = Do("GET", std::string(kQueues) + "/bad%FFname");
+  EXPECT_EQ(r.status, 404);
+  EXPECT_FALSE(r.Json().is_discarded());
+}
+
 TEST_F(CrudTest, UnknownPathsAreNotFound) {
   EXPECT_EQ(Do("GET", "/apis/nope.io/v1/things").status, 404);
   EXPECT_EQ(Do("GET", "/api/v1/namespaces/default/queues").status, 404);
