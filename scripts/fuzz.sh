@@ -24,7 +24,7 @@ mkdir -p "$OUT/obj" "$OUT/corpus" "$OUT/artifacts"
 # The codec library (without its tests) and Status, compiled once; rebuilt when any source or
 # header under src/api/codec or src/common is newer than the object.
 LIB_SRCS=()
-for f in "$ROOT"/src/api/codec/*.cc "$ROOT/src/common/status.cc"; do
+for f in "$ROOT"/src/api/codec/*.cc "$ROOT/src/common/status.cc" "$ROOT/src/common/base64.cc"; do
   case "$f" in *_test.cc) continue ;; esac
   LIB_SRCS+=("$f")
 done

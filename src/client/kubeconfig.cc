@@ -3,10 +3,14 @@
 #include <fmt/format.h>
 #include <yaml-cpp/yaml.h>
 
+#include <algorithm>
+#include <cctype>
 #include <charconv>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
+
+#include "common/base64.h"
 
 namespace etna::client {
 namespace {
@@ -17,36 +21,6 @@ Result<std::string> ReadFile(const std::string& path) {
   std::stringstream ss;
   ss << in.rdbuf();
   return ss.str();
-}
-
-Result<std::string> Base64Decode(const std::string& in) {
-  std::string out;
-  uint32_t buf = 0;
-  int bits = 0;
-  for (char c : in) {
-    int v;
-    if (c >= 'A' && c <= 'Z')
-      v = c - 'A';
-    else if (c >= 'a' && c <= 'z')
-      v = c - 'a' + 26;
-    else if (c >= '0' && c <= '9')
-      v = c - '0' + 52;
-    else if (c == '+')
-      v = 62;
-    else if (c == '/')
-      v = 63;
-    else if (c == '=' || c == '\n' || c == '\r' || c == ' ')
-      continue;
-    else
-      return Status::InvalidArgument("certificate-authority-data: not base64");
-    buf = (buf << 6) | static_cast<uint32_t>(v);
-    bits += 6;
-    if (bits >= 8) {
-      bits -= 8;
-      out += static_cast<char>((buf >> bits) & 0xff);
-    }
-  }
-  return out;
 }
 
 // The entry named `name` in a kubeconfig list (`clusters`, `users`, `contexts`).
@@ -112,8 +86,13 @@ Result<KubeConfig> ParseKubeconfig(const std::string& text, const std::string& b
       cfg.insecure_skip_verify = cluster["insecure-skip-tls-verify"].as<bool>();
     }
     if (cluster["certificate-authority-data"]) {
-      ETNA_ASSIGN_OR_RETURN(cfg.ca_pem,
-                            Base64Decode(cluster["certificate-authority-data"].as<std::string>()));
+      std::string data = cluster["certificate-authority-data"].as<std::string>();
+      data.erase(std::remove_if(data.begin(), data.end(), ::isspace), data.end());
+      std::optional<std::string> pem = Base64Decode(data);
+      if (!pem) {
+        return Status::InvalidArgument("kubeconfig: certificate-authority-data is not base64");
+      }
+      cfg.ca_pem = std::move(*pem);
     } else if (cluster["certificate-authority"]) {
       std::filesystem::path ca = cluster["certificate-authority"].as<std::string>();
       if (ca.is_relative()) ca = std::filesystem::path(base_dir) / ca;

@@ -6,6 +6,7 @@
 
 #include "api/admission/kinds.h"
 #include "api/admission/quantity.h"
+#include "common/base64.h"
 
 namespace etna::api::admission::internal {
 
@@ -27,21 +28,6 @@ std::string ConfigKeyError(const std::string& key) {
   return "";
 }
 
-bool IsBase64(const std::string& s) {
-  if (s.size() % 4 != 0) return false;
-  size_t pad = 0;
-  for (size_t i = 0; i < s.size(); ++i) {
-    char c = s[i];
-    if (c == '=') {
-      ++pad;
-      if (i + 1 < s.size() && s[i + 1] != '=') return false;
-      continue;
-    }
-    if (pad || !(std::isalnum(static_cast<unsigned char>(c)) || c == '+' || c == '/')) return false;
-  }
-  return pad <= 2;
-}
-
 // Validates data-like maps: keys, string values, total size; `base64` for Secret data and
 // ConfigMap binaryData.
 size_t ValidateDataMap(const Json& obj, const char* key, bool base64, std::set<std::string>& keys,
@@ -58,33 +44,10 @@ size_t ValidateDataMap(const Json& obj, const char* key, bool base64, std::set<s
       continue;
     }
     const std::string& s = v.get_ref<const std::string&>();
-    if (base64 && !IsBase64(s)) errs.Invalid(p, "<value omitted>", "must be base64 encoded");
+    if (base64 && !Base64Decode(s)) errs.Invalid(p, "<value omitted>", "must be base64 encoded");
     total += s.size();
   }
   return total;
-}
-
-std::string Base64(const std::string& in) {
-  static const char* kAlphabet = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
-  std::string out;
-  size_t i = 0;
-  for (; i + 2 < in.size(); i += 3) {
-    uint32_t v = (uint8_t(in[i]) << 16) | (uint8_t(in[i + 1]) << 8) | uint8_t(in[i + 2]);
-    for (int k = 3; k >= 0; --k) out += kAlphabet[(v >> (6 * k)) & 63];
-  }
-  if (i + 1 == in.size()) {
-    uint32_t v = uint8_t(in[i]) << 16;
-    out += kAlphabet[(v >> 18) & 63];
-    out += kAlphabet[(v >> 12) & 63];
-    out += "==";
-  } else if (i + 2 == in.size()) {
-    uint32_t v = (uint8_t(in[i]) << 16) | (uint8_t(in[i + 1]) << 8);
-    out += kAlphabet[(v >> 18) & 63];
-    out += kAlphabet[(v >> 12) & 63];
-    out += kAlphabet[(v >> 6) & 63];
-    out += '=';
-  }
-  return out;
 }
 
 }  // namespace
@@ -169,7 +132,7 @@ void AdmitSecret(Context& c) {
   if (const Json* sd = Field(c.object, "stringData"); sd && sd->is_object() && c.errs.empty()) {
     if (!Field(c.object, "data")) c.object["data"] = Json::object();
     for (const auto& [k, v] : sd->items()) {
-      if (v.is_string()) c.object["data"][k] = Base64(v.get<std::string>());
+      if (v.is_string()) c.object["data"][k] = Base64Encode(v.get<std::string>());
     }
     c.object.erase("stringData");
   }

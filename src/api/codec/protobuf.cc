@@ -6,6 +6,8 @@
 #include <ctime>
 #include <string>
 
+#include "common/base64.h"
+
 namespace etna::api::codec {
 namespace {
 
@@ -96,31 +98,6 @@ Result<std::string> Utf8(std::string_view s, std::string_view field) {
   return std::string(s);
 }
 
-std::string Base64(std::string_view in) {
-  static constexpr char kAlphabet[] =
-      "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
-  std::string out;
-  out.reserve((in.size() + 2) / 3 * 4);
-  size_t i = 0;
-  for (; i + 2 < in.size(); i += 3) {
-    uint32_t v = (uint8_t(in[i]) << 16) | (uint8_t(in[i + 1]) << 8) | uint8_t(in[i + 2]);
-    for (int s : {18, 12, 6, 0}) out += kAlphabet[(v >> s) & 63];
-  }
-  if (i + 1 == in.size()) {
-    uint32_t v = uint8_t(in[i]) << 16;
-    out += kAlphabet[(v >> 18) & 63];
-    out += kAlphabet[(v >> 12) & 63];
-    out += "==";
-  } else if (i + 2 == in.size()) {
-    uint32_t v = (uint8_t(in[i]) << 16) | (uint8_t(in[i + 1]) << 8);
-    out += kAlphabet[(v >> 18) & 63];
-    out += kAlphabet[(v >> 12) & 63];
-    out += kAlphabet[(v >> 6) & 63];
-    out += '=';
-  }
-  return out;
-}
-
 // How one field is decoded.
 enum class Kind {
   kString,
@@ -194,7 +171,7 @@ Status DecodeMapEntry(std::string_view data, bool bytes_value, Json* map) {
     } else if ((tag >> 3) == 2 && (tag & 7) == 2) {
       if (!r.Bytes(&s)) return Malformed("map value");
       if (bytes_value) {
-        value = Base64(s);
+        value = Base64Encode(s);
       } else {
         ETNA_ASSIGN_OR_RETURN(std::string text, Utf8(s, "map value"));
         value = std::move(text);
@@ -216,7 +193,7 @@ Status DecodeField(Reader& r, const FieldSpec& f, int wire_type, int depth, Json
     case Kind::kBytes:
       if (!need(2) || !r.Bytes(&s)) return Malformed(f.name);
       if (f.kind == Kind::kBytes) {
-        out[f.name] = Base64(s);
+        out[f.name] = Base64Encode(s);
       } else {
         ETNA_ASSIGN_OR_RETURN(std::string text, Utf8(s, f.name));
         out[f.name] = std::move(text);

@@ -2,7 +2,6 @@
 
 #include <fcntl.h>
 #include <fmt/format.h>
-#include <openssl/evp.h>
 #include <openssl/rand.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -10,6 +9,8 @@
 #include <filesystem>
 #include <fstream>
 #include <sstream>
+
+#include "common/base64.h"
 
 namespace etna::api::server {
 namespace {
@@ -21,15 +22,6 @@ std::string ReadAll(const std::string& path) {
   std::stringstream ss;
   ss << in.rdbuf();
   return ss.str();
-}
-
-std::string Base64(const std::string& data) {
-  std::string out(4 * ((data.size() + 2) / 3) + 1, '\0');
-  int n = EVP_EncodeBlock(reinterpret_cast<unsigned char*>(out.data()),
-                          reinterpret_cast<const unsigned char*>(data.data()),
-                          static_cast<int>(data.size()));
-  out.resize(n);
-  return out;
 }
 
 Result<std::string> RandomToken() {
@@ -82,7 +74,7 @@ std::string RenderKubeconfig(const std::string& server, const std::string& ca_pe
   std::string cluster = ca_pem.empty()
                             ? fmt::format("    server: {}\n", server)
                             : fmt::format("    server: {}\n    certificate-authority-data: {}\n",
-                                          server, Base64(ca_pem));
+                                          server, Base64Encode(ca_pem));
   return fmt::format(
       "apiVersion: v1\n"
       "kind: Config\n"

@@ -1,10 +1,11 @@
 #include "api/server/list_options.h"
 
 #include <fmt/format.h>
-#include <openssl/evp.h>
 
 #include <algorithm>
 #include <charconv>
+
+#include "common/base64.h"
 
 namespace etna::api::server {
 namespace {
@@ -19,30 +20,19 @@ bool ParseInt(const std::string& text, int64_t* out) {
 }  // namespace
 
 std::string EncodeContinue(store::Revision revision, const std::string& last_key) {
-  std::string raw = fmt::format("{}\n{}", revision, last_key);
-  std::string out(4 * ((raw.size() + 2) / 3) + 1, '\0');
-  int n = EVP_EncodeBlock(reinterpret_cast<unsigned char*>(out.data()),
-                          reinterpret_cast<const unsigned char*>(raw.data()),
-                          static_cast<int>(raw.size()));
-  out.resize(n);
-  return out;
+  return Base64Encode(fmt::format("{}\n{}", revision, last_key));
 }
 
 bool DecodeContinue(const std::string& token, store::Revision* revision, std::string* key) {
-  if (token.empty() || token.size() % 4 != 0 || token.size() > 16384) return false;
-  std::string raw(token.size() / 4 * 3 + 1, '\0');
-  int n = EVP_DecodeBlock(reinterpret_cast<unsigned char*>(raw.data()),
-                          reinterpret_cast<const unsigned char*>(token.data()),
-                          static_cast<int>(token.size()));
-  if (n < 0) return false;
-  raw.resize(n);
-  while (!raw.empty() && raw.back() == '\0') raw.pop_back();  // base64 padding
-  size_t nl = raw.find('\n');
+  if (token.size() > 16384) return false;
+  std::optional<std::string> raw = Base64Decode(token);
+  if (!raw) return false;
+  size_t nl = raw->find('\n');
   if (nl == std::string::npos) return false;
   int64_t rev = 0;
-  if (!ParseInt(raw.substr(0, nl), &rev) || rev <= 0) return false;
+  if (!ParseInt(raw->substr(0, nl), &rev) || rev <= 0) return false;
   *revision = rev;
-  *key = raw.substr(nl + 1);
+  *key = raw->substr(nl + 1);
   return !key->empty() && key->front() == '/';
 }
 
