@@ -13,15 +13,8 @@
 namespace etna::api::admission::internal {
 
 void AdmitPodGroup(Context& c) {
-  Json* spec_p = MutableField(c.object, "spec");
-  if (!spec_p) {
-    c.object["spec"] = Json::object();
-    spec_p = &c.object["spec"];
-  }
-  if (!spec_p->is_object()) {
-    c.errs.Invalid("spec", *spec_p, "must be an object");
-    return;
-  }
+  Json* spec_p = SpecOf(c.object, c.errs);
+  if (!spec_p) return;
   Json& spec = *spec_p;
   Errors& errs = c.errs;
   if (!Field(spec, "queue") || spec["queue"] == "") spec["queue"] = "default";

@@ -145,15 +145,8 @@ void ValidateHierarchyAnnotations(const Json& object, Errors& errs) {
 }  // namespace
 
 void AdmitQueue(Context& c) {
-  Json* spec_p = MutableField(c.object, "spec");
-  if (!spec_p) {
-    c.object["spec"] = Json::object();
-    spec_p = &c.object["spec"];
-  }
-  if (!spec_p->is_object()) {
-    c.errs.Invalid("spec", *spec_p, "must be an object");
-    return;
-  }
+  Json* spec_p = SpecOf(c.object, c.errs);
+  if (!spec_p) return;
   Json& spec = *spec_p;
   Errors& errs = c.errs;
   const Json guarantee = GuaranteeView(spec, errs);

@@ -96,6 +96,19 @@ Json* MutableField(Json& obj, std::string_view key) {
   return &*it;
 }
 
+Json* SpecOf(Json& object, Errors& errs) {
+  Json* spec = MutableField(object, "spec");
+  if (!spec) {
+    object["spec"] = Json::object();
+    spec = &object["spec"];
+  }
+  if (!spec->is_object()) {
+    errs.Invalid("spec", *spec, "must be an object");
+    return nullptr;
+  }
+  return spec;
+}
+
 std::optional<int64_t> GetInt(const Json& obj, std::string_view key, const std::string& path,
                               Errors& errs) {
   const Json* v = Field(obj, key);

@@ -60,6 +60,9 @@ inline std::string Key(const std::string& path, std::string_view key) {
 // null.
 const Json* Field(const Json& obj, std::string_view key);
 Json* MutableField(Json& obj, std::string_view key);
+// The object's `spec`, made an empty object when absent; nullptr (with an Invalid error) when it
+// is not an object.
+Json* SpecOf(Json& object, Errors& errs);
 
 // Typed readers: nullopt when absent (or null); a present value of the wrong type adds an
 // Invalid error at `path` and also returns nullopt.
