@@ -184,11 +184,11 @@ http::Response ApiServer::Resource(const http::Request& request, const UserInfo&
     }
     if (!allowed) return ApiError::Forbidden(ForbiddenMessage(user, access)).ToResponse();
   }
-  return Dispatch(request, *ri, *info, user, decision);
+  return Dispatch(request, *ri, *info);
 }
 
 http::Response ApiServer::Dispatch(const http::Request& request, const RequestInfo& ri,
-                                   const ResourceInfo& info, const UserInfo&, AccessDecision) {
+                                   const ResourceInfo& info) {
   if (ri.subresource == "log") {
     if (ri.verb != "get") return ApiError::MethodNotAllowed("pods/log supports GET").ToResponse();
     return Log(request, ri, info);

@@ -58,8 +58,7 @@ class ApiServer {
   http::Response Discovery(const http::Request& request);
   http::Response Resource(const http::Request& request, const UserInfo& user);
   http::Response Dispatch(const http::Request& request, const RequestInfo& ri,
-                          const resources::ResourceInfo& info, const UserInfo& user,
-                          AccessDecision access);
+                          const resources::ResourceInfo& info);
   http::Response Get(const http::Request& request, const RequestInfo& ri,
                      const resources::ResourceInfo& info);
   http::Response List(const http::Request& request, const RequestInfo& ri,

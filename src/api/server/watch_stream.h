@@ -35,7 +35,6 @@ struct WatchFormat {
   bool table = false;
   std::string include_object = "Metadata";
   std::function<std::chrono::system_clock::time_point()> now;
-  bool bookmarks = false;
 };
 
 class WatchStream : public http::ResponseStream {
