@@ -5,21 +5,11 @@
 #include <utility>
 
 #include "api/resources/registry_kinds.h"
+#include "common/strings.h"
 
 namespace etna::api::resources {
 
 namespace {
-
-bool EqualsIgnoreCase(std::string_view a, std::string_view b) {
-  if (a.size() != b.size()) return false;
-  for (size_t i = 0; i < a.size(); ++i) {
-    if (std::tolower(static_cast<unsigned char>(a[i])) !=
-        std::tolower(static_cast<unsigned char>(b[i]))) {
-      return false;
-    }
-  }
-  return true;
-}
 
 bool NameMatches(const ResourceInfo& r, std::string_view name) {
   if (EqualsIgnoreCase(r.plural, name) || EqualsIgnoreCase(r.singular, name) ||

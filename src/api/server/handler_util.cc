@@ -32,6 +32,12 @@ ApiResult<json> DecodeRequestBody(const http::Request& request, const codec::Dec
   return std::move(decoded).value();
 }
 
+ApiResult<json> DecodeWriteBody(const http::Request& request, const codec::DecodeLimits& limits,
+                                FieldValidation* fields) {
+  if (auto bad = ParseFieldValidation(request.Query("fieldValidation"), fields)) return *bad;
+  return DecodeRequestBody(request, limits);
+}
+
 http::Response ObjectReply(int status, const json& object) {
   http::Response r;
   r.status = status;

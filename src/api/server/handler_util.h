@@ -8,6 +8,7 @@
 #include "api/codec/decode.h"
 #include "api/http/message.h"
 #include "api/server/api_error.h"
+#include "api/server/field_validation.h"
 #include "api/server/object_service.h"
 
 namespace etna::api::server {
@@ -15,6 +16,10 @@ namespace etna::api::server {
 // The request body as JSON (by Content-Type), or a 400/413 naming what is wrong.
 ApiResult<nlohmann::json> DecodeRequestBody(const http::Request& request,
                                             const codec::DecodeLimits& limits);
+// The body of a write (create, update, patch) and its fieldValidation mode, read into `fields`.
+ApiResult<nlohmann::json> DecodeWriteBody(const http::Request& request,
+                                          const codec::DecodeLimits& limits,
+                                          FieldValidation* fields);
 http::Response ObjectReply(int status, const nlohmann::json& object);
 http::Response Reply(const ApiResult<nlohmann::json>& result, int success_status);
 // DeleteOptions from the body (kind DeleteOptions, may be empty) and the query.

@@ -41,10 +41,7 @@ http::Response ApiServer::Get(const http::Request& request, const RequestInfo& r
 http::Response ApiServer::Create(const http::Request& request, const RequestInfo& ri,
                                  const ResourceInfo& info) {
   FieldValidation fields;
-  if (auto bad = ParseFieldValidation(request.Query("fieldValidation"), &fields)) {
-    return bad->ToResponse();
-  }
-  auto body = DecodeRequestBody(request, options_.limits);
+  auto body = DecodeWriteBody(request, options_.limits, &fields);
   if (!body.ok()) return body.error().ToResponse();
   return WithWarnings(Reply(objects_.Create(info, ri.ns, std::move(body).value(), &fields), 201),
                       fields);
@@ -53,10 +50,7 @@ http::Response ApiServer::Create(const http::Request& request, const RequestInfo
 http::Response ApiServer::Update(const http::Request& request, const RequestInfo& ri,
                                  const ResourceInfo& info) {
   FieldValidation fields;
-  if (auto bad = ParseFieldValidation(request.Query("fieldValidation"), &fields)) {
-    return bad->ToResponse();
-  }
-  auto body = DecodeRequestBody(request, options_.limits);
+  auto body = DecodeWriteBody(request, options_.limits, &fields);
   if (!body.ok()) return body.error().ToResponse();
   return WithWarnings(Reply(objects_.Update(info, ri.ns, ri.name, std::move(body).value(),
                                             ri.subresource == "status", &fields),
@@ -76,17 +70,14 @@ http::Response ApiServer::PatchObject(const http::Request& request, const Reques
                            info.built_in ? ", application/strategic-merge-patch+json" : ""))
         .ToResponse();
   }
-  auto body = DecodeRequestBody(request, options_.limits);
+  FieldValidation fields;
+  auto body = DecodeWriteBody(request, options_.limits, &fields);
   if (!body.ok()) return body.error().ToResponse();
   if (*type != PatchType::kJson && !body->is_object()) {
     return ApiError::BadRequest("the patch must be a JSON object").ToResponse();
   }
   if (*type == PatchType::kJson && !body->is_array()) {
     return ApiError::BadRequest("a JSON patch must be a list of operations").ToResponse();
-  }
-  FieldValidation fields;
-  if (auto bad = ParseFieldValidation(request.Query("fieldValidation"), &fields)) {
-    return bad->ToResponse();
   }
   return WithWarnings(
       Reply(objects_.Patch(info, ri.ns, ri.name, *type, *body, ri.subresource == "status", &fields),

@@ -2,6 +2,7 @@
 
 #include <cctype>
 
+#include "common/strings.h"
 #include "sched/devices/mig.h"
 
 namespace etna::sched::devices {
@@ -9,17 +10,6 @@ namespace {
 
 // Extended resources are stored in milli-units; device quantities are whole numbers.
 int64_t Whole(int64_t milli) { return milli <= 0 ? 0 : (milli + 999) / 1000; }
-
-bool EqualFold(std::string_view a, std::string_view b) {
-  if (a.size() != b.size()) return false;
-  for (size_t i = 0; i < a.size(); ++i) {
-    if (std::tolower(static_cast<unsigned char>(a[i])) !=
-        std::tolower(static_cast<unsigned char>(b[i]))) {
-      return false;
-    }
-  }
-  return true;
-}
 
 }  // namespace
 
@@ -84,7 +74,7 @@ std::vector<std::string> ParseGpuModels(std::string_view spec) {
 bool GpuModelAllowed(const std::vector<std::string>& allowed, std::string_view model) {
   if (allowed.empty()) return true;
   for (const auto& a : allowed) {
-    if (EqualFold(a, model)) return true;
+    if (EqualsIgnoreCase(a, model)) return true;
   }
   return false;
 }
