@@ -313,11 +313,10 @@ TEST_P(PlainServerTest, ManyIdleStreamsNeedNoThreads) {
   constexpr int kStreams = 200;
   std::vector<std::shared_ptr<TestStream>> streams;
   for (int i = 0; i < kStreams; ++i) streams.push_back(std::make_shared<TestStream>());
-  std::atomic<int> next{0};
   options_handler_ = [&](const Request& r) {
     Response res;
-    if (r.path == "/watch") {
-      res.stream = streams[static_cast<size_t>(next++)];
+    if (r.path == "/watch") {  // the i-th socket asks for /watch?i=<i>: requests race each other
+      res.stream = streams[static_cast<size_t>(std::stoi(r.Query("i")))];
     } else {
       res.body = "pong";
     }
@@ -329,7 +328,8 @@ TEST_P(PlainServerTest, ManyIdleStreamsNeedNoThreads) {
   std::vector<std::unique_ptr<RawSocket>> sockets;
   for (int i = 0; i < kStreams; ++i) {
     sockets.push_back(std::make_unique<RawSocket>(server_->port()));
-    ASSERT_TRUE(sockets.back()->Send("GET /watch HTTP/1.1\r\nHost: x\r\n\r\n"));
+    ASSERT_TRUE(
+        sockets.back()->Send("GET /watch?i=" + std::to_string(i) + " HTTP/1.1\r\nHost: x\r\n\r\n"));
   }
   for (auto& s : streams) ASSERT_TRUE(s->WaitStarted());
   HttpClient client(ClientOpts());
