@@ -32,6 +32,9 @@ class Transport {
   virtual void Resume() = 0;
 };
 
+// Makes a fresh transport: each informer (one watch at a time) takes its own.
+using TransportFactory = std::function<std::unique_ptr<Transport>()>;
+
 std::unique_ptr<Transport> MakeHttpTransport(const KubeConfig& config);
 // Calls `handler` directly with requests authenticated by `token`.
 std::unique_ptr<Transport> MakeInProcessTransport(api::http::Handler handler, std::string token);

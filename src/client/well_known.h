@@ -1,0 +1,58 @@
+// The labels and annotations the parts of etna use to talk to each other through the API
+// objects, in one place: what the scheduler writes when it binds, what the agent reads to run a
+// pod and writes when it registers its node, what the job controller puts on the pods it makes.
+// Volcano's own keys keep Volcano's spelling so that Volcano's users and tools recognise them.
+#pragma once
+
+namespace etna::client {
+
+// ---- written by the scheduler on the pod when it binds (pods/binding metadata.annotations) ----
+// Device indices on the node, comma-separated in allocation order: "0,1".
+inline constexpr char kGpuIdsAnnotation[] = "etna.io/gpu-ids";
+// The same devices' UUIDs, comma-separated: what NVIDIA_VISIBLE_DEVICES gets.
+inline constexpr char kGpuUuidsAnnotation[] = "etna.io/gpu-uuids";
+// A share of a device (vGPU / MPS): framebuffer MiB and SM percentage per device; absent for
+// whole GPUs.
+inline constexpr char kGpuMemoryMibAnnotation[] = "etna.io/gpu-memory-mib";
+inline constexpr char kGpuCoresPercentAnnotation[] = "etna.io/gpu-cores-percent";
+// MIG instances given to the pod, comma-separated "<gpu index>:<profile>:<instance id>".
+inline constexpr char kMigInstancesAnnotation[] = "etna.io/mig-instances";
+// Volcano's annotation that a pod is bound to a PodGroup.
+inline constexpr char kGroupNameAnnotation[] = "scheduling.k8s.io/group-name";
+
+// ---- written by the agent on its Node ----
+// The node's GPU devices as a JSON list (client/node_gpus.h encodes and decodes it).
+inline constexpr char kNodeGpusAnnotation[] = "etna.io/gpus";
+inline constexpr char kGpuModelLabel[] = "nvidia.com/gpu.model";
+inline constexpr char kGpuCountLabel[] = "nvidia.com/gpu.count";
+inline constexpr char kGpuMemoryLabel[] = "nvidia.com/gpu.memory";  // MiB per device
+inline constexpr char kMigCapableLabel[] = "nvidia.com/mig.capable";
+inline constexpr char kSwitchLabel[] = "topology.etna.io/switch";
+inline constexpr char kHostnameLabel[] = "kubernetes.io/hostname";
+// The namespace of node Leases, as in Kubernetes.
+inline constexpr char kNodeLeaseNamespace[] = "kube-node-lease";
+
+// ---- written by the job controller on the pods of a Volcano Job ----
+inline constexpr char kJobNameLabel[] = "volcano.sh/job-name";
+inline constexpr char kJobNamespaceLabel[] = "volcano.sh/job-namespace";
+inline constexpr char kQueueNameLabel[] = "volcano.sh/queue-name";
+inline constexpr char kTaskSpecLabel[] = "volcano.sh/task-spec";
+inline constexpr char kTaskIndexLabel[] = "volcano.sh/task-index";
+inline constexpr char kJobVersionLabel[] = "volcano.sh/job-version";
+inline constexpr char kJobRetryCountLabel[] = "volcano.sh/job-retry-count";
+// The pod's index within its task, as an annotation too (the seed's env fieldRef reads it).
+inline constexpr char kTaskSpecIndexAnnotation[] = "volcano.sh/task-spec-index";
+inline constexpr char kTaskSpecAnnotation[] = "volcano.sh/task-spec";
+inline constexpr char kJobNameAnnotation[] = "volcano.sh/job-name";
+inline constexpr char kJobVersionAnnotation[] = "volcano.sh/job-version";
+inline constexpr char kPreemptableAnnotation[] = "volcano.sh/preemptable";
+inline constexpr char kPodGroupPrefix[] = "podgroup-";
+
+// ---- pod conditions and reasons the parts set ----
+// Set by the scheduler on a victim before it evicts (with reason Preempted or Reclaimed), as
+// Kubernetes' DisruptionTarget.
+inline constexpr char kDisruptionTargetCondition[] = "DisruptionTarget";
+// Set by the node controller on pods of a node whose lease lapsed.
+inline constexpr char kNodeLostReason[] = "NodeLost";
+
+}  // namespace etna::client
