@@ -1,0 +1,111 @@
+#include "cli/api_runtime.h"
+
+#include <fmt/format.h>
+#include <malloc.h>
+#include <signal.h>
+
+namespace etna::cli {
+namespace {
+
+bool IsLoopbackHost(const std::string& host) {
+  return host == "127.0.0.1" || host == "localhost" || host == "[::1]" || host == "::1";
+}
+
+std::string HostOf(const std::string& listen) {
+  size_t colon = listen.rfind(':');
+  return colon == std::string::npos ? listen : listen.substr(0, colon);
+}
+
+}  // namespace
+
+Result<std::unique_ptr<ApiRuntime>> ApiRuntime::Start(const ApiRuntimeOptions& options) {
+  if (options.data_dir.empty()) return Status::InvalidArgument("--data-dir is required");
+  std::unique_ptr<ApiRuntime> rt(new ApiRuntime());
+  rt->options_ = options;
+  rt->host_ = HostOf(options.listen);
+  if ((options.anonymous || !options.tls) && !IsLoopbackHost(rt->host_)) {
+    return Status::InvalidArgument(
+        fmt::format("--anonymous and --no-tls are allowed only on a loopback --listen address, "
+                    "not \"{}\"",
+                    rt->host_));
+  }
+  // Large lists build bodies of tens of MB: keep freed memory in the heap for the next one
+  // instead of mapping and faulting fresh pages in every time (glibc maps blocks over 32 MB).
+  mallopt(M_MMAP_THRESHOLD, 256 << 20);
+  mallopt(M_TRIM_THRESHOLD, 512 << 20);
+
+  store::SqliteStoreOptions store_options;
+  store_options.data_dir = options.data_dir;
+  auto store = store::SqliteStore::Open(store_options);
+  if (!store.ok()) return store.status();
+  rt->store_ = std::move(*store);
+  // Certificates first (the listener needs them), the kubeconfig once the port is known.
+  auto files = api::server::PrepareDataDir(options.data_dir, rt->host_, 0, options.tls);
+  if (!files.ok()) return files.status();
+  // The data dir's own tokens (the admin of DIR/kubeconfig), plus --tokens-file's users.
+  std::vector<std::string> token_files = {files->tokens_file};
+  if (!options.tokens_file.empty()) token_files.push_back(options.tokens_file);
+  auto authn = api::server::Authenticator::FromTokensFiles(token_files, options.anonymous);
+  if (!authn.ok()) return authn.status();
+  rt->authn_ = std::make_unique<api::server::Authenticator>(std::move(*authn));
+  if (!options.authorization_file.empty()) {
+    auto loaded = api::server::Authorizer::FromRulesFile(options.authorization_file);
+    if (!loaded.ok()) return loaded.status();
+    rt->authz_ = std::move(loaded).value();
+  }
+  api::server::ApiServerOptions api_options;
+  api_options.authenticator = rt->authn_.get();
+  api_options.authorizer = &rt->authz_;
+  api_options.server_address = options.listen;
+  rt->api_ = std::make_unique<api::server::ApiServer>(rt->store_.get(), api_options);
+  if (Status st = rt->api_->Bootstrap(); !st.ok()) return st;
+  api::http::ServerOptions http_options;
+  http_options.listen = options.listen;
+  if (options.tls) http_options.tls = files->certificates.serving;
+  api::server::ApiServer* api = rt->api_.get();
+  rt->http_ = std::make_unique<api::http::HttpServer>(
+      http_options, [api](const api::http::Request& r) { return api->Handle(r); });
+  if (Status st = rt->http_->Start(); !st.ok()) return st;
+  auto final_files =
+      api::server::PrepareDataDir(options.data_dir, rt->host_, rt->http_->port(), options.tls);
+  if (!final_files.ok()) return final_files.status();
+  rt->files_ = std::move(*final_files);
+  return rt;
+}
+
+ApiRuntime::~ApiRuntime() {
+  if (http_) http_->Stop();
+}
+
+std::string ApiRuntime::url() const {
+  return fmt::format("{}://{}:{}", options_.tls ? "https" : "http", host_, http_->port());
+}
+
+client::TransportFactory ApiRuntime::InProcessTransports() {
+  api::server::ApiServer* api = api_.get();
+  std::string token = files_.admin_token;
+  return [api, token] {
+    return client::MakeInProcessTransport(
+        [api](const api::http::Request& r) { return api->Handle(r); }, token);
+  };
+}
+
+void BlockStopSignals() {
+  sigset_t signals;
+  sigemptyset(&signals);
+  sigaddset(&signals, SIGINT);
+  sigaddset(&signals, SIGTERM);
+  pthread_sigmask(SIG_BLOCK, &signals, nullptr);
+}
+
+const char* WaitForStopSignal() {
+  sigset_t signals;
+  sigemptyset(&signals);
+  sigaddset(&signals, SIGINT);
+  sigaddset(&signals, SIGTERM);
+  int sig = 0;
+  sigwait(&signals, &sig);
+  return sig == SIGINT ? "SIGINT" : "SIGTERM";
+}
+
+}  // namespace etna::cli

@@ -1,0 +1,59 @@
+// ApiRuntime: the API server as `etna server` and `etna dev` run it — the SQLite store in the
+// data dir, its certificates, tokens and kubeconfig, authentication and authorization, the REST
+// engine and the HTTP(S) listener — started in one call and stopped by destruction.
+// Thread-safety: Start from one thread; api() and transports are safe from any thread.
+#pragma once
+
+#include <memory>
+#include <string>
+
+#include "api/http/server.h"
+#include "api/server/api_server.h"
+#include "api/server/data_dir.h"
+#include "client/transport.h"
+#include "common/status.h"
+#include "store/sqlite_store.h"
+
+namespace etna::cli {
+
+struct ApiRuntimeOptions {
+  std::string data_dir;
+  std::string listen = "127.0.0.1:6443";
+  std::string tokens_file;
+  std::string authorization_file;
+  bool anonymous = false;
+  bool tls = true;
+};
+
+class ApiRuntime {
+ public:
+  // Checks the flags' combination, opens the store and starts serving.
+  static Result<std::unique_ptr<ApiRuntime>> Start(const ApiRuntimeOptions& options);
+  ~ApiRuntime();
+
+  api::server::ApiServer& api() { return *api_; }
+  uint16_t port() const { return http_->port(); }
+  const std::string& kubeconfig() const { return files_.kubeconfig; }
+  std::string url() const;
+  // Transports that call the REST engine directly as the data dir's admin (for `etna dev`).
+  client::TransportFactory InProcessTransports();
+
+ private:
+  ApiRuntime() = default;
+
+  ApiRuntimeOptions options_;
+  std::string host_;
+  std::unique_ptr<store::SqliteStore> store_;
+  api::server::DataDirFiles files_;
+  std::unique_ptr<api::server::Authenticator> authn_;
+  api::server::Authorizer authz_;
+  std::unique_ptr<api::server::ApiServer> api_;
+  std::unique_ptr<api::http::HttpServer> http_;
+};
+
+// Blocks SIGINT and SIGTERM in the calling thread (call before starting threads) and returns
+// once one arrives; the name of the signal is returned.
+void BlockStopSignals();
+const char* WaitForStopSignal();
+
+}  // namespace etna::cli
