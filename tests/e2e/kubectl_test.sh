@@ -78,8 +78,10 @@ expect_output "create configmap" "configmap/gen-cm created" \
 expect_output "configmap data" '"a":"b"' "${K[@]}" get configmap gen-cm -n gen-ns -o 'jsonpath={.data}'
 expect_output "create secret" "secret/gen-secret created" \
   "${K[@]}" create secret generic gen-secret --from-literal=pw=hunter2 -n gen-ns
-expect_output "create priorityclass" "priorityclass.scheduling.k8s.io/high created" \
-  "${K[@]}" create priorityclass high --value=100
+expect_output "create priorityclass" "priorityclass.scheduling.k8s.io/urgent created" \
+  "${K[@]}" create priorityclass urgent --value=1000
+expect_output "the seed's priority classes" "high normal low" \
+  "${K[@]}" get priorityclass high normal low -o 'jsonpath={.items[*].metadata.name}'
 
 # patch: merge, then a no-op.
 expect_output "patch" "queue.scheduling.volcano.sh/dev-test patched" \

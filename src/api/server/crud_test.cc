@@ -316,5 +316,19 @@ TEST_F(CrudTest, UnknownPathsAreNotFound) {
   EXPECT_EQ(Do("GET", "/api/v1/namespaces/default/pods/p1/exec").status, 404);
 }
 
+TEST_F(CrudTest, BootstrapMakesTheStartingNamespacesQueuesAndPriorityClasses) {
+  for (const char* ns : {"default", "kube-node-lease", "volcano-system"}) {
+    EXPECT_EQ(Do("GET", std::string("/api/v1/namespaces/") + ns).status, 200) << ns;
+  }
+  EXPECT_EQ(Do("GET", "/apis/scheduling.volcano.sh/v1beta1/queues/default").status, 200);
+  for (const auto& [name, value] : {std::pair{"high", 100}, {"normal", 50}, {"low", 10}}) {
+    auto r = Do("GET", std::string("/apis/scheduling.k8s.io/v1/priorityclasses/") + name);
+    ASSERT_EQ(r.status, 200) << name;
+    EXPECT_EQ(r.Json()["value"], value) << name;
+  }
+  // A second bootstrap (a restart) keeps them and succeeds.
+  EXPECT_TRUE(server_->Bootstrap().ok());
+}
+
 }  // namespace
 }  // namespace etna::api::server

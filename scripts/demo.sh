@@ -1,0 +1,61 @@
+#!/usr/bin/env bash
+# `make demo`: starts `etna dev` (API server, scheduler, controllers and the simulated GPU
+# nodes of examples/clusters/dev.yaml, pods as real processes), applies the seed's queues and
+# the runnable version of its training job, and shows the job's progress until it completes.
+# `etna dev` then keeps running for kubectl until Ctrl-C.
+#
+# Usage: scripts/demo.sh BUILD_DIR [DATA_DIR] [LISTEN]
+set -euo pipefail
+build=${1:-build}
+data=${2:-$HOME/.etna}
+listen=${3:-127.0.0.1:6443}
+root=$(cd "$(dirname "$0")/.." && pwd)
+etna="$build/src/cli/etna"
+seed="$root/../shared/examples/seed"
+[ -d "$seed" ] || seed="$root/examples/seed"
+kubectl=${KUBECTL:-kubectl}
+
+mkdir -p "$data"
+log="$data/dev.log"
+"$etna" dev --data-dir "$data" --listen "$listen" >"$log" 2>&1 &
+dev=$!
+trap 'kill $dev 2>/dev/null; wait $dev 2>/dev/null' EXIT
+for _ in $(seq 1 300); do
+  grep -q "etna dev: ready" "$log" 2>/dev/null && break
+  kill -0 $dev 2>/dev/null || { cat "$log"; exit 1; }
+  sleep 0.1
+done
+grep -q "etna dev: ready" "$log" || { echo "etna dev did not start"; cat "$log"; exit 1; }
+cat "$log"
+k() { "$kubectl" --kubeconfig "$data/kubeconfig" "$@"; }
+
+echo
+echo "== kubectl get nodes"
+k get nodes -o wide
+echo "== kubectl apply -f $seed/volcano-queues.yaml"
+k apply -f "$seed/volcano-queues.yaml"
+job=bert-finetune-training
+k delete vcjob "$job" --ignore-not-found --wait=true >/dev/null
+echo "== kubectl apply -f examples/jobs/seed-training-runnable.yaml"
+k apply -f "$root/examples/jobs/seed-training-runnable.yaml"
+
+last=""
+for _ in $(seq 1 600); do
+  phase=$(k get vcjob "$job" -o jsonpath='{.status.state.phase}' 2>/dev/null || true)
+  now=$(k get pods -l volcano.sh/job-name=$job -o wide --no-headers 2>/dev/null || true)
+  if [ "$now" != "$last" ]; then
+    echo "== job $job: ${phase:-Pending}"
+    echo "$now"
+    last=$now
+  fi
+  [ "$phase" = Completed ] || [ "$phase" = Failed ] && break
+  sleep 0.5
+done
+echo
+echo "== kubectl logs $job-chief-0"
+k logs "$job-chief-0" || true
+echo
+echo "etna dev keeps running (data in $data). Try:"
+echo "  kubectl --kubeconfig $data/kubeconfig get vcjob,podgroups,queues,pods"
+echo "Stop it with Ctrl-C."
+wait $dev

@@ -1,0 +1,186 @@
+"""A whole etna cluster on loopback for end-to-end tests: `etna server`, `etna scheduler`,
+`etna controllers` and one `etna agent` per node of a cluster profile, each its own process,
+so a test can SIGKILL and restart any of them. Objects are read through the REST API and
+written with kubectl, as a user would.
+
+    with Cluster(etna, profile) as c:
+        c.kubectl("apply", "-f", "job.yaml")
+        c.wait(lambda: c.pods(job="j"), "pods of j")
+"""
+import http.client
+import json
+import os
+import re
+import shutil
+import signal
+import ssl
+import subprocess
+import sys
+import tempfile
+import time
+
+KUBECTL = os.environ.get("KUBECTL", "kubectl")
+
+
+class Cluster:
+    def __init__(self, etna, profile, nodes, lease_seconds=3, period="200ms"):
+        self.etna = etna
+        self.profile = profile
+        self.nodes = nodes
+        self.lease_seconds = lease_seconds
+        self.period = period
+        self.work = tempfile.mkdtemp(prefix="etna-e2e-")
+        self.data = os.path.join(self.work, "server")
+        self.procs = {}
+        self.port = None
+
+    # ---- processes ----
+
+    def __enter__(self):
+        self.start_server()
+        self.start("scheduler", ["scheduler", "--kubeconfig", self.kubeconfig,
+                                 "--period", self.period])
+        self.start("controllers", ["controllers", "--kubeconfig", self.kubeconfig,
+                                   "--lease-grace-seconds", "1"])
+        for node in self.nodes:
+            self.start_agent(node)
+        for node in self.nodes:
+            self.wait(lambda n=node: self.node_ready(n), f"node {node} Ready", timeout=30)
+        return self
+
+    def __exit__(self, exc_type, exc, tb):
+        if exc_type is not None:
+            self.dump_logs()
+        for name in list(self.procs):
+            self.stop(name)
+        # Containers run under the agents' shims; stop whatever is left of them.
+        subprocess.run(["pkill", "-KILL", "-f", self.work], check=False)
+        shutil.rmtree(self.work, ignore_errors=True)
+        return False
+
+    def start_server(self):
+        log = open(os.path.join(self.work, "server.log"), "ab")
+        proc = subprocess.Popen([self.etna, "server", "--data-dir", self.data, "--listen",
+                                 f"127.0.0.1:{self.port or 0}"], stdout=subprocess.PIPE,
+                                stderr=log)
+        for line in proc.stdout:
+            log.write(line)
+            log.flush()
+            m = re.search(rb"serving https://127\.0\.0\.1:(\d+)", line)
+            if m:
+                self.port = int(m.group(1))
+                break
+        else:
+            raise RuntimeError("etna server did not start")
+        self.procs["server"] = proc
+        self.kubeconfig = os.path.join(self.data, "kubeconfig")
+        self.ca = os.path.join(self.data, "pki", "ca.crt")
+        self.token = open(os.path.join(self.data, "tokens.csv")).read().split(",")[0]
+
+    def start(self, name, args):
+        log = open(os.path.join(self.work, f"{name}.log"), "ab")
+        self.procs[name] = subprocess.Popen([self.etna] + args, stdout=log, stderr=log,
+                                            start_new_session=True)
+
+    def start_agent(self, node):
+        self.start(f"agent-{node}", [
+            "agent", "--kubeconfig", self.kubeconfig, "--node-name", node,
+            "--data-dir", os.path.join(self.work, "agents", node), "--listen", "127.0.0.1:0",
+            "--profile", self.profile, "--profile-node", node,
+            "--lease-seconds", str(self.lease_seconds)])
+
+    def stop(self, name, sig=signal.SIGTERM):
+        proc = self.procs.pop(name, None)
+        if proc is None:
+            return
+        if proc.poll() is None:
+            proc.send_signal(sig)
+            try:
+                proc.wait(timeout=30)
+            except subprocess.TimeoutExpired:
+                proc.kill()
+                proc.wait()
+
+    def dump_logs(self):
+        for name in ["server", "scheduler", "controllers"] + [f"agent-{n}" for n in self.nodes]:
+            path = os.path.join(self.work, f"{name}.log")
+            if os.path.exists(path):
+                lines = open(path, errors="replace").read().splitlines()[-25:]
+                print(f"--- {name}.log (last {len(lines)} lines)", file=sys.stderr)
+                for line in lines:
+                    print(line, file=sys.stderr)
+
+    # ---- API ----
+
+    def request(self, method, path, body=None, content_type="application/json"):
+        ctx = ssl.create_default_context(cafile=self.ca)
+        conn = http.client.HTTPSConnection("127.0.0.1", self.port, context=ctx, timeout=30)
+        headers = {"Authorization": f"Bearer {self.token}", "Content-Type": content_type}
+        conn.request(method, path, body=json.dumps(body) if body is not None else None,
+                     headers=headers)
+        resp = conn.getresponse()
+        data = resp.read()
+        conn.close()
+        return resp.status, json.loads(data) if data[:1] in (b"{", b"[") else data
+
+    def get(self, path):
+        status, body = self.request("GET", path)
+        return body if status == 200 else None
+
+    def items(self, path):
+        body = self.get(path)
+        return body["items"] if body else []
+
+    def kubectl(self, *args, check=True):
+        r = subprocess.run([KUBECTL, "--kubeconfig", self.kubeconfig] + list(args),
+                           capture_output=True, text=True, timeout=60)
+        if check and r.returncode != 0:
+            raise AssertionError(f"kubectl {' '.join(args)}: {r.stderr}")
+        return r
+
+    def apply(self, yaml_text):
+        path = os.path.join(self.work, f"apply-{time.monotonic_ns()}.yaml")
+        with open(path, "w") as f:
+            f.write(yaml_text)
+        return self.kubectl("apply", "-f", path)
+
+    def pods(self, job=None, ns="default"):
+        q = f"?labelSelector=volcano.sh/job-name%3D{job}" if job else ""
+        return self.items(f"/api/v1/namespaces/{ns}/pods{q}")
+
+    def job(self, name, ns="default"):
+        return self.get(f"/apis/batch.volcano.sh/v1alpha1/namespaces/{ns}/jobs/{name}")
+
+    def job_phase(self, name, ns="default"):
+        j = self.job(name, ns)
+        return (j or {}).get("status", {}).get("state", {}).get("phase")
+
+    def node(self, name):
+        return self.get(f"/api/v1/nodes/{name}")
+
+    def node_ready(self, name):
+        n = self.node(name)
+        for c in (n or {}).get("status", {}).get("conditions", []):
+            if c.get("type") == "Ready":
+                return c.get("status") == "True"
+        return False
+
+    def log(self, pod, ns="default"):
+        status, body = self.request("GET", f"/api/v1/namespaces/{ns}/pods/{pod}/log")
+        return body.decode() if status == 200 and isinstance(body, bytes) else ""
+
+    # ---- waiting ----
+
+    def wait(self, predicate, what, timeout=60):
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            value = predicate()
+            if value:
+                return value
+            time.sleep(0.1)
+        raise AssertionError(f"timed out after {timeout} s waiting for {what}")
+
+
+def check(condition, message):
+    if not condition:
+        raise AssertionError(message)
