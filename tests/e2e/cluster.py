@@ -54,7 +54,7 @@ class Cluster:
         for name in list(self.procs):
             self.stop(name)
         # Containers run under the agents' shims; stop whatever is left of them.
-        subprocess.run(["pkill", "-KILL", "-f", self.work], check=False)
+        kill_processes_mentioning(self.work)
         shutil.rmtree(self.work, ignore_errors=True)
         return False
 
@@ -179,6 +179,22 @@ class Cluster:
                 return value
             time.sleep(0.1)
         raise AssertionError(f"timed out after {timeout} s waiting for {what}")
+
+
+def kill_processes_mentioning(text):
+    """SIGKILLs every process whose command line contains `text`, with its process group (a
+    shim's container runs in the shim's group); no procps needed."""
+    for pid in filter(str.isdigit, os.listdir("/proc")):
+        try:
+            with open(f"/proc/{pid}/cmdline", "rb") as f:
+                cmdline = f.read().replace(b"\0", b" ").decode(errors="replace")
+            if text in cmdline and int(pid) != os.getpid():
+                group = os.getpgid(int(pid))
+                if group != os.getpgrp():
+                    os.killpg(group, signal.SIGKILL)
+                os.kill(int(pid), signal.SIGKILL)
+        except (OSError, ValueError):
+            pass
 
 
 def check(condition, message):
