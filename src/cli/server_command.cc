@@ -9,6 +9,7 @@
 #include <string>
 
 #include "cli/api_runtime.h"
+#include "cli/flags.h"
 
 namespace etna::cli {
 namespace {
@@ -35,35 +36,25 @@ void PrintServerHelp(FILE* out) {
 
 int RunServer(int argc, char** argv) {
   ApiRuntimeOptions flags;
-  for (int i = 1; i < argc; ++i) {
-    std::string a = argv[i];
-    auto value = [&](std::string* dst) {
-      if (i + 1 >= argc) {
-        std::fprintf(stderr, "etna server: %s needs a value\n", a.c_str());
-        return false;
-      }
-      *dst = argv[++i];
-      return true;
-    };
-    if (a == "--data-dir") {
-      if (!value(&flags.data_dir)) return 1;
-    } else if (a == "--listen") {
-      if (!value(&flags.listen)) return 1;
-    } else if (a == "--tokens-file") {
-      if (!value(&flags.tokens_file)) return 1;
-    } else if (a == "--authorization-file") {
-      if (!value(&flags.authorization_file)) return 1;
-    } else if (a == "--anonymous") {
+  FlagParser p("etna server", argc, argv);
+  while (p.Next()) {
+    if (p.Is("--data-dir")) {
+      if (!p.Value(&flags.data_dir)) return 1;
+    } else if (p.Is("--listen")) {
+      if (!p.Value(&flags.listen)) return 1;
+    } else if (p.Is("--tokens-file")) {
+      if (!p.Value(&flags.tokens_file)) return 1;
+    } else if (p.Is("--authorization-file")) {
+      if (!p.Value(&flags.authorization_file)) return 1;
+    } else if (p.Is("--anonymous")) {
       flags.anonymous = true;
-    } else if (a == "--no-tls") {
+    } else if (p.Is("--no-tls")) {
       flags.tls = false;
-    } else if (a == "-h" || a == "--help") {
+    } else if (p.Is("-h") || p.Is("--help")) {
       PrintServerHelp(stdout);
       return 0;
     } else {
-      std::fprintf(stderr, "etna server: unknown flag \"%s\"\n", a.c_str());
-      PrintServerHelp(stderr);
-      return 1;
+      return p.Unknown(PrintServerHelp);
     }
   }
   // Signals are taken synchronously below; block them before any thread starts.
