@@ -1,0 +1,210 @@
+#include "agent/agent.h"
+
+#include <fmt/format.h>
+#include <unistd.h>
+
+#include <climits>
+#include <filesystem>
+
+#include "agent/node_object.h"
+#include "agent/runtime/log_server.h"
+#include "agent/runtime/runtime.h"
+#include "api/http/server.h"
+#include "client/informer.h"
+#include "client/rest.h"
+
+namespace etna::agent {
+namespace {
+
+std::string SelfExe() {
+  char buf[PATH_MAX];
+  ssize_t n = readlink("/proc/self/exe", buf, sizeof(buf) - 1);
+  if (n <= 0) return "/proc/self/exe";
+  return std::string(buf, static_cast<size_t>(n));
+}
+
+}  // namespace
+
+AgentOptions SimulatedNodeOptions(const NodeSpec& node, client::TransportFactory transports,
+                                  const std::string& data_root) {
+  AgentOptions o;
+  o.node = node;
+  o.transports = std::move(transports);
+  o.gpu_source = std::make_unique<InventoryGpuSource>(node.gpus);
+  o.data_dir = data_root + "/" + node.name;
+  return o;
+}
+
+Agent::Agent(AgentOptions options) : options_(std::move(options)) {
+  clock_ = options_.clock != nullptr ? options_.clock : &system_clock_;
+}
+
+Agent::~Agent() { Stop(); }
+
+uint16_t Agent::port() const { return http_ ? http_->port() : 0; }
+
+std::vector<GpuDevice> Agent::RefreshGpus() {
+  std::vector<GpuDevice> devices;
+  if (options_.gpu_source) {
+    auto d = options_.gpu_source->Devices();
+    if (d.ok()) {
+      devices = std::move(*d);
+    } else {
+      std::lock_guard<std::mutex> lock(mu_);
+      return gpus_;  // keep the last reading when the source fails for a moment
+    }
+  }
+  std::lock_guard<std::mutex> lock(mu_);
+  gpus_ = devices;
+  return devices;
+}
+
+nlohmann::json Agent::GpuReport() const {
+  std::lock_guard<std::mutex> lock(mu_);
+  nlohmann::json out = nlohmann::json::array();
+  for (const auto& d : gpus_) {
+    nlohmann::json g = nlohmann::json::parse(client::EncodeNodeGpus({d.gpu}))[0];
+    g["migEnabled"] = d.mig_enabled;
+    g["xids"] = d.xids;
+    g["memoryUsedMiB"] = d.metrics.memory_used_mib;
+    g["utilizationGpu"] = d.metrics.gpu_utilization_percent;
+    g["utilizationMemory"] = d.metrics.memory_utilization_percent;
+    g["temperatureC"] = d.metrics.temperature_c;
+    g["powerMw"] = d.metrics.power_mw;
+    out.push_back(g);
+  }
+  return out;
+}
+
+Status Agent::Start() {
+  if (started_) return Status::FailedPrecondition("agent already started");
+  if (options_.node.name.empty()) return Status::InvalidArgument("node name: required");
+  if (options_.data_dir.empty()) return Status::InvalidArgument("data dir: required");
+  if (!options_.transports) return Status::InvalidArgument("transports: required");
+  if (options_.lease_seconds < 1) return Status::InvalidArgument("lease seconds: must be >= 1");
+  std::error_code ec;
+  std::filesystem::create_directories(options_.data_dir, ec);
+  if (ec) {
+    return Status::InvalidArgument(fmt::format("data dir {}: {}", options_.data_dir, ec.message()));
+  }
+  if (options_.shim_binary.empty()) options_.shim_binary = SelfExe();
+
+  rest_transport_ = options_.transports();
+  rest_ = std::make_unique<client::RestClient>(rest_transport_.get());
+  runtime::RuntimeOptions ro;
+  ro.node_name = options_.node.name;
+  ro.data_dir = options_.data_dir;
+  ro.host_ip = options_.internal_ip;
+  ro.node_cpu = options_.node.cpu;
+  ro.node_memory = options_.node.memory;
+  ro.tuning.shim_binary = options_.shim_binary;
+  ro.tuning.backoff_initial_ms = options_.restart_backoff_initial_ms;
+  ro.tuning.backoff_max_ms = options_.restart_backoff_max_ms;
+  ro.clock = clock_;
+  ro.gpus = [this] {
+    std::lock_guard<std::mutex> lock(mu_);
+    std::vector<client::NodeGpu> out;
+    for (const auto& d : gpus_) out.push_back(d.gpu);
+    return out;
+  };
+  runtime_ = std::make_unique<runtime::Runtime>(std::move(ro), rest_.get());
+
+  api::http::ServerOptions so;
+  so.listen = options_.listen;
+  so.worker_threads = 8;
+  so.io_threads = 1;
+  http_ = std::make_unique<api::http::HttpServer>(
+      so, runtime::MakeAgentHandler(runtime_.get(), [this] { return GpuReport(); }));
+  ETNA_RETURN_IF_ERROR(http_->Start().WithContext("listen " + options_.listen));
+
+  NodeReport report{options_.node, RefreshGpus(),  options_.internal_ip, "",
+                    http_->port(), clock_->NowMs()};
+  Status registered = RegisterNode(*rest_, report);
+  if (registered.ok()) {
+    registered = RenewLease(*rest_, options_.node.name, options_.lease_seconds, clock_->NowMs());
+  }
+  if (!registered.ok()) {
+    http_->Stop();
+    return registered;
+  }
+
+  informer_transport_ = options_.transports();
+  client::InformerOptions io;
+  io.path = client::Path("pods");
+  io.field_selector = "spec.nodeName=" + options_.node.name;
+  informer_ = std::make_unique<client::Informer>(informer_transport_.get(), io,
+                                                 [this](const std::string&, const nlohmann::json&) {
+                                                   std::lock_guard<std::mutex> lock(mu_);
+                                                   pods_changed_ = true;
+                                                   cv_.notify_all();
+                                                 });
+  informer_->Start();
+  stop_ = false;
+  heartbeat_ = std::thread([this] { HeartbeatLoop(); });
+  pods_ = std::thread([this] { PodLoop(); });
+  started_ = true;
+  return Status::Ok();
+}
+
+void Agent::Stop() {
+  if (!started_) return;
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    stop_ = true;
+  }
+  cv_.notify_all();
+  if (heartbeat_.joinable()) heartbeat_.join();
+  if (pods_.joinable()) pods_.join();
+  informer_transport_->Cancel();
+  informer_->Stop();
+  http_->Stop();
+  started_ = false;
+}
+
+void Agent::HeartbeatLoop() {
+  auto period = options_.heartbeat_period.count() > 0
+                    ? options_.heartbeat_period
+                    : std::chrono::milliseconds(options_.lease_seconds * 1000 / 4);
+  std::vector<GpuDevice> reported;
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    reported = gpus_;
+  }
+  int beats = 0;
+  std::unique_lock<std::mutex> lock(mu_);
+  while (!stop_) {
+    cv_.wait_for(lock, period, [this] { return stop_; });
+    if (stop_) break;
+    lock.unlock();
+    TimeMs now = clock_->NowMs();
+    RenewLease(*rest_, options_.node.name, options_.lease_seconds, now).ok();
+    std::vector<GpuDevice> gpus = RefreshGpus();
+    bool changed = gpus.size() != reported.size();
+    for (size_t i = 0; !changed && i < gpus.size(); ++i)
+      changed = !(gpus[i].gpu == reported[i].gpu);
+    // The Ready heartbeat every ~lease duration; at once when the GPUs changed.
+    if (changed || ++beats % 4 == 0) {
+      NodeReport report{options_.node, gpus, options_.internal_ip, "", http_->port(), now};
+      if (UpdateNodeStatus(*rest_, report).ok()) reported = gpus;
+    }
+    lock.lock();
+  }
+}
+
+void Agent::PodLoop() {
+  // Nothing is synced before the first list: an empty cache would look like every pod gone.
+  while (!informer_->WaitForSync(std::chrono::milliseconds(50))) {
+    std::lock_guard<std::mutex> lock(mu_);
+    if (stop_) return;
+  }
+  std::unique_lock<std::mutex> lock(mu_);
+  while (!stop_) {
+    pods_changed_ = false;
+    lock.unlock();
+    runtime_->Sync(informer_->List());
+    lock.lock();
+    cv_.wait_for(lock, options_.sync_period, [this] { return stop_ || pods_changed_; });
+  }
+}
+
+}  // namespace etna::agent

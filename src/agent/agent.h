@@ -1,0 +1,101 @@
+// Agent: one node's agent — registers its Node (resources, GPUs, labels) and keeps it current,
+// renews its Lease every leaseDuration/4, runs the pods bound to it as processes
+// (runtime/runtime.h), and serves their logs over HTTP. Several Agents can run in one process
+// (`etna dev`: one per profile node), each with its own data dir; they share nothing.
+// Stop() (and the destructor) leave the containers running: a later Agent on the same data
+// dir adopts them.
+// Thread-safety: Start/Stop from the owner thread; port() from any thread after Start.
+#pragma once
+
+#include <atomic>
+#include <chrono>
+#include <condition_variable>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "agent/gpu/cluster_profile.h"
+#include "agent/gpu/gpu_source.h"
+#include "client/transport.h"
+#include "common/clock.h"
+
+namespace etna::api::http {
+class HttpServer;
+}
+namespace etna::client {
+class Informer;
+class RestClient;
+}  // namespace etna::client
+
+namespace etna::agent {
+namespace runtime {
+class Runtime;
+}
+
+struct AgentOptions {
+  // The node: name, cpu, memory, pods, switch, labels, taints. Its `gpus` are ignored: the
+  // GPU source reports them.
+  NodeSpec node;
+  client::TransportFactory transports;    // required
+  std::unique_ptr<GpuSource> gpu_source;  // null: a node without GPUs
+  std::string data_dir;                   // required; pods' state and logs live here
+  std::string listen = "127.0.0.1:0";     // the logs endpoint; port 0 picks one
+  std::string internal_ip = "127.0.0.1";
+  int lease_seconds = 40;
+  // Overrides leaseDuration/4 as the heartbeat period (tests use sub-second periods).
+  std::chrono::milliseconds heartbeat_period{0};
+  std::chrono::milliseconds sync_period{200};  // how often pods are re-checked without events
+  std::string shim_binary;                     // default: this executable (/proc/self/exe)
+  TimeMs restart_backoff_initial_ms = 10'000;
+  TimeMs restart_backoff_max_ms = 300'000;
+  const Clock* clock = nullptr;  // default: the system clock
+};
+
+// Options for simulating one node of a cluster profile (`etna dev` makes one Agent per node of
+// LoadClusterProfile's list): the declared GPUs as an InventoryGpuSource, data dir
+// <data_root>/<node name>, other fields at their defaults.
+AgentOptions SimulatedNodeOptions(const NodeSpec& node, client::TransportFactory transports,
+                                  const std::string& data_root);
+
+class Agent {
+ public:
+  explicit Agent(AgentOptions options);
+  ~Agent();
+  Agent(const Agent&) = delete;
+  Agent& operator=(const Agent&) = delete;
+
+  // Serves HTTP, registers the node and its lease, then runs pods. Fails (and starts nothing)
+  // on bad options, an unusable listen address or when the node cannot be registered.
+  Status Start();
+  void Stop();
+  uint16_t port() const;
+  const std::string& node_name() const { return options_.node.name; }
+
+ private:
+  void HeartbeatLoop();
+  void PodLoop();
+  std::vector<GpuDevice> RefreshGpus();
+  nlohmann::json GpuReport() const;
+
+  AgentOptions options_;
+  SystemClock system_clock_;
+  const Clock* clock_;
+  std::unique_ptr<client::Transport> rest_transport_;
+  std::unique_ptr<client::RestClient> rest_;
+  std::unique_ptr<client::Transport> informer_transport_;
+  std::unique_ptr<client::Informer> informer_;
+  std::unique_ptr<runtime::Runtime> runtime_;
+  std::unique_ptr<api::http::HttpServer> http_;
+  mutable std::mutex mu_;
+  std::condition_variable cv_;
+  bool stop_ = false;
+  bool pods_changed_ = false;
+  std::vector<GpuDevice> gpus_;  // the last reading
+  std::thread heartbeat_;
+  std::thread pods_;
+  bool started_ = false;
+};
+
+}  // namespace etna::agent

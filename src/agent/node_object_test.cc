@@ -1,0 +1,68 @@
+#include "agent/node_object.h"
+
+#include <gtest/gtest.h>
+
+#include "client/well_known.h"
+
+namespace etna::agent {
+namespace {
+
+GpuDevice Gpu(int index, bool healthy, std::vector<std::string> mig = {}) {
+  GpuDevice d;
+  d.gpu.index = index;
+  d.gpu.uuid = "GPU-" + std::to_string(index);
+  d.gpu.model = "NVIDIA-A100-SXM4-80GB";
+  d.gpu.memory_mib = 81920;
+  d.gpu.healthy = healthy;
+  int id = 1;
+  for (const auto& p : mig) d.gpu.mig.push_back({p, id++});
+  return d;
+}
+
+TEST(NodeObject, ResourcesCountHealthyWholeGpusAndMigInstances) {
+  NodeReport r;
+  r.spec.name = "n";
+  r.spec.cpu = "64";
+  r.spec.memory = "512Gi";
+  r.gpus = {Gpu(0, true), Gpu(1, false), Gpu(2, true, {"1g.10gb", "1g.10gb", "3g.40gb"}),
+            Gpu(3, false, {"1g.10gb"})};
+  auto cap = NodeResources(r, false);
+  auto alloc = NodeResources(r, true);
+  EXPECT_EQ(cap["nvidia.com/gpu"], "2");
+  EXPECT_EQ(alloc["nvidia.com/gpu"], "1");
+  EXPECT_EQ(cap["nvidia.com/mig-1g.10gb"], "3");
+  EXPECT_EQ(alloc["nvidia.com/mig-1g.10gb"], "2");
+  EXPECT_EQ(alloc["nvidia.com/mig-3g.40gb"], "1");
+  EXPECT_EQ(alloc["cpu"], "64");
+  EXPECT_EQ(alloc["pods"], "110");
+}
+
+TEST(NodeObject, LabelsAndStatus) {
+  NodeReport r;
+  r.spec.name = "n";
+  r.spec.switch_name = "sw-a";
+  r.spec.labels = {{"team", "x"}};
+  r.gpus = {Gpu(0, true)};
+  r.port = 1234;
+  r.now = 1'700'000'000'000;
+  auto labels = NodeLabels(r);
+  EXPECT_EQ(labels[client::kSwitchLabel], "sw-a");
+  EXPECT_EQ(labels[client::kHostnameLabel], "n");
+  EXPECT_EQ(labels[client::kGpuCountLabel], "1");
+  EXPECT_EQ(labels[client::kGpuMemoryLabel], "81920");
+  EXPECT_EQ(labels["team"], "x");
+  nlohmann::json existing = nlohmann::json::parse(
+      R"([{"type":"Ready","status":"True","lastTransitionTime":"2020-01-01T00:00:00Z"},
+          {"type":"DiskPressure","status":"False"}])");
+  auto status = NodeStatusObject(r, existing);
+  EXPECT_EQ(status["daemonEndpoints"]["kubeletEndpoint"]["Port"], 1234);
+  ASSERT_EQ(status["conditions"].size(), 2u);
+  EXPECT_EQ(status["conditions"][0]["type"], "DiskPressure");
+  EXPECT_EQ(status["conditions"][1]["reason"], "KubeletReady");
+  EXPECT_EQ(status["conditions"][1]["lastTransitionTime"], "2020-01-01T00:00:00Z");
+  EXPECT_EQ(status["addresses"][0]["address"], "127.0.0.1");
+  EXPECT_EQ(FormatRfc3339(1'700'000'000'123, true), "2023-11-14T22:13:20.123000Z");
+}
+
+}  // namespace
+}  // namespace etna::agent

@@ -1,0 +1,179 @@
+#include "agent/runtime/log_server.h"
+
+#include <fmt/format.h>
+
+#include <atomic>
+#include <chrono>
+#include <condition_variable>
+#include <filesystem>
+#include <fstream>
+#include <mutex>
+#include <sstream>
+#include <thread>
+
+namespace etna::agent::runtime {
+namespace {
+
+namespace fs = std::filesystem;
+using api::http::Request;
+using api::http::Response;
+
+Response Text(int status, std::string body) {
+  Response r;
+  r.status = status;
+  r.content_type = "text/plain; charset=utf-8";
+  r.body = std::move(body);
+  return r;
+}
+
+// Where the last `lines` lines of `content` begin.
+size_t TailOffset(const std::string& content, int64_t lines) {
+  if (lines < 0) return 0;
+  size_t end = content.size();
+  if (end > 0 && content[end - 1] == '\n') --end;
+  size_t pos = end;
+  for (int64_t n = 0; n < lines; ++n) {
+    size_t nl = pos == 0 ? std::string::npos : content.rfind('\n', pos - 1);
+    if (nl == std::string::npos) return 0;
+    pos = nl;
+  }
+  return lines == 0 ? content.size() : pos + 1;
+}
+
+std::string ReadFrom(const std::string& path, size_t offset) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) return "";
+  in.seekg(static_cast<std::streamoff>(offset));
+  std::stringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+
+// "<dir>/<n>.log" has ended once "<dir>/<n>.exit" exists (or the pod's files are gone).
+bool RunEnded(const std::string& log_path) {
+  std::error_code ec;
+  std::string exit = log_path.substr(0, log_path.size() - 4) + ".exit";
+  return fs::exists(exit, ec) || !fs::exists(log_path, ec);
+}
+
+// Streams a log file as it grows, until its run ends (or the client goes away).
+class FollowStream final : public api::http::ResponseStream {
+ public:
+  FollowStream(std::string path, size_t offset, std::optional<int64_t> limit)
+      : path_(std::move(path)), offset_(offset), limit_(limit) {}
+  ~FollowStream() override { Cancel(); }
+
+  void Start(std::function<void()> wake) override {
+    thread_ = std::thread([this, wake = std::move(wake)] {
+      std::unique_lock<std::mutex> lock(mu_);
+      while (!cancelled_) {
+        lock.unlock();
+        std::error_code ec;
+        auto size = fs::file_size(path_, ec);
+        bool news = (!ec && size > offset_.load()) || RunEnded(path_);
+        if (news) wake();
+        lock.lock();
+        cv_.wait_for(lock, std::chrono::milliseconds(50));
+      }
+    });
+  }
+
+  std::string Read(bool* done) override {
+    bool ended = RunEnded(path_);  // checked before reading, so nothing written before is lost
+    std::string data = ReadFrom(path_, offset_);
+    offset_ += data.size();
+    if (limit_) {
+      int64_t room = *limit_ - sent_;
+      if (static_cast<int64_t>(data.size()) >= room) {
+        data.resize(static_cast<size_t>(std::max<int64_t>(room, 0)));
+        ended = true;
+      }
+    }
+    sent_ += static_cast<int64_t>(data.size());
+    *done = ended;
+    return data;
+  }
+
+  void Cancel() override {
+    {
+      std::lock_guard<std::mutex> lock(mu_);
+      cancelled_ = true;
+    }
+    cv_.notify_all();
+    if (thread_.joinable() && thread_.get_id() != std::this_thread::get_id()) thread_.join();
+  }
+
+ private:
+  std::string path_;
+  std::atomic<size_t> offset_;
+  std::optional<int64_t> limit_;
+  int64_t sent_ = 0;
+  std::mutex mu_;
+  std::condition_variable cv_;
+  bool cancelled_ = false;
+  std::thread thread_;
+};
+
+std::optional<int64_t> IntQuery(const Request& r, const char* name) {
+  if (!r.HasQuery(name)) return std::nullopt;
+  try {
+    return std::stoll(r.Query(name));
+  } catch (...) {
+    return std::nullopt;
+  }
+}
+
+Response ContainerLogs(const Runtime* runtime, const Request& request) {
+  // /containerLogs/<ns>/<pod>/<container>
+  std::vector<std::string> parts;
+  std::stringstream ss(request.path);
+  std::string part;
+  while (std::getline(ss, part, '/')) {
+    if (!part.empty()) parts.push_back(part);
+  }
+  if (parts.size() == 3) parts.push_back("");  // no container: the pod's only one
+  if (parts.size() != 4) return Text(400, "want /containerLogs/<namespace>/<pod>/<container>\n");
+  LogQuery q;
+  q.tail_lines = IntQuery(request, "tailLines");
+  q.limit_bytes = IntQuery(request, "limitBytes");
+  q.follow = request.Query("follow") == "true" || request.Query("follow") == "1";
+  q.previous = request.Query("previous") == "true" || request.Query("previous") == "1";
+  auto path = runtime->LogPath(parts[1], parts[2], parts[3], q.previous);
+  if (!path.ok()) {
+    return Text(path.status().code() == StatusCode::kNotFound ? 404 : 400,
+                path.status().message() + "\n");
+  }
+  std::string content = ReadFrom(*path, 0);
+  if (!q.follow) return Text(200, SelectLog(content, q));
+  size_t offset = q.tail_lines ? TailOffset(content, *q.tail_lines) : 0;
+  Response r = Text(200, "");
+  r.stream = std::make_shared<FollowStream>(*path, offset, q.limit_bytes);
+  return r;
+}
+
+}  // namespace
+
+std::string SelectLog(const std::string& content, const LogQuery& q) {
+  std::string out = q.tail_lines ? content.substr(TailOffset(content, *q.tail_lines)) : content;
+  if (q.limit_bytes && *q.limit_bytes >= 0 && static_cast<int64_t>(out.size()) > *q.limit_bytes) {
+    out.resize(static_cast<size_t>(*q.limit_bytes));
+  }
+  return out;
+}
+
+api::http::Handler MakeAgentHandler(const Runtime* runtime,
+                                    std::function<nlohmann::json()> gpu_report) {
+  return [runtime, gpu_report = std::move(gpu_report)](const Request& request) -> Response {
+    if (request.method != "GET") return Text(405, "only GET\n");
+    if (request.path == "/healthz") return Text(200, "ok");
+    if (request.path == "/gpus") {
+      Response r;
+      r.body = gpu_report ? gpu_report().dump() : "[]";
+      return r;
+    }
+    if (request.path.rfind("/containerLogs/", 0) == 0) return ContainerLogs(runtime, request);
+    return Text(404, "not found\n");
+  };
+}
+
+}  // namespace etna::agent::runtime

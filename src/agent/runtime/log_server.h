@@ -1,0 +1,32 @@
+// The agent's HTTP endpoints (served with api/http/server.h on the port the Node advertises in
+// daemonEndpoints): /containerLogs/<ns>/<pod>/<container>?tailLines=&limitBytes=&follow=
+// &previous= (what the API server proxies `kubectl logs` to; follow streams until the run
+// ends), /healthz, and /gpus (the node's devices and their live readings, JSON).
+// Thread-safety: the handler is called concurrently; it only reads through Runtime::LogPath
+// and the gpu_report function, both thread-safe.
+#pragma once
+
+#include <functional>
+#include <nlohmann/json.hpp>
+#include <optional>
+#include <string>
+
+#include "agent/runtime/runtime.h"
+#include "api/http/message.h"
+
+namespace etna::agent::runtime {
+
+struct LogQuery {
+  std::optional<int64_t> tail_lines;
+  std::optional<int64_t> limit_bytes;
+  bool follow = false;
+  bool previous = false;
+};
+
+// The part of `content` the query selects (tail, then limit), without following.
+std::string SelectLog(const std::string& content, const LogQuery& query);
+
+api::http::Handler MakeAgentHandler(const Runtime* runtime,
+                                    std::function<nlohmann::json()> gpu_report);
+
+}  // namespace etna::agent::runtime

@@ -1,0 +1,332 @@
+#include "agent/runtime/pod_env.h"
+
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+#include <unistd.h>
+
+#include <cstdlib>
+#include <filesystem>
+#include <set>
+
+#include "client/well_known.h"
+#include "common/resource.h"
+
+namespace etna::agent::runtime {
+namespace {
+
+namespace fs = std::filesystem;
+using nlohmann::json;
+
+std::vector<std::string> SplitCommas(const std::string& s) {
+  std::vector<std::string> out;
+  size_t start = 0;
+  while (start <= s.size()) {
+    size_t comma = s.find(',', start);
+    if (comma == std::string::npos) comma = s.size();
+    std::string part = s.substr(start, comma - start);
+    if (!part.empty()) out.push_back(part);
+    start = comma + 1;
+  }
+  return out;
+}
+
+std::string Annotation(const json& pod, const char* key) {
+  const json& a = pod["metadata"].value("annotations", json::object());
+  auto it = a.find(key);
+  return it != a.end() && it->is_string() ? it->get<std::string>() : std::string();
+}
+
+// "metadata.labels['a']" -> the value between the quotes.
+bool Subscript(const std::string& path, const std::string& prefix, std::string* key) {
+  if (path.rfind(prefix + "[", 0) != 0 || path.size() < prefix.size() + 4) return false;
+  std::string inner = path.substr(prefix.size() + 1, path.size() - prefix.size() - 2);
+  if (path.back() != ']' || inner.size() < 2 || (inner[0] != '\'' && inner[0] != '"') ||
+      inner.back() != inner[0]) {
+    return false;
+  }
+  *key = inner.substr(1, inner.size() - 2);
+  return true;
+}
+
+Result<std::string> FieldRef(const json& pod, const std::string& path, const PodContext& ctx,
+                             const std::string& field) {
+  const json& meta = pod["metadata"];
+  std::string key;
+  if (path == "metadata.name") return meta.value("name", "");
+  if (path == "metadata.namespace") return meta.value("namespace", "");
+  if (path == "metadata.uid") return meta.value("uid", "");
+  if (path == "spec.nodeName") return ctx.node_name;
+  if (path == "spec.serviceAccountName") {
+    return pod.value("/spec/serviceAccountName"_json_pointer, std::string("default"));
+  }
+  if (path == "status.podIP" || path == "status.podIPs") return ctx.pod_ip;
+  if (path == "status.hostIP" || path == "status.hostIPs") return ctx.host_ip;
+  if (Subscript(path, "metadata.labels", &key)) {
+    return meta.value("labels", json::object()).value(key, "");
+  }
+  if (Subscript(path, "metadata.annotations", &key)) {
+    return meta.value("annotations", json::object()).value(key, "");
+  }
+  return Status::InvalidArgument(fmt::format("{}.fieldPath: unsupported \"{}\"", field, path));
+}
+
+Result<std::string> ResourceFieldRef(const json& container, const json& ref, const PodContext& ctx,
+                                     const std::string& field) {
+  std::string resource = ref.value("resource", "");
+  size_t dot = resource.find('.');
+  if (dot == std::string::npos) {
+    return Status::InvalidArgument(
+        fmt::format("{}.resource: \"{}\" is not limits.<name> or "
+                    "requests.<name>",
+                    field, resource));
+  }
+  std::string kind = resource.substr(0, dot), name = resource.substr(dot + 1);
+  if (kind != "limits" && kind != "requests") {
+    return Status::InvalidArgument(fmt::format("{}.resource: \"{}\"", field, resource));
+  }
+  const json& res = container.value("resources", json::object());
+  std::string value = res.value(kind, json::object()).value(name, "");
+  if (value.empty() && kind == "requests")
+    value = res.value("limits", json::object()).value(name, "");
+  if (value.empty())
+    value = name == "cpu" ? ctx.node_cpu : name == "memory" ? ctx.node_memory : "0";
+  bool milli = name == "cpu";
+  ResourceUnit unit = milli ? ResourceUnit::kMilli : ResourceUnit::kUnit;
+  auto amount = ParseQuantity(value, unit);
+  std::string divisor_text = ref.contains("divisor") && ref["divisor"].is_string()
+                                 ? ref["divisor"].get<std::string>()
+                             : ref.contains("divisor") ? ref["divisor"].dump()
+                                                       : "1";
+  auto divisor = ParseQuantity(divisor_text, unit);
+  if (!amount.ok()) return amount.status().WithContext(field + ".resource");
+  if (!divisor.ok() || *divisor <= 0) {
+    return Status::InvalidArgument(fmt::format("{}.divisor: \"{}\"", field, divisor_text));
+  }
+  int64_t v = (*amount + *divisor - 1) / *divisor;  // rounded up, as Kubernetes does
+  return std::to_string(v);
+}
+
+std::string VolumeEnvName(const std::string& volume) {
+  std::string out = "ETNA_VOLUME_";
+  for (char c : volume) out += std::isalnum(static_cast<unsigned char>(c)) ? std::toupper(c) : '_';
+  return out;
+}
+
+Result<std::map<std::string, std::string>> VolumeDirs(const json& pod, const PodContext& ctx) {
+  std::map<std::string, std::string> dirs;
+  const json& volumes = pod.value("/spec/volumes"_json_pointer, json::array());
+  std::string ns = pod["metadata"].value("namespace", "default");
+  for (size_t i = 0; i < volumes.size(); ++i) {
+    const json& v = volumes[i];
+    std::string name = v.value("name", "");
+    std::string field = fmt::format("spec.volumes[{}]", i);
+    std::string dir;
+    if (v.contains("emptyDir")) {
+      dir = ctx.pod_dir + "/volumes/" + name;
+    } else if (v.contains("hostPath")) {
+      dir = v["hostPath"].value("path", "");
+      if (dir.empty()) return Status::InvalidArgument(field + ".hostPath.path: required");
+    } else if (v.contains("persistentVolumeClaim")) {
+      std::string claim = v["persistentVolumeClaim"].value("claimName", "");
+      if (claim.empty()) {
+        return Status::InvalidArgument(field + ".persistentVolumeClaim.claimName: required");
+      }
+      dir = fmt::format("{}/volumes/{}/{}", ctx.data_dir, ns, claim);
+    } else {
+      return Status::InvalidArgument(
+          fmt::format("{}: volume \"{}\": only emptyDir, hostPath and persistentVolumeClaim "
+                      "are supported by the process runtime",
+                      field, name));
+    }
+    std::error_code ec;
+    fs::create_directories(dir, ec);
+    if (ec) return Status::Internal(fmt::format("{}: {}: {}", field, dir, ec.message()));
+    dirs[name] = dir;
+  }
+  return dirs;
+}
+
+}  // namespace
+
+std::string ExpandVars(std::string_view text, const std::map<std::string, std::string>& vars) {
+  std::string out;
+  for (size_t i = 0; i < text.size(); ++i) {
+    if (text[i] != '$' || i + 1 >= text.size()) {
+      out += text[i];
+      continue;
+    }
+    if (text[i + 1] == '$') {  // "$$" -> "$"
+      out += '$';
+      ++i;
+      continue;
+    }
+    if (text[i + 1] == '(') {
+      size_t close = text.find(')', i + 2);
+      if (close != std::string_view::npos) {
+        std::string name(text.substr(i + 2, close - i - 2));
+        auto it = vars.find(name);
+        if (it != vars.end()) {
+          out += it->second;
+        } else {
+          out += text.substr(i, close - i + 1);
+        }
+        i = close;
+        continue;
+      }
+    }
+    out += text[i];
+  }
+  return out;
+}
+
+std::vector<std::pair<std::string, std::string>> GpuEnv(const json& pod,
+                                                        const std::vector<client::NodeGpu>& gpus) {
+  std::vector<std::string> ids = SplitCommas(Annotation(pod, client::kGpuIdsAnnotation));
+  std::vector<std::string> uuids = SplitCommas(Annotation(pod, client::kGpuUuidsAnnotation));
+  std::vector<std::string> mig = SplitCommas(Annotation(pod, client::kMigInstancesAnnotation));
+  std::vector<std::pair<std::string, std::string>> env;
+  if (!mig.empty()) {
+    std::vector<std::string> devices;
+    for (const auto& m : mig) {  // "<gpu index>:<profile>:<gi>"
+      size_t a = m.find(':'), b = m.rfind(':');
+      if (a == std::string::npos || b == a) continue;
+      int index = std::atoi(m.substr(0, a).c_str());
+      std::string uuid = fmt::format("GPU-{}", index);
+      for (const auto& g : gpus) {
+        if (g.index == index) uuid = g.uuid;
+      }
+      devices.push_back(fmt::format("MIG-{}/{}/0", uuid, m.substr(b + 1)));
+    }
+    std::string list = fmt::format("{}", fmt::join(devices, ","));
+    env.push_back({"CUDA_VISIBLE_DEVICES", list});
+    env.push_back({"NVIDIA_VISIBLE_DEVICES", list});
+    return env;
+  }
+  if (ids.empty() && uuids.empty()) {
+    env.push_back({"CUDA_VISIBLE_DEVICES", ""});
+    env.push_back({"NVIDIA_VISIBLE_DEVICES", "void"});
+    return env;
+  }
+  if (uuids.empty()) {
+    for (const auto& id : ids) {
+      for (const auto& g : gpus) {
+        if (std::to_string(g.index) == id) uuids.push_back(g.uuid);
+      }
+    }
+  }
+  env.push_back({"CUDA_VISIBLE_DEVICES", fmt::format("{}", fmt::join(ids, ","))});
+  env.push_back({"NVIDIA_VISIBLE_DEVICES", fmt::format("{}", fmt::join(uuids, ","))});
+  std::vector<std::string> cores = SplitCommas(Annotation(pod, client::kGpuCoresPercentAnnotation));
+  if (!cores.empty()) env.push_back({"CUDA_MPS_ACTIVE_THREAD_PERCENTAGE", cores[0]});
+  std::vector<std::string> mem = SplitCommas(Annotation(pod, client::kGpuMemoryMibAnnotation));
+  if (!mem.empty()) {
+    std::vector<std::string> limits;
+    // CUDA_VISIBLE_DEVICES renumbers the devices from 0 inside the process.
+    for (size_t i = 0; i < ids.size(); ++i) {
+      limits.push_back(fmt::format("{}={}M", i, i < mem.size() ? mem[i] : mem.back()));
+    }
+    env.push_back({"CUDA_MPS_PINNED_DEVICE_MEM_LIMIT", fmt::format("{}", fmt::join(limits, ","))});
+  }
+  return env;
+}
+
+Result<ContainerLaunch> BuildLaunch(const json& pod, const json& container, const PodContext& ctx) {
+  ContainerLaunch launch;
+  std::string cname = container.value("name", "");
+  std::string cfield = fmt::format("container {}", cname);
+  std::map<std::string, std::string> vars;
+  auto set = [&](const std::string& k, const std::string& v) {
+    for (auto& [name, value] : launch.env) {
+      if (name == k) {
+        value = v;
+        vars[k] = v;
+        return;
+      }
+    }
+    launch.env.push_back({k, v});
+    vars[k] = v;
+  };
+  const char* path = std::getenv("PATH");
+  set("PATH", path ? path : "/usr/local/bin:/usr/bin:/bin");
+  set("HOSTNAME", pod["metadata"].value("name", ""));
+  std::string root = ctx.pod_dir + "/root";
+  set("ETNA_POD_ROOT", root);
+  std::error_code ec;
+  fs::create_directories(root, ec);
+  if (ec) return Status::Internal(fmt::format("{}: {}", root, ec.message()));
+  set("HOME", root);
+
+  ETNA_ASSIGN_OR_RETURN(auto volume_dirs, VolumeDirs(pod, ctx));
+  const json& mounts = container.value("volumeMounts", json::array());
+  for (size_t i = 0; i < mounts.size(); ++i) {
+    std::string volume = mounts[i].value("name", "");
+    std::string mount_path = mounts[i].value("mountPath", "");
+    auto it = volume_dirs.find(volume);
+    if (it == volume_dirs.end()) {
+      return Status::InvalidArgument(
+          fmt::format("{}: volumeMounts[{}].name: no volume \"{}\"", cfield, i, volume));
+    }
+    std::string dir = it->second;
+    if (mounts[i].contains("subPath")) {
+      dir += "/" + mounts[i].value("subPath", "");
+      fs::create_directories(dir, ec);
+    }
+    set(VolumeEnvName(volume), dir);
+    if (!mount_path.empty()) {
+      fs::path link = fs::path(root) / fs::path(mount_path).relative_path();
+      fs::create_directories(link.parent_path(), ec);
+      fs::remove(link, ec);
+      fs::create_directory_symlink(dir, link, ec);
+    }
+  }
+
+  const json& env = container.value("env", json::array());
+  for (size_t i = 0; i < env.size(); ++i) {
+    const json& e = env[i];
+    std::string field = fmt::format("{}: env[{}]", cfield, i);
+    std::string name = e.value("name", "");
+    if (name.empty()) return Status::InvalidArgument(field + ".name: required");
+    if (e.contains("valueFrom")) {
+      const json& from = e["valueFrom"];
+      if (from.contains("fieldRef")) {
+        ETNA_ASSIGN_OR_RETURN(std::string v, FieldRef(pod, from["fieldRef"].value("fieldPath", ""),
+                                                      ctx, field + ".valueFrom.fieldRef"));
+        set(name, v);
+      } else if (from.contains("resourceFieldRef")) {
+        ETNA_ASSIGN_OR_RETURN(std::string v,
+                              ResourceFieldRef(container, from["resourceFieldRef"], ctx,
+                                               field + ".valueFrom.resourceFieldRef"));
+        set(name, v);
+      } else {
+        return Status::InvalidArgument(
+            field + ".valueFrom: only fieldRef and resourceFieldRef are supported");
+      }
+    } else {
+      set(name, ExpandVars(e.value("value", ""), vars));
+    }
+  }
+  for (const auto& [k, v] : GpuEnv(pod, ctx.gpus)) set(k, v);
+
+  for (const char* key : {"command", "args"}) {
+    for (const auto& a : container.value(key, json::array())) {
+      if (a.is_string()) launch.argv.push_back(ExpandVars(a.get<std::string>(), vars));
+    }
+  }
+  if (launch.argv.empty()) {
+    return Status::InvalidArgument(
+        cfield + ": command: required (the process runtime runs commands, not images)");
+  }
+  std::string wd = container.value("workingDir", "");
+  if (wd.empty()) {
+    launch.working_dir = root;
+  } else if (fs::is_directory(wd, ec)) {
+    launch.working_dir = wd;
+  } else {
+    launch.working_dir = (fs::path(root) / fs::path(wd).relative_path()).string();
+    fs::create_directories(launch.working_dir, ec);
+    if (ec) return Status::Internal(fmt::format("{}: workingDir {}: {}", cfield, wd, ec.message()));
+  }
+  return launch;
+}
+
+}  // namespace etna::agent::runtime

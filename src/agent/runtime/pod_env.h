@@ -1,0 +1,63 @@
+// What a container's process gets: argv (command + args with Kubernetes' $(VAR) expansion),
+// the environment (env values, the downward API, resource fields, then the GPU variables from
+// the scheduler's bind annotations, which override the pod's own), the working directory and
+// its volumes as host directories.
+//
+// Volumes: processes cannot mount, so each volume is a host directory — emptyDir:
+// <pod dir>/volumes/<name>; hostPath: the path itself; persistentVolumeClaim:
+// <data dir>/volumes/<namespace>/<claim>. Each volumeMount shows up twice: as the env variable
+// ETNA_VOLUME_<VOLUME NAME> (upper-cased, other characters '_') = the host directory, and as a
+// symlink <pod dir>/root/<mountPath> -> the host directory; ETNA_POD_ROOT names that root and
+// is the default working directory. A workingDir that exists on the host is used as is;
+// otherwise it is created under the pod root.
+//
+// GPU variables (see client/well_known.h): CUDA_VISIBLE_DEVICES = the device indices (for MIG:
+// "MIG-<gpu uuid>/<gpu instance>/0" per instance), NVIDIA_VISIBLE_DEVICES = the UUIDs,
+// CUDA_MPS_ACTIVE_THREAD_PERCENTAGE and CUDA_MPS_PINNED_DEVICE_MEM_LIMIT ("<index>=<MiB>M")
+// for shares; a pod without GPUs gets CUDA_VISIBLE_DEVICES="" and NVIDIA_VISIBLE_DEVICES=void.
+// Thread-safety: pure functions, except that BuildLaunch creates directories.
+#pragma once
+
+#include <map>
+#include <nlohmann/json.hpp>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+#include "client/node_gpus.h"
+#include "common/status.h"
+
+namespace etna::agent::runtime {
+
+struct PodContext {
+  std::string node_name;
+  std::string host_ip = "127.0.0.1";
+  std::string pod_ip = "127.0.0.1";
+  std::string data_dir;  // the agent's
+  std::string pod_dir;   // <data dir>/pods/<uid>
+  std::string node_cpu = "1";
+  std::string node_memory = "1Gi";
+  std::vector<client::NodeGpu> gpus;  // the node's, for MIG instance UUIDs
+};
+
+struct ContainerLaunch {
+  std::vector<std::string> argv;
+  std::vector<std::pair<std::string, std::string>> env;  // in order, names unique
+  std::string working_dir;
+};
+
+// Kubernetes' $(VAR) expansion: $(NAME) becomes the value when NAME is defined, stays as
+// written otherwise; $$ escapes a '$'.
+std::string ExpandVars(std::string_view text, const std::map<std::string, std::string>& vars);
+
+// The GPU variables for a pod from its annotations.
+std::vector<std::pair<std::string, std::string>> GpuEnv(const nlohmann::json& pod,
+                                                        const std::vector<client::NodeGpu>& gpus);
+
+// Resolves everything; InvalidArgument naming the field for what cannot be run (no command,
+// a bad fieldRef, an unsupported volume), Internal when a directory cannot be made.
+Result<ContainerLaunch> BuildLaunch(const nlohmann::json& pod, const nlohmann::json& container,
+                                    const PodContext& context);
+
+}  // namespace etna::agent::runtime

@@ -1,0 +1,166 @@
+#include "agent/runtime/pod_runner.h"
+
+#include <fmt/format.h>
+
+#include <filesystem>
+#include <fstream>
+
+#include "agent/rfc3339.h"
+
+namespace etna::agent::runtime {
+namespace {
+
+using nlohmann::json;
+namespace fs = std::filesystem;
+
+json Condition(const std::string& type, bool value, const json& existing, TimeMs now) {
+  std::string status = value ? "True" : "False";
+  json c = {{"type", type}, {"status", status}, {"lastTransitionTime", FormatRfc3339(now)}};
+  if (existing.is_array()) {
+    for (const auto& e : existing) {
+      if (e.value("type", "") == type && e.value("status", "") == status &&
+          e.contains("lastTransitionTime")) {
+        c["lastTransitionTime"] = e["lastTransitionTime"];
+      }
+    }
+  }
+  return c;
+}
+
+}  // namespace
+
+PodRunner::PodRunner(std::string dir, const RuntimeTuning* tuning)
+    : dir_(std::move(dir)), tuning_(tuning) {
+  std::error_code ec;
+  fs::create_directories(dir_, ec);
+  std::ifstream in(dir_ + "/pod.json");
+  if (in) {
+    json meta = json::parse(in, nullptr, false);
+    if (meta.is_object()) {
+      ns_ = meta.value("namespace", "");
+      name_ = meta.value("name", "");
+      start_ms_ = meta.value("startMs", 0LL);
+    }
+  }
+  for (const auto& entry : fs::directory_iterator(dir_, ec)) {
+    if (!entry.is_directory() || !fs::exists(entry.path() / "state.json")) continue;
+    std::string name = entry.path().filename().string();
+    containers_.push_back({name, std::make_unique<ContainerRunner>(entry.path().string(),
+                                                                   json{{"name", name}}, tuning_)});
+  }
+}
+
+void PodRunner::Adopt(const json& pod, TimeMs now) {
+  if (have_spec_) return;
+  have_spec_ = true;
+  ns_ = pod["metadata"].value("namespace", "");
+  name_ = pod["metadata"].value("name", "");
+  if (start_ms_ == 0) start_ms_ = now;
+  {
+    std::ofstream out(dir_ + "/pod.json", std::ios::trunc);
+    out << json{{"namespace", ns_}, {"name", name_}, {"startMs", start_ms_}}.dump();
+  }
+  // Rebuild every runner with its full spec (state is reloaded from disk), in spec order.
+  std::vector<std::pair<std::string, std::unique_ptr<ContainerRunner>>> ordered;
+  for (const auto& c : pod.value("/spec/containers"_json_pointer, json::array())) {
+    std::string name = c.value("name", "");
+    ordered.push_back({name, std::make_unique<ContainerRunner>(dir_ + "/" + name, c, tuning_)});
+  }
+  containers_ = std::move(ordered);
+}
+
+void PodRunner::Step(const json& pod, const PodContext& context, TimeMs now) {
+  Adopt(pod, now);
+  if (stopping_) {
+    Stop(0, now);
+    return;
+  }
+  std::string policy = pod.value("/spec/restartPolicy"_json_pointer, std::string("Always"));
+  for (auto& [name, c] : containers_) c->Step(pod, context, policy, now);
+}
+
+void PodRunner::Stop(TimeMs grace_ms, TimeMs now) {
+  if (!stopping_) {
+    stopping_ = true;
+    kill_at_ms_ = now + grace_ms;
+  }
+  for (auto& [name, c] : containers_) c->Stop(kill_at_ms_, now);
+}
+
+bool PodRunner::AllStopped() const {
+  for (const auto& [name, c] : containers_) {
+    if (c->running()) return false;
+  }
+  return true;
+}
+
+std::string PodRunner::Phase() const {
+  bool all_final = !containers_.empty(), all_zero = true, any_started = false;
+  for (const auto& [name, c] : containers_) {
+    all_final = all_final && c->finished() && c->ever_started();
+    all_zero = all_zero && c->exit_code() == 0;
+    any_started = any_started || c->ever_started();
+  }
+  if (all_final) return all_zero ? "Succeeded" : "Failed";
+  if (stopping_ && AllStopped() && any_started) return "Failed";
+  return any_started ? "Running" : "Pending";
+}
+
+json PodRunner::Status(const json& pod, const PodContext& context, TimeMs now) const {
+  json existing = pod.value("/status/conditions"_json_pointer, json::array());
+  bool ready = !containers_.empty();
+  json statuses = json::array();
+  for (const auto& [name, c] : containers_) {
+    json s = c->Status(now);
+    ready = ready && s.value("ready", false);
+    statuses.push_back(std::move(s));
+  }
+  json conditions = json::array();
+  for (const auto& e : existing) {
+    std::string type = e.value("type", "");
+    if (type != "Initialized" && type != "Ready" && type != "ContainersReady" &&
+        type != "PodScheduled") {
+      conditions.push_back(e);
+    }
+  }
+  conditions.push_back(Condition("PodScheduled", true, existing, now));
+  conditions.push_back(Condition("Initialized", true, existing, now));
+  conditions.push_back(Condition("ContainersReady", ready, existing, now));
+  conditions.push_back(Condition("Ready", ready, existing, now));
+  return {{"phase", Phase()},
+          {"hostIP", context.host_ip},
+          {"hostIPs", {{{"ip", context.host_ip}}}},
+          {"podIP", context.pod_ip},
+          {"podIPs", {{{"ip", context.pod_ip}}}},
+          {"startTime", FormatRfc3339(start_ms_ ? start_ms_ : now)},
+          {"conditions", conditions},
+          {"containerStatuses", statuses}};
+}
+
+ContainerRunner* PodRunner::Find(const std::string& name) const {
+  for (const auto& [n, c] : containers_) {
+    if (n == name) return c.get();
+  }
+  return nullptr;
+}
+
+Result<std::string> PodRunner::LogPath(const std::string& container, bool previous) const {
+  std::string target = container;
+  if (target.empty() && containers_.size() == 1) target = containers_[0].first;
+  ContainerRunner* c = Find(target);
+  if (c == nullptr) {
+    return Status::NotFound(
+        fmt::format("container \"{}\" is not in pod {}/{}", container, ns_, name_));
+  }
+  std::string path = c->LogPath(previous);
+  if (path.empty()) {
+    return previous
+               ? Status::InvalidArgument(fmt::format(
+                     "previous terminated container \"{}\" in pod \"{}\" not found", target, name_))
+               : Status::InvalidArgument(fmt::format(
+                     "container \"{}\" in pod \"{}\" is waiting to start", target, name_));
+  }
+  return path;
+}
+
+}  // namespace etna::agent::runtime

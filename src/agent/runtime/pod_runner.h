@@ -1,0 +1,60 @@
+// One pod on this node: its containers (ContainerRunner each, in spec order), its phase and the
+// status the agent reports, and its stop (SIGTERM, grace period, SIGKILL). Keeps the pod's
+// identity and start time in <pod dir>/pod.json so a later agent can adopt or clean up.
+// Init containers are not run (a pod with initContainers reports them as not supported).
+// Thread-safety: driven by one thread (the runtime's, under its lock).
+#pragma once
+
+#include <memory>
+#include <nlohmann/json.hpp>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "agent/runtime/container_runner.h"
+
+namespace etna::agent::runtime {
+
+class PodRunner {
+ public:
+  // Loads what a previous agent left in `dir` (containers are adopted as found).
+  PodRunner(std::string dir, const RuntimeTuning* tuning);
+
+  // Takes the pod's spec (once): container runners in spec order, adopting what is on disk.
+  void Adopt(const nlohmann::json& pod, TimeMs now);
+  // Runs the pod: starts, observes, restarts its containers.
+  void Step(const nlohmann::json& pod, const PodContext& context, TimeMs now);
+  // Stops every container: SIGTERM at the first call, SIGKILL `grace_ms` later.
+  void Stop(TimeMs grace_ms, TimeMs now);
+  bool AllStopped() const;
+
+  // "Pending", "Running", "Succeeded" or "Failed" from the containers' state.
+  std::string Phase() const;
+  // The status object to write (conditions merged with those already on `pod`).
+  nlohmann::json Status(const nlohmann::json& pod, const PodContext& context, TimeMs now) const;
+
+  // The log of a container's current or previous run; NotFound / InvalidArgument otherwise.
+  Result<std::string> LogPath(const std::string& container, bool previous) const;
+
+  const std::string& dir() const { return dir_; }
+  const std::string& ns() const { return ns_; }
+  const std::string& name() const { return name_; }
+  bool stopping() const { return stopping_; }
+  // The status last written to the API (to skip unchanged writes).
+  nlohmann::json& last_reported() { return last_reported_; }
+
+ private:
+  ContainerRunner* Find(const std::string& name) const;
+
+  std::string dir_;
+  const RuntimeTuning* tuning_;
+  std::string ns_, name_;
+  TimeMs start_ms_ = 0;
+  bool have_spec_ = false;
+  std::vector<std::pair<std::string, std::unique_ptr<ContainerRunner>>> containers_;
+  bool stopping_ = false;
+  TimeMs kill_at_ms_ = 0;
+  nlohmann::json last_reported_;
+};
+
+}  // namespace etna::agent::runtime

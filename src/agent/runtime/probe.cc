@@ -1,0 +1,167 @@
+#include "agent/runtime/probe.h"
+
+#include <arpa/inet.h>
+#include <fcntl.h>
+#include <fmt/format.h>
+#include <netdb.h>
+#include <poll.h>
+#include <signal.h>
+#include <sys/socket.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <cstring>
+#include <thread>
+
+#include "api/http/client.h"
+
+namespace etna::agent::runtime {
+namespace {
+
+using nlohmann::json;
+
+int TimeoutMs(const json& probe) { return std::max(1, probe.value("timeoutSeconds", 1)) * 1000; }
+
+int ResolvePort(const json& port, const json& ports) {
+  if (port.is_number_integer()) return port.get<int>();
+  if (!port.is_string()) return -1;
+  std::string name = port.get<std::string>();
+  for (const auto& p : ports) {
+    if (p.value("name", "") == name) return p.value("containerPort", -1);
+  }
+  return std::atoi(name.c_str()) > 0 ? std::atoi(name.c_str()) : -1;
+}
+
+bool ExecProbe(const json& exec, const ProbeTarget& t, int timeout_ms) {
+  std::vector<std::string> args;
+  for (const auto& a : exec.value("command", json::array())) {
+    if (a.is_string()) args.push_back(a.get<std::string>());
+  }
+  if (args.empty()) return false;
+  std::vector<char*> argv;
+  for (auto& a : args) argv.push_back(a.data());
+  argv.push_back(nullptr);
+  std::vector<std::string> env_strings;
+  for (const auto& [k, v] : t.env) env_strings.push_back(k + "=" + v);
+  std::vector<char*> envp;
+  for (auto& e : env_strings) envp.push_back(e.data());
+  envp.push_back(nullptr);
+  pid_t pid = fork();
+  if (pid < 0) return false;
+  if (pid == 0) {
+    setpgid(0, 0);
+    int null = open("/dev/null", O_RDWR);
+    if (null >= 0) {
+      dup2(null, 0);
+      dup2(null, 1);
+      dup2(null, 2);
+    }
+    if (!t.working_dir.empty() && chdir(t.working_dir.c_str()) != 0) _exit(126);
+    execvpe(argv[0], argv.data(), envp.data());
+    _exit(127);
+  }
+  auto deadline = std::chrono::steady_clock::now() + std::chrono::milliseconds(timeout_ms);
+  int status = 0;
+  for (;;) {
+    pid_t r = waitpid(pid, &status, WNOHANG);
+    if (r == pid) return WIFEXITED(status) && WEXITSTATUS(status) == 0;
+    if (r < 0 && errno != EINTR) return false;
+    if (std::chrono::steady_clock::now() >= deadline) {
+      kill(-pid, SIGKILL);
+      kill(pid, SIGKILL);
+      waitpid(pid, &status, 0);
+      return false;
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(5));
+  }
+}
+
+bool TcpProbe(const std::string& host, int port, int timeout_ms) {
+  if (port <= 0) return false;
+  addrinfo hints{};
+  hints.ai_family = AF_UNSPEC;
+  hints.ai_socktype = SOCK_STREAM;
+  addrinfo* res = nullptr;
+  if (getaddrinfo(host.c_str(), std::to_string(port).c_str(), &hints, &res) != 0) return false;
+  bool ok = false;
+  for (addrinfo* a = res; a != nullptr && !ok; a = a->ai_next) {
+    int fd = socket(a->ai_family, a->ai_socktype | SOCK_NONBLOCK | SOCK_CLOEXEC, a->ai_protocol);
+    if (fd < 0) continue;
+    if (connect(fd, a->ai_addr, a->ai_addrlen) == 0) {
+      ok = true;
+    } else if (errno == EINPROGRESS) {
+      pollfd p{fd, POLLOUT, 0};
+      if (poll(&p, 1, timeout_ms) == 1) {
+        int err = 0;
+        socklen_t len = sizeof(err);
+        ok = getsockopt(fd, SOL_SOCKET, SO_ERROR, &err, &len) == 0 && err == 0;
+      }
+    }
+    close(fd);
+  }
+  freeaddrinfo(res);
+  return ok;
+}
+
+bool HttpProbe(const json& get, const ProbeTarget& t, int timeout_ms) {
+  api::http::ClientOptions options;
+  options.host = get.value("host", t.host);
+  int port = ResolvePort(get.value("port", json()), t.ports);
+  if (port <= 0 || port > 65535) return false;
+  options.port = static_cast<uint16_t>(port);
+  options.tls = get.value("scheme", "HTTP") == "HTTPS";
+  options.insecure_skip_verify = true;
+  options.timeout = std::chrono::milliseconds(timeout_ms);
+  std::vector<std::pair<std::string, std::string>> headers;
+  for (const auto& h : get.value("httpHeaders", json::array())) {
+    headers.push_back({h.value("name", ""), h.value("value", "")});
+  }
+  api::http::HttpClient client(options);
+  auto r = client.Do("GET", get.value("path", "/"), {}, "application/json", headers);
+  return r.ok() && r->status >= 200 && r->status < 400;
+}
+
+}  // namespace
+
+bool RunProbeOnce(const json& probe, const ProbeTarget& target) {
+  int timeout = TimeoutMs(probe);
+  if (probe.contains("exec")) return ExecProbe(probe["exec"], target, timeout);
+  if (probe.contains("httpGet")) return HttpProbe(probe["httpGet"], target, timeout);
+  if (probe.contains("tcpSocket")) {
+    const json& tcp = probe["tcpSocket"];
+    return TcpProbe(tcp.value("host", target.host),
+                    ResolvePort(tcp.value("port", json()), target.ports), timeout);
+  }
+  return false;
+}
+
+ProbeTracker::ProbeTracker(json probe, ProbeTarget target, TimeMs container_started_ms)
+    : probe_(std::move(probe)), target_(std::move(target)) {
+  next_ms_ = container_started_ms + probe_.value("initialDelaySeconds", 0) * 1000LL;
+  period_ms_ = std::max(1, probe_.value("periodSeconds", 10)) * 1000;
+  success_threshold_ = std::max(1, probe_.value("successThreshold", 1));
+  failure_threshold_ = std::max(1, probe_.value("failureThreshold", 3));
+}
+
+ProbeTracker::Verdict ProbeTracker::Poll(TimeMs now) {
+  if (inflight_.valid()) {
+    if (inflight_.wait_for(std::chrono::seconds(0)) != std::future_status::ready) return verdict_;
+    if (inflight_.get()) {
+      failures_ = 0;
+      if (++successes_ >= success_threshold_) verdict_ = Verdict::kSuccess;
+    } else {
+      successes_ = 0;
+      if (++failures_ >= failure_threshold_) verdict_ = Verdict::kFailure;
+    }
+  }
+  if (now >= next_ms_) {
+    next_ms_ = now + period_ms_;
+    inflight_ = std::async(std::launch::async, [probe = probe_, target = target_] {
+      return RunProbeOnce(probe, target);
+    });
+  }
+  return verdict_;
+}
+
+}  // namespace etna::agent::runtime

@@ -1,0 +1,139 @@
+#include "agent/runtime/runtime.h"
+
+#include <fmt/format.h>
+
+#include <filesystem>
+#include <set>
+
+namespace etna::agent::runtime {
+namespace {
+
+using nlohmann::json;
+namespace fs = std::filesystem;
+
+bool Terminal(const std::string& phase) { return phase == "Succeeded" || phase == "Failed"; }
+
+TimeMs GraceMs(const json& pod) {
+  const json& meta = pod["metadata"];
+  if (meta.contains("deletionGracePeriodSeconds") &&
+      meta["deletionGracePeriodSeconds"].is_number()) {
+    return std::max<int64_t>(0, meta["deletionGracePeriodSeconds"].get<int64_t>()) * 1000;
+  }
+  return std::max<int64_t>(
+             0, pod.value("/spec/terminationGracePeriodSeconds"_json_pointer, int64_t{30})) *
+         1000;
+}
+
+}  // namespace
+
+Runtime::Runtime(RuntimeOptions options, client::RestClient* rest)
+    : options_(std::move(options)), rest_(rest) {
+  std::error_code ec;
+  std::string pods_dir = options_.data_dir + "/pods";
+  fs::create_directories(pods_dir, ec);
+  for (const auto& entry : fs::directory_iterator(pods_dir, ec)) {
+    if (!entry.is_directory()) continue;
+    std::string uid = entry.path().filename().string();
+    runners_[uid] = std::make_unique<PodRunner>(entry.path().string(), &options_.tuning);
+  }
+}
+
+PodRunner* Runtime::RunnerFor(const std::string& uid) {
+  auto& r = runners_[uid];
+  if (!r) r = std::make_unique<PodRunner>(options_.data_dir + "/pods/" + uid, &options_.tuning);
+  return r.get();
+}
+
+PodContext Runtime::ContextFor(const std::string& uid) const {
+  PodContext ctx;
+  ctx.node_name = options_.node_name;
+  ctx.host_ip = options_.host_ip;
+  ctx.pod_ip = options_.host_ip;
+  ctx.data_dir = options_.data_dir;
+  ctx.pod_dir = options_.data_dir + "/pods/" + uid;
+  ctx.node_cpu = options_.node_cpu;
+  ctx.node_memory = options_.node_memory;
+  if (options_.gpus) ctx.gpus = options_.gpus();
+  return ctx;
+}
+
+void Runtime::Report(PodRunner* runner, const json& pod, const PodContext& ctx, TimeMs now) {
+  json status = runner->Status(pod, ctx, now);
+  if (status == runner->last_reported()) return;
+  std::string path = client::Path("pods", pod["metadata"].value("namespace", ""),
+                                  pod["metadata"].value("name", ""));
+  auto r = rest_->MergePatch(path, {{"status", status}}, "status");
+  if (r.ok()) runner->last_reported() = status;
+}
+
+void Runtime::Sync(const std::vector<json>& pods) {
+  std::lock_guard<std::mutex> lock(mu_);
+  TimeMs now = options_.clock->NowMs();
+  std::set<std::string> listed;
+  for (const auto& pod : pods) {
+    if (pod.value("/spec/nodeName"_json_pointer, std::string()) != options_.node_name) continue;
+    std::string uid = pod["metadata"].value("uid", "");
+    if (uid.empty()) continue;
+    listed.insert(uid);
+    PodRunner* runner = RunnerFor(uid);
+    PodContext ctx = ContextFor(uid);
+    std::string ns = pod["metadata"].value("namespace", "");
+    std::string name = pod["metadata"].value("name", "");
+    if (pod["metadata"].contains("deletionTimestamp")) {
+      runner->Adopt(pod, now);
+      runner->Stop(GraceMs(pod), now);
+      Report(runner, pod, ctx, now);
+      if (runner->AllStopped()) {
+        Status deleted = rest_->Delete(client::Path("pods", ns, name), 0);
+        if (deleted.ok() || deleted.code() == StatusCode::kNotFound) {
+          std::error_code ec;
+          fs::remove_all(runner->dir(), ec);
+          runners_.erase(uid);
+        }
+      }
+      continue;
+    }
+    std::string api_phase = pod.value("/status/phase"_json_pointer, std::string());
+    if (Terminal(api_phase) && !Terminal(runner->Phase())) {
+      // Ended by someone else (the node controller's NodeLost): stop, never restart, and leave
+      // the status as they wrote it.
+      runner->Adopt(pod, now);
+      runner->Stop(GraceMs(pod), now);
+      continue;
+    }
+    runner->Step(pod, ctx, now);
+    Report(runner, pod, ctx, now);
+  }
+  for (auto it = runners_.begin(); it != runners_.end();) {
+    if (listed.count(it->first)) {
+      ++it;
+      continue;
+    }
+    it->second->Stop(0, now);  // gone from the API: kill at once
+    if (!it->second->AllStopped()) {
+      ++it;
+      continue;
+    }
+    std::error_code ec;
+    fs::remove_all(it->second->dir(), ec);
+    it = runners_.erase(it);
+  }
+}
+
+Result<std::string> Runtime::LogPath(const std::string& ns, const std::string& pod,
+                                     const std::string& container, bool previous) const {
+  std::lock_guard<std::mutex> lock(mu_);
+  const PodRunner* found = nullptr;
+  for (const auto& [uid, r] : runners_) {
+    if (r->ns() == ns && r->name() == pod && (found == nullptr || found->stopping())) {
+      found = r.get();
+    }
+  }
+  if (found == nullptr) {
+    return Status::NotFound(
+        fmt::format("pod {}/{} is not running on node {}", ns, pod, options_.node_name));
+  }
+  return found->LogPath(container, previous);
+}
+
+}  // namespace etna::agent::runtime

@@ -1,0 +1,57 @@
+// The process runtime of one node: runs the pods bound to it (PodRunner each, state under
+// <data dir>/pods/<uid>/), reports their status through the status subresource, stops pods
+// being deleted (SIGTERM, grace period, SIGKILL) and then deletes them with grace 0, kills
+// pods that vanished from the API, and adopts what a previous agent left running.
+// Thread-safety: Sync from one thread (the agent's pod loop); LogPath from any thread.
+#pragma once
+
+#include <functional>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <nlohmann/json.hpp>
+#include <string>
+#include <vector>
+
+#include "agent/runtime/pod_runner.h"
+#include "client/rest.h"
+#include "common/clock.h"
+
+namespace etna::agent::runtime {
+
+struct RuntimeOptions {
+  std::string node_name;
+  std::string data_dir;
+  std::string host_ip = "127.0.0.1";
+  std::string node_cpu = "1";
+  std::string node_memory = "1Gi";
+  RuntimeTuning tuning;
+  const Clock* clock = nullptr;  // required
+  // The node's GPUs now (for MIG identifiers and UUIDs by index).
+  std::function<std::vector<client::NodeGpu>()> gpus;
+};
+
+class Runtime {
+ public:
+  Runtime(RuntimeOptions options, client::RestClient* rest);
+
+  // One pass over the pods the API shows bound to this node (`pods` may hold others; they are
+  // skipped). Pods with state on disk that are not listed are killed and cleaned up.
+  void Sync(const std::vector<nlohmann::json>& pods);
+
+  // The log file of a container's current or previous run.
+  Result<std::string> LogPath(const std::string& ns, const std::string& pod,
+                              const std::string& container, bool previous) const;
+
+ private:
+  PodRunner* RunnerFor(const std::string& uid);
+  void Report(PodRunner* runner, const nlohmann::json& pod, const PodContext& ctx, TimeMs now);
+  PodContext ContextFor(const std::string& uid) const;
+
+  RuntimeOptions options_;
+  client::RestClient* rest_;
+  mutable std::mutex mu_;
+  std::map<std::string, std::unique_ptr<PodRunner>> runners_;  // by pod uid
+};
+
+}  // namespace etna::agent::runtime

@@ -1,0 +1,246 @@
+#include "agent/runtime/shim.h"
+
+#include <fcntl.h>
+#include <fmt/format.h>
+#include <signal.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <chrono>
+#include <cstdio>
+#include <cstring>
+#include <fstream>
+#include <sstream>
+
+namespace etna::agent::runtime {
+namespace {
+
+TimeMs NowMs() {
+  return std::chrono::duration_cast<std::chrono::milliseconds>(
+             std::chrono::system_clock::now().time_since_epoch())
+      .count();
+}
+
+void WriteAll(int fd, const std::string& s) {
+  size_t off = 0;
+  while (off < s.size()) {
+    ssize_t n = write(fd, s.data() + off, s.size() - off);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) return;
+    off += static_cast<size_t>(n);
+  }
+}
+
+void CloseFrom(int first) {
+#ifdef SYS_close_range
+  if (syscall(SYS_close_range, first, ~0U, 0) == 0) return;
+#endif
+  for (int fd = first; fd < 1024; ++fd) close(fd);
+}
+
+}  // namespace
+
+Status WriteExitFile(const std::string& path, const ExitRecord& r) {
+  std::string tmp = path + ".tmp";
+  int fd = open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+  if (fd < 0) return Status::Internal(fmt::format("{}: {}", tmp, std::strerror(errno)));
+  WriteAll(fd, fmt::format("{} {} {}\n{}", r.exit_code, r.finished_ms,
+                           r.reason.empty() ? "Error" : r.reason, r.message));
+  fsync(fd);
+  close(fd);
+  if (rename(tmp.c_str(), path.c_str()) != 0) {
+    return Status::Internal(fmt::format("{}: {}", path, std::strerror(errno)));
+  }
+  return Status::Ok();
+}
+
+Result<ExitRecord> ReadExitFile(const std::string& path) {
+  std::ifstream in(path);
+  if (!in) return Status::NotFound(path);
+  ExitRecord r;
+  std::string first;
+  std::getline(in, first);
+  std::istringstream ls(first);
+  if (!(ls >> r.exit_code >> r.finished_ms >> r.reason)) {
+    return Status::InvalidArgument(fmt::format("{}: malformed", path));
+  }
+  std::stringstream rest;
+  rest << in.rdbuf();
+  r.message = rest.str();
+  return r;
+}
+
+int RunShim(int argc, char** argv) {
+  if (argc < 6 || std::strcmp(argv[4], "--") != 0) {
+    std::fprintf(stderr, "usage: etna agent-shim EXIT_FILE LOG_FILE WORKDIR -- COMMAND...\n");
+    return 2;
+  }
+  std::string exit_file = argv[1], log_file = argv[2], workdir = argv[3];
+  char** command = argv + 5;
+  signal(SIGTERM, SIG_IGN);
+  signal(SIGINT, SIG_IGN);
+  signal(SIGHUP, SIG_IGN);
+  signal(SIGPIPE, SIG_DFL);
+  int log = open(log_file.c_str(), O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
+  if (log < 0) {
+    WriteExitFile(exit_file, {128, NowMs(), "StartError",
+                              fmt::format("log {}: {}", log_file, std::strerror(errno))})
+        .ok();
+    return 1;
+  }
+  int pipefd[2];
+  if (pipe2(pipefd, O_CLOEXEC) != 0) return 1;
+  pid_t child = fork();
+  if (child < 0) {
+    WriteExitFile(exit_file,
+                  {128, NowMs(), "StartError", fmt::format("fork: {}", std::strerror(errno))})
+        .ok();
+    return 1;
+  }
+  if (child == 0) {
+    signal(SIGTERM, SIG_DFL);
+    signal(SIGINT, SIG_DFL);
+    signal(SIGHUP, SIG_DFL);
+    int null = open("/dev/null", O_RDONLY);
+    if (null >= 0) dup2(null, 0);
+    dup2(log, 1);
+    dup2(log, 2);
+    int err = 0;
+    const char* what = "chdir";
+    if (chdir(workdir.c_str()) != 0) {
+      err = errno;
+    } else {
+      execvp(command[0], command);
+      err = errno;
+      what = "exec";
+    }
+    std::string msg =
+        fmt::format("{} {}: {}", what, what[0] == 'c' ? workdir : command[0], std::strerror(err));
+    WriteAll(pipefd[1], msg);
+    _exit(127);
+  }
+  close(pipefd[1]);
+  std::string start_error;
+  char buf[512];
+  for (;;) {
+    ssize_t n = read(pipefd[0], buf, sizeof(buf));
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) break;
+    start_error.append(buf, static_cast<size_t>(n));
+  }
+  close(pipefd[0]);
+  int status = 0;
+  while (waitpid(child, &status, 0) < 0 && errno == EINTR) {
+  }
+  ExitRecord r;
+  r.finished_ms = NowMs();
+  if (!start_error.empty()) {
+    r.exit_code = 128;
+    r.reason = "StartError";
+    r.message = start_error;
+    WriteAll(log, "etna: " + start_error + "\n");
+  } else if (WIFEXITED(status)) {
+    r.exit_code = WEXITSTATUS(status);
+    r.reason = r.exit_code == 0 ? "Completed" : "Error";
+  } else if (WIFSIGNALED(status)) {
+    r.exit_code = 128 + WTERMSIG(status);
+    r.reason = "Error";
+    r.message = fmt::format("killed by signal {}", WTERMSIG(status));
+  }
+  close(log);
+  return WriteExitFile(exit_file, r).ok() ? 0 : 1;
+}
+
+Result<pid_t> StartShim(const ShimLaunch& launch) {
+  // Everything the child needs is built before fork: it may only call async-signal-safe code.
+  std::vector<std::string> args = {launch.shim_binary, "agent-shim",       launch.exit_file,
+                                   launch.log_file,    launch.working_dir, "--"};
+  args.insert(args.end(), launch.argv.begin(), launch.argv.end());
+  std::vector<char*> argv;
+  for (auto& a : args) argv.push_back(a.data());
+  argv.push_back(nullptr);
+  std::vector<std::string> env_strings;
+  for (const auto& [k, v] : launch.env) env_strings.push_back(k + "=" + v);
+  std::vector<char*> envp;
+  for (auto& e : env_strings) envp.push_back(e.data());
+  envp.push_back(nullptr);
+  int pipefd[2];
+  if (pipe2(pipefd, O_CLOEXEC) != 0) {
+    return Status::Internal(fmt::format("pipe: {}", std::strerror(errno)));
+  }
+  pid_t pid = fork();
+  if (pid < 0) {
+    int err = errno;
+    close(pipefd[0]);
+    close(pipefd[1]);
+    return Status::Internal(fmt::format("fork: {}", std::strerror(err)));
+  }
+  if (pid == 0) {
+    setsid();
+    sigset_t all;
+    sigemptyset(&all);
+    sigprocmask(SIG_SETMASK, &all, nullptr);
+    struct sigaction dfl {};
+    dfl.sa_handler = SIG_DFL;
+    for (int sig = 1; sig < NSIG; ++sig) sigaction(sig, &dfl, nullptr);
+    dup2(pipefd[1], 3);  // keep the error pipe as fd 3 (close-on-exec) past CloseFrom
+    fcntl(3, F_SETFD, FD_CLOEXEC);
+    int null = open("/dev/null", O_RDWR);  // never hold the agent's stdout/stderr open
+    if (null >= 0) {
+      dup2(null, 0);
+      dup2(null, 1);
+      dup2(null, 2);
+    }
+    CloseFrom(4);
+    execve(argv[0], argv.data(), envp.data());
+    int err = errno;
+    ssize_t ignored = write(3, &err, sizeof(err));
+    (void)ignored;
+    _exit(127);
+  }
+  close(pipefd[1]);
+  int err = 0;
+  ssize_t n;
+  do {
+    n = read(pipefd[0], &err, sizeof(err));
+  } while (n < 0 && errno == EINTR);
+  close(pipefd[0]);
+  if (n == static_cast<ssize_t>(sizeof(err))) {
+    int status;
+    waitpid(pid, &status, 0);
+    return Status::Internal(fmt::format("exec {}: {}", launch.shim_binary, std::strerror(err)));
+  }
+  return pid;
+}
+
+long long ProcessStartTicks(pid_t pid) {
+  if (pid <= 0) return -1;
+  std::ifstream in(fmt::format("/proc/{}/stat", pid));
+  std::string stat;
+  if (!in || !std::getline(in, stat)) return -1;
+  size_t close = stat.rfind(')');
+  if (close == std::string::npos) return -1;
+  std::istringstream rest(stat.substr(close + 2));
+  std::string field;
+  std::string state;
+  rest >> state;  // field 3
+  if (state == "Z" || state == "X") return -1;
+  for (int i = 4; i < 22; ++i) rest >> field;
+  long long ticks = -1;
+  rest >> ticks;
+  return ticks;
+}
+
+bool ReapIfChild(pid_t pid) {
+  if (pid <= 0) return true;
+  int status;
+  pid_t r;
+  do {
+    r = waitpid(pid, &status, WNOHANG);
+  } while (r < 0 && errno == EINTR);
+  return r != 0;
+}
+
+}  // namespace etna::agent::runtime

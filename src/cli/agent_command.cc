@@ -1,0 +1,190 @@
+// `etna agent`: one node's agent against an API server.
+//
+//   etna agent --kubeconfig FILE --node-name NAME --data-dir DIR [--listen HOST:PORT]
+//              [--profile FILE --profile-node NAME | --nvml-lib PATH] [--lease-seconds N]
+//              [--internal-ip IP] [--cpu Q] [--memory Q]
+//
+// Registers the node (GPUs from NVML, or declared by a cluster profile), renews its Lease, runs
+// the pods bound to it as processes and serves their logs; runs until SIGINT or SIGTERM, which
+// leave the containers running for the next agent to adopt. `etna agent-shim` is the container
+// supervisor the agent starts for each container (not for direct use).
+#include <fmt/format.h>
+#include <signal.h>
+
+#include <cstdio>
+#include <memory>
+#include <string>
+
+#include "agent/agent.h"
+#include "agent/gpu/nvml_source.h"
+#include "agent/runtime/shim.h"
+#include "client/kubeconfig.h"
+
+namespace etna::cli {
+namespace {
+
+struct AgentFlags {
+  std::string kubeconfig, node_name, data_dir, listen = "127.0.0.1:0", profile, profile_node;
+  std::string nvml_lib = "libnvidia-ml.so.1", internal_ip = "127.0.0.1", cpu, memory;
+  int lease_seconds = 40;
+  bool nvml_lib_set = false;
+};
+
+void PrintAgentHelp(FILE* out) {
+  std::fprintf(out,
+               "Usage: etna agent --kubeconfig FILE --node-name NAME --data-dir DIR [flags]\n\n"
+               "Runs a node: registers it with its GPUs, renews its lease, runs the pods bound\n"
+               "to it as local processes and serves their logs.\n\n"
+               "Flags:\n"
+               "  --kubeconfig FILE      how to reach the API server\n"
+               "  --node-name NAME       the Node to register (with --profile: default the\n"
+               "                         --profile-node)\n"
+               "  --data-dir DIR         pods' state and logs (keep it across restarts)\n"
+               "  --listen HOST:PORT     logs endpoint (default 127.0.0.1:0, any free port)\n"
+               "  --profile FILE         a cluster profile (examples/clusters/dev.yaml): the node\n"
+               "  --profile-node NAME    its node to simulate (GPUs, cpu, memory, labels)\n"
+               "  --nvml-lib PATH        NVML library for real GPUs (default libnvidia-ml.so.1)\n"
+               "  --lease-seconds N      node lease duration (default 40; renewed every N/4)\n"
+               "  --internal-ip IP       the node's InternalIP (default 127.0.0.1)\n"
+               "  --cpu Q, --memory Q    node capacity without a profile (default 32, 256Gi)\n");
+}
+
+}  // namespace
+
+int RunAgentShim(int argc, char** argv) { return agent::runtime::RunShim(argc, argv); }
+
+int RunAgent(int argc, char** argv) {
+  AgentFlags f;
+  for (int i = 1; i < argc; ++i) {
+    std::string a = argv[i];
+    auto value = [&](std::string* dst) {
+      if (i + 1 >= argc) {
+        std::fprintf(stderr, "etna agent: %s needs a value\n", a.c_str());
+        return false;
+      }
+      *dst = argv[++i];
+      return true;
+    };
+    std::string lease;
+    bool ok = true;
+    if (a == "--help" || a == "-h") {
+      PrintAgentHelp(stdout);
+      return 0;
+    } else if (a == "--kubeconfig") {
+      ok = value(&f.kubeconfig);
+    } else if (a == "--node-name") {
+      ok = value(&f.node_name);
+    } else if (a == "--data-dir") {
+      ok = value(&f.data_dir);
+    } else if (a == "--listen") {
+      ok = value(&f.listen);
+    } else if (a == "--profile") {
+      ok = value(&f.profile);
+    } else if (a == "--profile-node") {
+      ok = value(&f.profile_node);
+    } else if (a == "--nvml-lib") {
+      ok = value(&f.nvml_lib);
+      f.nvml_lib_set = true;
+    } else if (a == "--internal-ip") {
+      ok = value(&f.internal_ip);
+    } else if (a == "--cpu") {
+      ok = value(&f.cpu);
+    } else if (a == "--memory") {
+      ok = value(&f.memory);
+    } else if (a == "--lease-seconds") {
+      ok = value(&lease);
+      if (ok) {
+        f.lease_seconds = std::atoi(lease.c_str());
+        if (f.lease_seconds < 1) {
+          std::fprintf(stderr, "etna agent: --lease-seconds: \"%s\" must be >= 1\n", lease.c_str());
+          return 1;
+        }
+      }
+    } else {
+      std::fprintf(stderr, "etna agent: unknown flag %s\n", a.c_str());
+      PrintAgentHelp(stderr);
+      return 1;
+    }
+    if (!ok) return 1;
+  }
+  if (f.kubeconfig.empty() || f.data_dir.empty()) {
+    std::fprintf(stderr, "etna agent: --kubeconfig and --data-dir are required\n");
+    return 1;
+  }
+  if (!f.profile.empty() && f.nvml_lib_set) {
+    std::fprintf(stderr, "etna agent: give --profile or --nvml-lib, not both\n");
+    return 1;
+  }
+  auto config = client::LoadKubeconfig(f.kubeconfig);
+  if (!config.ok()) {
+    std::fprintf(stderr, "etna agent: %s\n", config.status().ToString().c_str());
+    return 1;
+  }
+  agent::AgentOptions options;
+  if (!f.profile.empty()) {
+    if (f.profile_node.empty()) f.profile_node = f.node_name;
+    if (f.profile_node.empty()) {
+      std::fprintf(stderr, "etna agent: --profile needs --profile-node\n");
+      return 1;
+    }
+    auto nodes = agent::LoadClusterProfile(f.profile);
+    if (!nodes.ok()) {
+      std::fprintf(stderr, "etna agent: %s\n", nodes.status().ToString().c_str());
+      return 1;
+    }
+    auto node = agent::FindProfileNode(*nodes, f.profile_node);
+    if (!node.ok()) {
+      std::fprintf(stderr, "etna agent: %s\n", node.status().ToString().c_str());
+      return 1;
+    }
+    options.node = *node;
+    options.gpu_source = std::make_unique<agent::InventoryGpuSource>(node->gpus);
+  } else {
+    if (!f.cpu.empty()) options.node.cpu = f.cpu;
+    if (!f.memory.empty()) options.node.memory = f.memory;
+    auto nvml = agent::NvmlGpuSource::Open(f.nvml_lib);
+    if (nvml.ok()) {
+      options.gpu_source = std::move(*nvml);
+    } else if (f.nvml_lib_set) {
+      std::fprintf(stderr, "etna agent: %s\n", nvml.status().ToString().c_str());
+      return 1;
+    } else {
+      std::fprintf(stderr, "etna agent: no GPUs (%s)\n", nvml.status().message().c_str());
+    }
+  }
+  if (!f.node_name.empty()) options.node.name = f.node_name;
+  if (options.node.name.empty()) {
+    std::fprintf(stderr, "etna agent: --node-name is required\n");
+    return 1;
+  }
+  std::string gpu_source = options.gpu_source ? options.gpu_source->Describe() : "none";
+  client::KubeConfig kc = *config;
+  options.transports = [kc] { return client::MakeHttpTransport(kc); };
+  options.data_dir = f.data_dir;
+  options.listen = f.listen;
+  options.internal_ip = f.internal_ip;
+  options.lease_seconds = f.lease_seconds;
+
+  sigset_t signals;
+  sigemptyset(&signals);
+  sigaddset(&signals, SIGINT);
+  sigaddset(&signals, SIGTERM);
+  pthread_sigmask(SIG_BLOCK, &signals, nullptr);
+  agent::Agent agent(std::move(options));
+  Status started = agent.Start();
+  if (!started.ok()) {
+    std::fprintf(stderr, "etna agent: %s\n", started.ToString().c_str());
+    return 1;
+  }
+  std::printf("etna agent: node %s ready (GPUs: %s), logs on port %u\n", agent.node_name().c_str(),
+              gpu_source.c_str(), agent.port());
+  std::fflush(stdout);
+  int sig = 0;
+  sigwait(&signals, &sig);
+  std::printf("etna agent: %s, stopping (containers keep running)\n",
+              sig == SIGINT ? "SIGINT" : "SIGTERM");
+  agent.Stop();
+  return 0;
+}
+
+}  // namespace etna::cli
