@@ -9,6 +9,7 @@ int RunSim(int argc, char** argv);
 int RunServer(int argc, char** argv);
 int RunAgent(int argc, char** argv);
 int RunAgentShim(int argc, char** argv);
+int RunControllers(int argc, char** argv);
 }  // namespace etna::cli
 
 namespace {
@@ -22,6 +23,7 @@ void PrintHelp() {
       "  sim       replay a cluster trace through the scheduler (etna sim openb --help)\n"
       "  server    run the Kubernetes-compatible API server (etna server --help)\n"
       "  agent     run a node: GPUs, lease, pods as processes (etna agent --help)\n"
+      "  controllers  run the job, queue, podgroup and node controllers (etna controllers --help)\n"
       "  version   print the version\n"
       "  help      show this help\n");
 }
@@ -44,6 +46,7 @@ int main(int argc, char** argv) {
   if (cmd == "server") return etna::cli::RunServer(argc - 1, argv + 1);
   if (cmd == "agent") return etna::cli::RunAgent(argc - 1, argv + 1);
   if (cmd == "agent-shim") return etna::cli::RunAgentShim(argc - 1, argv + 1);
+  if (cmd == "controllers") return etna::cli::RunControllers(argc - 1, argv + 1);
   std::fprintf(stderr, "etna: unknown command \"%s\" (see etna help)\n", cmd.c_str());
   return 1;
 }

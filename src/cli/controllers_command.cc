@@ -1,0 +1,120 @@
+// `etna controllers`: runs the controllers (job, queue, podgroup, node lifecycle) against an
+// API server given by a kubeconfig, until SIGINT or SIGTERM.
+#include <signal.h>
+
+#include <cstdio>
+#include <cstdlib>
+#include <sstream>
+#include <string>
+
+#include "client/kubeconfig.h"
+#include "client/transport.h"
+#include "controllers/manager.h"
+
+namespace etna::cli {
+
+namespace {
+
+void PrintControllersHelp(FILE* out) {
+  std::fprintf(out,
+               "Usage: etna controllers --kubeconfig FILE [flags]\n\n"
+               "Runs Volcano's job, queue and podgroup controllers and the node lifecycle\n"
+               "controller against the API server of FILE.\n\n"
+               "Flags:\n"
+               "  --kubeconfig FILE          the API server and credentials (required)\n"
+               "  --controllers LIST         comma-separated subset of job,queue,podgroup,node\n"
+               "                             (default: all)\n"
+               "  --lease-grace-seconds N    extra seconds past a node Lease's duration before\n"
+               "                             the node is declared lost (default 5)\n"
+               "  --resync-seconds N         re-check every object this often (default 30)\n");
+}
+
+bool ParseSeconds(const std::string& flag, const std::string& text, double* out) {
+  char* end = nullptr;
+  double v = std::strtod(text.c_str(), &end);
+  if (text.empty() || *end != '\0' || v < 0) {
+    std::fprintf(stderr, "etna controllers: %s must be a number of seconds >= 0, got \"%s\"\n",
+                 flag.c_str(), text.c_str());
+    return false;
+  }
+  *out = v;
+  return true;
+}
+
+}  // namespace
+
+int RunControllers(int argc, char** argv) {
+  std::string kubeconfig, list;
+  double grace = 5, resync = 30;
+  for (int i = 1; i < argc; ++i) {
+    std::string a = argv[i];
+    if (a == "--help" || a == "-h") {
+      PrintControllersHelp(stdout);
+      return 0;
+    }
+    auto value = [&](std::string* dst) {
+      if (i + 1 >= argc) {
+        std::fprintf(stderr, "etna controllers: %s needs a value\n", a.c_str());
+        return false;
+      }
+      *dst = argv[++i];
+      return true;
+    };
+    std::string v;
+    if (a == "--kubeconfig") {
+      if (!value(&kubeconfig)) return 2;
+    } else if (a == "--controllers") {
+      if (!value(&list)) return 2;
+    } else if (a == "--lease-grace-seconds") {
+      if (!value(&v) || !ParseSeconds(a, v, &grace)) return 2;
+    } else if (a == "--resync-seconds") {
+      if (!value(&v) || !ParseSeconds(a, v, &resync)) return 2;
+    } else {
+      std::fprintf(stderr, "etna controllers: unknown flag \"%s\"\n", a.c_str());
+      PrintControllersHelp(stderr);
+      return 2;
+    }
+  }
+  if (kubeconfig.empty()) {
+    std::fprintf(stderr, "etna controllers: --kubeconfig is required\n");
+    return 2;
+  }
+  auto config = client::LoadKubeconfig(kubeconfig);
+  if (!config.ok()) {
+    std::fprintf(stderr, "etna controllers: %s\n", config.status().ToString().c_str());
+    return 1;
+  }
+  sigset_t signals;
+  sigemptyset(&signals);
+  sigaddset(&signals, SIGINT);
+  sigaddset(&signals, SIGTERM);
+  pthread_sigmask(SIG_BLOCK, &signals, nullptr);
+
+  controllers::ControllerManagerOptions options;
+  client::KubeConfig kc = *config;
+  options.factory = [kc] { return client::MakeHttpTransport(kc); };
+  options.lease_grace = std::chrono::milliseconds(static_cast<int64_t>(grace * 1000));
+  options.resync_period =
+      std::chrono::milliseconds(std::max<int64_t>(100, static_cast<int64_t>(resync * 1000)));
+  std::stringstream names(list);
+  for (std::string name; std::getline(names, name, ',');) {
+    if (!name.empty()) options.controllers.insert(name);
+  }
+  controllers::ControllerManager manager(options);
+  Status started = manager.Start();
+  if (started.code() == StatusCode::kInvalidArgument) {
+    std::fprintf(stderr, "etna controllers: %s\n", started.message().c_str());
+    return 2;
+  }
+  if (!started.ok()) std::fprintf(stderr, "etna controllers: %s\n", started.message().c_str());
+  std::printf("etna controllers: running against %s:%u\n", kc.host.c_str(),
+              static_cast<unsigned>(kc.port));
+  std::fflush(stdout);
+  int sig = 0;
+  sigwait(&signals, &sig);
+  std::printf("etna controllers: %s, shutting down\n", sig == SIGINT ? "SIGINT" : "SIGTERM");
+  manager.Stop();
+  return 0;
+}
+
+}  // namespace etna::cli

@@ -1,0 +1,91 @@
+#include "controllers/controller.h"
+
+#include <fmt/format.h>
+
+#include <cstdio>
+#include <exception>
+
+namespace etna::controllers {
+
+using nlohmann::json;
+
+std::string KeyOf(const json& object) {
+  return object.value("/metadata/namespace"_json_pointer, std::string()) + "/" +
+         object.value("/metadata/name"_json_pointer, std::string());
+}
+
+std::pair<std::string, std::string> SplitKey(const std::string& key) {
+  size_t slash = key.find('/');
+  if (slash == std::string::npos) return {"", key};
+  return {key.substr(0, slash), key.substr(slash + 1)};
+}
+
+Controller::Controller(std::string name, ControllerOptions options)
+    : name_(std::move(name)),
+      options_(std::move(options)),
+      clock_(options_.clock ? options_.clock : &system_clock_),
+      transport_(options_.factory()),
+      rest_(transport_.get()),
+      queue_(clock_) {
+  queue_.SetBackoff(options_.backoff_initial, options_.backoff_max);
+}
+
+Controller::~Controller() { Stop(); }
+
+client::Informer* Controller::Watch(const std::string& path, Handler handler) {
+  if (!handler) {
+    handler = [this](const std::string&, const json& object) { queue_.Add(KeyOf(object)); };
+  }
+  if (informers_.empty()) primary_handler_ = handler;
+  informer_transports_.push_back(options_.factory());
+  client::InformerOptions io;
+  io.path = path;
+  informers_.push_back(std::make_unique<client::Informer>(informer_transports_.back().get(),
+                                                          std::move(io), std::move(handler)));
+  return informers_.back().get();
+}
+
+bool Controller::Start(std::chrono::milliseconds sync_timeout) {
+  for (auto& informer : informers_) informer->Start();
+  bool synced = true;
+  for (auto& informer : informers_) synced = informer->WaitForSync(sync_timeout) && synced;
+  worker_ = std::thread([this] { RunWorker(); });
+  return synced;
+}
+
+void Controller::Stop() {
+  if (stop_.exchange(true)) return;
+  queue_.ShutDown();
+  if (worker_.joinable()) worker_.join();
+  for (auto& informer : informers_) informer->Stop();
+}
+
+void Controller::RunWorker() {
+  auto next_resync = std::chrono::steady_clock::now() + options_.resync_period;
+  while (!stop_) {
+    if (!informers_.empty() && std::chrono::steady_clock::now() >= next_resync) {
+      for (const json& object : informers_.front()->List()) primary_handler_("RESYNC", object);
+      next_resync = std::chrono::steady_clock::now() + options_.resync_period;
+    }
+    auto key = queue_.Get(std::chrono::milliseconds(100));
+    if (!key) continue;
+    Status status;
+    try {
+      status = Reconcile(*key);
+    } catch (const std::exception& e) {  // malformed objects must not end the controller
+      status = Status::Internal(std::string("unexpected object: ") + e.what());
+    }
+    if (status.ok()) {
+      queue_.Forget(*key);
+    } else {
+      if (status.code() != StatusCode::kConflict) {
+        std::fprintf(stderr, "%s: %s: %s\n", name_.c_str(), key->c_str(),
+                     status.ToString().c_str());
+      }
+      queue_.AddRateLimited(*key);
+    }
+    queue_.Done(*key);
+  }
+}
+
+}  // namespace etna::controllers

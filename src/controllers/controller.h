@@ -1,0 +1,87 @@
+// Controller: the base of etna's controllers, as client-go's controller pattern. Informers (each
+// on its own transport from the factory) keep caches of the objects a controller reads and turn
+// their events into keys on a WorkQueue; one worker thread reconciles a key at a time from the
+// caches. Reconcile is level-triggered: it reads the current state and converges, so it is
+// idempotent and safe after a restart with half-done work (object names are deterministic, so
+// AlreadyExists and NotFound answers are fine). A failed reconcile (Conflict, Unavailable, ...)
+// is retried with backoff; every key of the primary informer is re-queued each resync period.
+// Thread-safety: Start/Stop/WaitForSync from the owner; informer handlers run on the informers'
+// threads and only enqueue keys; Reconcile runs on the worker thread only.
+#pragma once
+
+#include <atomic>
+#include <chrono>
+#include <functional>
+#include <memory>
+#include <nlohmann/json.hpp>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "client/informer.h"
+#include "client/rest.h"
+#include "client/transport.h"
+#include "common/clock.h"
+#include "controllers/work_queue.h"
+
+namespace etna::controllers {
+
+struct ControllerOptions {
+  client::TransportFactory factory;
+  const Clock* clock = nullptr;  // nullptr: the system clock
+  std::chrono::milliseconds resync_period{30000};
+  std::chrono::milliseconds backoff_initial{20};
+  std::chrono::milliseconds backoff_max{5000};
+};
+
+// "<ns>/<name>" of an object ("/<name>" when cluster-scoped), as the informer keys its cache.
+std::string KeyOf(const nlohmann::json& object);
+// Splits a key into namespace and name.
+std::pair<std::string, std::string> SplitKey(const std::string& key);
+
+class Controller {
+ public:
+  Controller(std::string name, ControllerOptions options);
+  virtual ~Controller();
+  Controller(const Controller&) = delete;
+  Controller& operator=(const Controller&) = delete;
+
+  const std::string& name() const { return name_; }
+  // Starts the informers, waits for their first lists, then starts the worker. Returns false
+  // when the informers did not sync within `sync_timeout` (the controller keeps trying).
+  bool Start(std::chrono::milliseconds sync_timeout = std::chrono::seconds(20));
+  void Stop();
+  // No key due and none being processed.
+  bool Idle() { return queue_.Idle(); }
+  WorkQueue& queue() { return queue_; }
+
+ protected:
+  using Handler = client::Informer::Handler;
+  // Registers an informer of `path` (before Start). `handler` maps events to keys to enqueue;
+  // the default enqueues the object's own key. The first informer registered is the primary
+  // one: each resync period its handler is called with type "RESYNC" for every object.
+  client::Informer* Watch(const std::string& path, Handler handler = nullptr);
+  // Reconciles one key; a non-OK status retries it with backoff.
+  virtual Status Reconcile(const std::string& key) = 0;
+
+  client::RestClient& rest() { return rest_; }
+  const Clock& clock() const { return *clock_; }
+
+ private:
+  void RunWorker();
+
+  std::string name_;
+  ControllerOptions options_;
+  SystemClock system_clock_;
+  const Clock* clock_;
+  std::unique_ptr<client::Transport> transport_;
+  client::RestClient rest_;
+  WorkQueue queue_;
+  std::vector<std::unique_ptr<client::Transport>> informer_transports_;
+  std::vector<std::unique_ptr<client::Informer>> informers_;
+  Handler primary_handler_;
+  std::atomic<bool> stop_{false};
+  std::thread worker_;
+};
+
+}  // namespace etna::controllers

@@ -1,0 +1,290 @@
+// JobController: the informers, the events and policies that pick an action, and the actions.
+// The per-phase pod work and the status are in job_sync.cc.
+#include "controllers/job_controller.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+
+#include "client/well_known.h"
+#include "controllers/job_policies.h"
+#include "controllers/job_sync.h"
+#include "controllers/time_util.h"
+
+namespace etna::controllers {
+
+namespace wk = etna::client;
+
+JobController::JobController(ControllerOptions options)
+    : Controller("job-controller", std::move(options)) {
+  jobs_ = Watch(client::Path("jobs"));
+  pods_ = Watch(client::Path("pods"),
+                [this](const std::string& type, const Json& pod) { OnPod(type, pod); });
+  podgroups_ = Watch(client::Path("podgroups"), [this](const std::string&, const Json& pg) {
+    for (const Json& ref : ArrayAt(pg, "/metadata/ownerReferences")) {
+      if (StringAt(ref, "/kind") == "Job") {
+        queue().Add(StringAt(pg, "/metadata/namespace") + "/" + StringAt(ref, "/name"));
+      }
+    }
+  });
+  commands_ = Watch(client::Path("commands"), [this](const std::string& type, const Json& cmd) {
+    if (type != "DELETED" && StringAt(cmd, "/target/kind") == "Job") {
+      queue().Add(StringAt(cmd, "/metadata/namespace") + "/" + StringAt(cmd, "/target/name"));
+    }
+  });
+}
+
+void JobController::OnPod(const std::string& type, const Json& pod) {
+  std::string job = StringAt(pod, "/metadata/labels/volcano.sh~1job-name");
+  if (job.empty()) return;
+  std::string ns = StringAt(pod, "/metadata/namespace");
+  std::string key = ns + "/" + job;
+  if (type == "DELETED") {
+    std::string uid = StringAt(pod, "/metadata/uid");
+    std::lock_guard lock(mu_);
+    bool handled = handled_disruptions_.erase(uid) > 0;
+    if (self_deleted_.erase(uid) == 0 && !handled) {
+      auto j = jobs_->Get(ns, job);
+      std::string phase = j ? StringAt(*j, "/status/state/phase") : "";
+      std::string version = j ? std::to_string(IntAt(*j, "/status/version", 0)) : "";
+      std::string phase_pod = StringAt(pod, "/status/phase");
+      if ((phase == "Pending" || phase == "Running") &&
+          StringAt(pod, "/metadata/labels/volcano.sh~1job-version") == version &&
+          phase_pod != "Succeeded") {
+        // A pod that failed before it went (a lost node's pods) is PodFailed, else PodEvicted.
+        events_[key].push_back({phase_pod == "Failed" ? "PodFailed" : "PodEvicted",
+                                StringAt(pod, "/metadata/labels/volcano.sh~1task-spec"),
+                                StringAt(pod, "/metadata/name"), PodExitCode(pod), version});
+      }
+    }
+  }
+  queue().Add(key);
+}
+
+std::vector<Json> JobController::PodsOf(const Json& job) const {
+  std::vector<Json> out;
+  std::string ns = JobNamespace(job), name = JobName(job), uid = StringAt(job, "/metadata/uid");
+  for (Json& pod : pods_->List()) {
+    if (StringAt(pod, "/metadata/namespace") != ns ||
+        StringAt(pod, "/metadata/labels/volcano.sh~1job-name") != name) {
+      continue;
+    }
+    bool owned = true;
+    for (const Json& ref : ArrayAt(pod, "/metadata/ownerReferences")) {
+      if (BoolAt(ref, "/controller", false)) owned = StringAt(ref, "/uid") == uid;
+    }
+    if (owned) out.push_back(std::move(pod));
+  }
+  return out;
+}
+
+Status JobController::Reconcile(const std::string& key) {
+  JobContext c;
+  Status s = ReconcileJob(key, c);
+  if (!s.ok() && c.undo) c.undo();
+  return s;
+}
+
+Status JobController::ReconcileJob(const std::string& key, JobContext& c) {
+  auto [ns, name] = SplitKey(key);
+  auto job = jobs_->Get(ns, name);
+  if (!job) {
+    std::lock_guard lock(mu_);
+    events_.erase(key);
+    seen_generation_.erase(key);
+    return Status::Ok();
+  }
+  if (job->contains(Json::json_pointer("/metadata/deletionTimestamp"))) return Status::Ok();
+  c.key = key;
+  c.job = *job;
+  if (!c.job.contains("status") || !c.job["status"].is_object()) c.job["status"] = Json::object();
+  c.original_status = c.job["status"];
+  c.pods = PodsOf(c.job);
+  c.now = clock().NowMs();
+  c.phase = StringAt(c.job, "/status/state/phase");
+  if (c.phase.empty()) SetPhase(c, "Pending");
+  if (!IsFinished(c.phase)) ETNA_RETURN_IF_ERROR(EnsureGroup(c));
+  if (c.phase == "Pending" || c.phase == "Running" || c.phase == "Aborting" ||
+      c.phase == "Aborted") {
+    if (auto action = NextAction(c)) {
+      ETNA_RETURN_IF_ERROR(ApplyAction(c, action->first, action->second));
+    }
+  }
+  ETNA_RETURN_IF_ERROR(RunPhase(c));
+  ComputeStatus(c);
+  ETNA_RETURN_IF_ERROR(WriteStatus(c));
+  if (!c.command_done.empty()) {
+    Status s = rest().Delete(c.command_done);
+    if (!s.ok() && s.code() != StatusCode::kNotFound) return s;
+  }
+  if (c.wake_at) queue().AddAt(key, *c.wake_at);
+  return CheckTtl(c);
+}
+
+std::optional<std::pair<std::string, std::string>> JobController::NextAction(JobContext& c) {
+  std::string ns = JobNamespace(c.job), name = JobName(c.job);
+  // Commands for this job, oldest first.
+  std::vector<Json> commands;
+  for (Json& cmd : commands_->List()) {
+    if (StringAt(cmd, "/metadata/namespace") == ns && StringAt(cmd, "/target/kind") == "Job" &&
+        StringAt(cmd, "/target/name") == name) {
+      std::lock_guard lock(mu_);
+      if (!done_commands_.count(StringAt(cmd, "/metadata/uid"))) commands.push_back(cmd);
+    }
+  }
+  std::sort(commands.begin(), commands.end(), [](const Json& a, const Json& b) {
+    return std::make_pair(StringAt(a, "/metadata/creationTimestamp"),
+                          StringAt(a, "/metadata/name")) <
+           std::make_pair(StringAt(b, "/metadata/creationTimestamp"),
+                          StringAt(b, "/metadata/name"));
+  });
+  if (!commands.empty()) {
+    const Json& cmd = commands.front();
+    c.command_done = client::Path("commands", ns, StringAt(cmd, "/metadata/name"));
+    c.command_uid = StringAt(cmd, "/metadata/uid");
+    c.reason = "CommandIssued";
+    c.message = fmt::format("command {} issued {}", StringAt(cmd, "/metadata/name"),
+                            StringAt(cmd, "/action"));
+    return std::make_pair(StringAt(cmd, "/action"), std::string());
+  }
+  if (c.phase != "Pending" && c.phase != "Running") return std::nullopt;
+  auto pick = [&](const std::string& event, const std::string& task, const std::string& pod,
+                  int exit_code = 0) -> std::optional<std::pair<std::string, std::string>> {
+    auto m = FindPolicy(c.job, task, event, exit_code);
+    if (!m) return std::nullopt;
+    c.reason = event;
+    c.message = pod.empty() ? fmt::format("{} of task {}: {}", event, task, m->action)
+                            : fmt::format("{} of pod {}: {}", event, pod, m->action);
+    std::string target = m->action == "RestartTask" ? task : pod;
+    return std::make_pair(m->action, target);
+  };
+  std::vector<PodEvent> recorded;
+  {
+    std::lock_guard lock(mu_);
+    recorded.swap(events_[c.key]);
+  }
+  if (!recorded.empty()) {
+    c.undo = [this, key = c.key, recorded] {
+      std::lock_guard lock(mu_);
+      auto& list = events_[key];
+      list.insert(list.begin(), recorded.begin(), recorded.end());
+    };
+  }
+  std::string version = std::to_string(IntAt(c.job, "/status/version", 0));
+  for (const PodEvent& e : recorded) {
+    if (e.version != version) continue;
+    if (auto a = pick(e.event, e.task, e.pod, e.exit_code)) return a;
+  }
+  for (const Json& pod : c.pods) {
+    if (StringAt(pod, "/metadata/labels/volcano.sh~1job-version") != version) continue;
+    std::string task = StringAt(pod, "/metadata/labels/volcano.sh~1task-spec");
+    std::string pod_name = StringAt(pod, "/metadata/name");
+    std::string phase = StringAt(pod, "/status/phase");
+    if (phase == "Failed") {
+      if (auto a = pick("PodFailed", task, pod_name, PodExitCode(pod))) return a;
+    }
+    if (HasDisruption(pod)) {
+      bool first;
+      {
+        std::lock_guard lock(mu_);
+        first = handled_disruptions_.insert(StringAt(pod, "/metadata/uid")).second;
+      }
+      if (first) {
+        if (auto a = pick("PodEvicted", task, pod_name)) return a;
+      }
+    }
+    if ((phase.empty() || phase == "Pending") && !IsTerminating(pod)) {
+      auto m = FindPolicy(c.job, task, "PodPending");
+      auto created = ParseTime(StringAt(pod, "/metadata/creationTimestamp"));
+      if (m && m->timeout_ms && created) {
+        TimeMs due = *created + *m->timeout_ms;
+        if (c.now >= due) return pick("PodPending", task, pod_name);
+        c.wake_at = c.wake_at ? std::min(*c.wake_at, due) : due;
+      }
+    }
+  }
+  for (const TaskCounts& t : CountTasks(c.job, c.pods)) {
+    if (t.replicas > 0 && t.succeeded >= t.replicas) {
+      if (auto a = pick("TaskCompleted", t.name, "")) return a;
+    }
+    if (t.failed > 0 && t.failed > t.replicas - t.min_available) {
+      if (auto a = pick("TaskFailed", t.name, "")) return a;
+    }
+  }
+  if (auto pg = podgroups_->Get(JobNamespace(c.job), PodGroupNameForJob(c.job))) {
+    if (StringAt(*pg, "/status/phase") == "Unknown") {
+      if (auto a = pick("Unknown", "", "")) return a;
+    }
+  }
+  int64_t generation = IntAt(c.job, "/metadata/generation", 0);
+  int64_t seen;
+  {
+    std::lock_guard lock(mu_);
+    auto [it, inserted] = seen_generation_.emplace(c.key, generation);
+    seen = inserted ? generation : it->second;
+    it->second = generation;
+  }
+  if (generation > seen) {
+    if (auto a = pick("JobUpdated", "", "")) return a;
+  }
+  return std::nullopt;
+}
+
+Status JobController::ApplyAction(JobContext& c, const std::string& action,
+                                  const std::string& target) {
+  Json& status = c.job["status"];
+  bool live = c.phase == "Pending" || c.phase == "Running";
+  bool stopped = c.phase == "Aborting" || c.phase == "Aborted";
+  auto restart = [&](bool bump_version) {
+    if (bump_version) status["version"] = IntAt(c.job, "/status/version", 0) + 1;
+    status["retryCount"] = IntAt(c.job, "/status/retryCount", 0) + 1;
+    SetPhase(c, "Restarting", c.reason, c.message);
+  };
+  if (action == "ResumeJob") {
+    if (stopped) restart(true);
+  } else if (!live) {
+    // Other actions apply to a pending or running job only.
+  } else if (action == "AbortJob") {
+    SetPhase(c, "Aborting", c.reason, c.message);
+  } else if (action == "RestartJob") {
+    restart(true);
+  } else if (action == "RestartTask" || action == "RestartPod") {
+    for (const Json& pod : c.pods) {
+      bool hit = action == "RestartPod"
+                     ? StringAt(pod, "/metadata/name") == target
+                     : StringAt(pod, "/metadata/labels/volcano.sh~1task-spec") == target;
+      if (hit && !IsTerminating(pod)) ETNA_RETURN_IF_ERROR(DeletePod(pod));
+    }
+    restart(false);
+  } else if (action == "TerminateJob") {
+    SetPhase(c, "Terminating", c.reason, c.message);
+  } else if (action == "CompleteJob") {
+    SetPhase(c, "Completing", c.reason, c.message);
+  }
+  if (!c.command_uid.empty()) {
+    std::lock_guard lock(mu_);
+    done_commands_.insert(c.command_uid);
+  }
+  return Status::Ok();
+}
+
+Status JobController::DeletePod(const Json& pod) {
+  std::string uid = StringAt(pod, "/metadata/uid");
+  {
+    std::lock_guard lock(mu_);
+    self_deleted_.insert(uid);
+  }
+  Json options = {{"preconditions", {{"uid", uid}}}};
+  auto reply = rest().transport()->Do(
+      "DELETE",
+      client::Path("pods", StringAt(pod, "/metadata/namespace"), StringAt(pod, "/metadata/name")),
+      options.dump());
+  if (!reply.ok()) return reply.status();
+  if (reply->status == 404 || reply->status == 409) return Status::Ok();  // gone, or replaced
+  if (reply->status < 200 || reply->status >= 300) {
+    return client::StatusFromReply(reply->status, reply->body);
+  }
+  return Status::Ok();
+}
+
+}  // namespace etna::controllers

@@ -1,0 +1,279 @@
+// The job controller against the in-process API (admission included): pods and PodGroup as
+// Volcano writes them, the state machine, policies, Commands, TTL and restarts.
+#include "controllers/job_controller.h"
+
+#include "controllers/job_pods.h"
+#include "controllers/test_util.h"
+
+namespace etna::controllers {
+namespace {
+
+using nlohmann::json;
+using testing::WaitUntil;
+
+json Task(const std::string& name, int replicas, const std::string& cpu = "1") {
+  return {{"name", name},
+          {"replicas", replicas},
+          {"template",
+           {{"spec",
+             {{"restartPolicy", "Never"},
+              {"containers",
+               {{{"name", "c"},
+                 {"image", "busybox"},
+                 {"resources", {{"requests", {{"cpu", cpu}, {"memory", "1Gi"}}}}}}}}}}}}};
+}
+
+json Job(const std::string& name, std::vector<json> tasks, json extra = json::object()) {
+  json job = {{"apiVersion", "batch.volcano.sh/v1alpha1"},
+              {"kind", "Job"},
+              {"metadata", {{"name", name}, {"namespace", "default"}}},
+              {"spec", {{"tasks", tasks}}}};
+  job["spec"].update(extra);
+  return job;
+}
+
+std::string Env(const json& pod, const std::string& name) {
+  for (const json& e : pod["spec"]["containers"][0].value("env", json::array())) {
+    if (e.value("name", "") == name) return e.value("value", "");
+  }
+  return "<unset>";
+}
+
+class JobControllerTest : public testing::ControllerTest {
+ protected:
+  void Start() {
+    controller_ = std::make_unique<JobController>(Options());
+    ASSERT_TRUE(controller_->Start());
+  }
+  void TearDown() override {
+    if (controller_) controller_->Stop();
+  }
+  bool WaitPods(const std::string& job, size_t n) {
+    return WaitUntil([&] { return JobPods(job).size() == n; });
+  }
+  bool WaitPhase(const std::string& job, const std::string& phase) {
+    bool ok = WaitUntil([&] { return JobPhase(job) == phase; });
+    if (!ok) ADD_FAILURE() << job << " is " << JobPhase(job) << ", not " << phase;
+    return ok;
+  }
+  std::unique_ptr<JobController> controller_;
+};
+
+TEST_F(JobControllerTest, CreatesPodGroupAndPodsAsVolcanoWithPytorchEnv) {
+  Start();
+  json job =
+      MustCreate("jobs", "default",
+                 Job("pt", {Task("master", 1, "2"), Task("worker", 2, "1")},
+                     {{"plugins", {{"pytorch", {"--port=23456"}}, {"env", json::array()}}}}));
+  std::string uid = job["metadata"]["uid"];
+  ASSERT_TRUE(WaitPods("pt", 3));
+  auto pods = JobPods("pt");
+  ASSERT_TRUE(pods.count("pt-master-0") && pods.count("pt-worker-0") && pods.count("pt-worker-1"));
+  const json& w1 = pods["pt-worker-1"];
+  EXPECT_EQ(w1["metadata"]["labels"]["volcano.sh/task-spec"], "worker");
+  EXPECT_EQ(w1["metadata"]["labels"]["volcano.sh/task-index"], "1");
+  EXPECT_EQ(w1["metadata"]["labels"]["volcano.sh/job-version"], "0");
+  EXPECT_EQ(w1["metadata"]["labels"]["volcano.sh/queue-name"], "default");
+  EXPECT_EQ(w1["metadata"]["labels"]["volcano.sh/job-namespace"], "default");
+  EXPECT_EQ(w1["metadata"]["annotations"]["volcano.sh/task-spec-index"], "1");
+  EXPECT_EQ(w1["metadata"]["annotations"]["scheduling.k8s.io/group-name"], "pt-" + uid);
+  EXPECT_EQ(w1["metadata"]["ownerReferences"][0]["uid"], uid);
+  EXPECT_EQ(w1["metadata"]["ownerReferences"][0]["controller"], true);
+  EXPECT_EQ(w1["spec"]["schedulerName"], "volcano");
+  EXPECT_EQ(w1["spec"]["hostname"], "pt-worker-1");
+  EXPECT_EQ(w1["spec"]["subdomain"], "pt");
+  for (const auto& [name, rank] : std::vector<std::pair<std::string, std::string>>{
+           {"pt-master-0", "0"}, {"pt-worker-0", "1"}, {"pt-worker-1", "2"}}) {
+    EXPECT_EQ(Env(pods[name], "MASTER_ADDR"), "pt-master-0.pt") << name;
+    EXPECT_EQ(Env(pods[name], "MASTER_PORT"), "23456") << name;
+    EXPECT_EQ(Env(pods[name], "WORLD_SIZE"), "3") << name;
+    EXPECT_EQ(Env(pods[name], "RANK"), rank) << name;
+  }
+  EXPECT_EQ(Env(w1, "VC_TASK_INDEX"), "1");
+  EXPECT_EQ(Env(w1, "VC_WORKER_HOSTS"), "pt-worker-0.pt,pt-worker-1.pt");
+  EXPECT_EQ(Env(w1, "VC_WORKER_NUM"), "2");
+  auto pg = Get("podgroups", "default", "pt-" + uid);
+  ASSERT_TRUE(pg);
+  EXPECT_EQ((*pg)["spec"]["minMember"], 3);
+  EXPECT_EQ((*pg)["spec"]["minTaskMember"]["worker"], 2);
+  EXPECT_EQ((*pg)["spec"]["queue"], "default");
+  EXPECT_EQ((*pg)["spec"]["minResources"]["cpu"], "4");
+  EXPECT_EQ((*pg)["spec"]["minResources"]["memory"], "3Gi");
+  EXPECT_EQ((*pg)["metadata"]["ownerReferences"][0]["uid"], uid);
+  auto cm = Get("configmaps", "default", "pt-svc");
+  ASSERT_TRUE(cm);
+  EXPECT_EQ((*cm)["data"]["worker.host"], "pt-worker-0.pt\npt-worker-1.pt");
+  ASSERT_TRUE(WaitUntil([&] {
+    auto j = Get("jobs", "default", "pt");
+    return j && j->value("/status/pending"_json_pointer, 0) == 3;
+  }));
+  EXPECT_EQ(JobPhase("pt"), "Pending");
+}
+
+TEST_F(JobControllerTest, SeedChiefTaskNamedWithMasterFlag) {
+  Start();
+  MustCreate("jobs", "default",
+             Job("bert", {Task("chief", 1), Task("worker", 3)},
+                 {{"plugins", {{"pytorch", {"--master=chief", "--worker=worker"}}}},
+                  {"priorityClassName", "high"}}));
+  MustCreate("priorityclasses", "", {{"metadata", {{"name", "high"}}}, {"value", 1000}});
+  ASSERT_TRUE(WaitPods("bert", 4));
+  auto pods = JobPods("bert");
+  EXPECT_EQ(Env(pods["bert-chief-0"], "RANK"), "0");
+  EXPECT_EQ(Env(pods["bert-worker-2"], "RANK"), "3");
+  EXPECT_EQ(Env(pods["bert-worker-2"], "WORLD_SIZE"), "4");
+  EXPECT_EQ(Env(pods["bert-worker-2"], "MASTER_ADDR"), "bert-chief-0.bert");
+  EXPECT_EQ(pods["bert-chief-0"]["spec"]["priorityClassName"], "high");
+}
+
+TEST_F(JobControllerTest, RunningThenCompletedWhenAllPodsSucceed) {
+  Start();
+  MustCreate("jobs", "default", Job("done", {Task("w", 2)}));
+  ASSERT_TRUE(WaitPods("done", 2));
+  SetAll("done", "Running");
+  ASSERT_TRUE(WaitPhase("done", "Running"));
+  SetAll("done", "Succeeded");
+  ASSERT_TRUE(WaitPhase("done", "Completed"));
+  auto j = Get("jobs", "default", "done");
+  EXPECT_EQ((*j)["status"]["succeeded"], 2);
+  EXPECT_EQ((*j)["status"]["taskStatusCount"]["w"]["phase"]["Succeeded"], 2);
+}
+
+TEST_F(JobControllerTest, PodFailedRestartJobHonoursMaxRetryThenFails) {
+  Start();
+  MustCreate(
+      "jobs", "default",
+      Job("rj", {Task("w", 2)},
+          {{"maxRetry", 2}, {"policies", {{{"event", "PodFailed"}, {"action", "RestartJob"}}}}}));
+  ASSERT_TRUE(WaitPods("rj", 2));
+  SetAll("rj", "Running");
+  ASSERT_TRUE(WaitPhase("rj", "Running"));
+  SetPhase("rj-w-0", "Failed", 1);
+  // Restarted: both pods are replaced by version 1 pods.
+  ASSERT_TRUE(WaitUntil([&] {
+    FinishTerminating();
+    auto pods = JobPods("rj");
+    if (pods.size() != 2) return false;
+    for (auto& [n, p] : pods) {
+      if (p["metadata"]["labels"]["volcano.sh/job-version"] != "1") return false;
+    }
+    return true;
+  }));
+  ASSERT_TRUE(WaitPhase("rj", "Pending"));
+  auto j = Get("jobs", "default", "rj");
+  EXPECT_EQ((*j)["status"]["retryCount"], 1);
+  EXPECT_EQ(JobPods("rj")["rj-w-0"]["metadata"]["labels"]["volcano.sh/job-retry-count"], "1");
+  SetPhase("rj-w-1", "Failed", 2);
+  ASSERT_TRUE(WaitPhase("rj", "Failed"));
+  j = Get("jobs", "default", "rj");
+  EXPECT_EQ((*j)["status"]["retryCount"], 2);
+  EXPECT_EQ((*j)["status"]["state"]["reason"], "MaxRetryExceeded");
+}
+
+TEST_F(JobControllerTest, FailedPodWithoutPolicyStaysFailedAndFailsTheJob) {
+  Start();
+  MustCreate("jobs", "default", Job("np", {Task("w", 2)}));
+  ASSERT_TRUE(WaitPods("np", 2));
+  SetAll("np", "Running");
+  SetPhase("np-w-0", "Failed", 3);
+  SetPhase("np-w-1", "Succeeded");
+  ASSERT_TRUE(WaitPhase("np", "Failed"));
+  auto j = Get("jobs", "default", "np");
+  EXPECT_EQ((*j)["status"]["failed"], 1);
+  EXPECT_EQ(JobPods("np").size(), 2u);
+}
+
+TEST_F(JobControllerTest, EvictedPodIsRecreated) {
+  Start();
+  MustCreate("jobs", "default", Job("ev", {Task("w", 2)}));
+  ASSERT_TRUE(WaitPods("ev", 2));
+  SetAll("ev", "Running");
+  ASSERT_TRUE(WaitPhase("ev", "Running"));
+  std::string old_uid = JobPods("ev")["ev-w-1"]["metadata"]["uid"];
+  ASSERT_TRUE(rest().Evict("default", "ev-w-1").ok());
+  // The agent finishes the graceful delete.
+  ASSERT_TRUE(rest().Delete(client::Path("pods", "default", "ev-w-1"), 0).ok());
+  ASSERT_TRUE(WaitUntil([&] {
+    auto pods = JobPods("ev");
+    return pods.count("ev-w-1") && pods["ev-w-1"]["metadata"]["uid"] != old_uid;
+  }));
+  auto pod = JobPods("ev")["ev-w-1"];
+  EXPECT_FALSE(pod["spec"].contains("nodeName"));
+  EXPECT_EQ(pod["metadata"]["labels"]["volcano.sh/job-version"], "0");
+}
+
+TEST_F(JobControllerTest, AbortCommandThenResume) {
+  Start();
+  json job = MustCreate("jobs", "default", Job("ab", {Task("w", 2)}));
+  ASSERT_TRUE(WaitPods("ab", 2));
+  json target = {{"apiVersion", "batch.volcano.sh/v1alpha1"},
+                 {"kind", "Job"},
+                 {"name", "ab"},
+                 {"uid", job["metadata"]["uid"]}};
+  MustCreate("commands", "default",
+             {{"apiVersion", "bus.volcano.sh/v1alpha1"},
+              {"kind", "Command"},
+              {"metadata", {{"name", "ab-abort"}, {"namespace", "default"}}},
+              {"action", "AbortJob"},
+              {"target", target}});
+  ASSERT_TRUE(WaitPhase("ab", "Aborted"));
+  EXPECT_TRUE(WaitPods("ab", 0));
+  EXPECT_TRUE(WaitUntil([&] { return !Get("commands", "default", "ab-abort"); }));
+  MustCreate("commands", "default",
+             {{"apiVersion", "bus.volcano.sh/v1alpha1"},
+              {"kind", "Command"},
+              {"metadata", {{"name", "ab-resume"}, {"namespace", "default"}}},
+              {"action", "ResumeJob"},
+              {"target", target}});
+  ASSERT_TRUE(WaitPods("ab", 2));
+  ASSERT_TRUE(WaitPhase("ab", "Pending"));
+  auto j = Get("jobs", "default", "ab");
+  EXPECT_EQ((*j)["status"]["retryCount"], 1);
+  EXPECT_EQ((*j)["status"]["version"], 1);
+}
+
+TEST_F(JobControllerTest, TtlAfterFinishedDeletesJobPodsAndPodGroup) {
+  Start();
+  json job =
+      MustCreate("jobs", "default", Job("ttl", {Task("w", 1)}, {{"ttlSecondsAfterFinished", 60}}));
+  ASSERT_TRUE(WaitPods("ttl", 1));
+  SetAll("ttl", "Succeeded");
+  ASSERT_TRUE(WaitPhase("ttl", "Completed"));
+  clock_.Advance(30'000);
+  EXPECT_EQ(JobPhase("ttl"), "Completed");
+  clock_.Advance(31'000);
+  ASSERT_TRUE(WaitUntil([&] { return JobPhase("ttl") == "<gone>"; }));
+  EXPECT_TRUE(WaitPods("ttl", 0));
+  EXPECT_FALSE(Get("podgroups", "default", "ttl-" + job["metadata"]["uid"].get<std::string>()));
+}
+
+TEST_F(JobControllerTest, DependsOnWaitsForTheMasterToRun) {
+  Start();
+  json worker = Task("worker", 2);
+  worker["dependsOn"] = {{"name", {"master"}}};
+  MustCreate("jobs", "default", Job("dep", {Task("master", 1), worker}));
+  ASSERT_TRUE(WaitPods("dep", 1));
+  EXPECT_TRUE(JobPods("dep").count("dep-master-0"));
+  Bind("dep-master-0");
+  SetPhase("dep-master-0", "Running");
+  ASSERT_TRUE(WaitPods("dep", 3));
+}
+
+TEST_F(JobControllerTest, RestartedControllerCreatesNoDuplicates) {
+  Start();
+  MustCreate("jobs", "default", Job("rs", {Task("w", 3)}));
+  ASSERT_TRUE(WaitPods("rs", 3));
+  controller_->Stop();
+  auto before = JobPods("rs");
+  ASSERT_TRUE(rest().Delete(client::Path("pods", "default", "rs-w-2")).ok());
+  Start();
+  ASSERT_TRUE(WaitUntil([&] { return JobPods("rs").count("rs-w-2") == 1; }));
+  auto after = JobPods("rs");
+  EXPECT_EQ(after.size(), 3u);
+  EXPECT_EQ(after["rs-w-0"]["metadata"]["uid"], before["rs-w-0"]["metadata"]["uid"]);
+  EXPECT_EQ(after["rs-w-1"]["metadata"]["uid"], before["rs-w-1"]["metadata"]["uid"]);
+  EXPECT_EQ(List("podgroups", "default").size(), 1u);
+}
+
+}  // namespace
+}  // namespace etna::controllers

@@ -1,0 +1,152 @@
+// The job controller's events and actions beyond the basics: RestartPod, PodEvicted from the
+// scheduler's DisruptionTarget mark, PodPending with a timeout, exit-code policies, minSuccess
+// and TaskCompleted -> CompleteJob.
+#include "controllers/job_controller.h"
+#include "controllers/test_util.h"
+
+namespace etna::controllers {
+namespace {
+
+using nlohmann::json;
+using testing::WaitUntil;
+
+json Task(const std::string& name, int replicas, json policies = json::array()) {
+  json t = {
+      {"name", name},
+      {"replicas", replicas},
+      {"template",
+       {{"spec",
+         {{"restartPolicy", "Never"}, {"containers", {{{"name", "c"}, {"image", "busybox"}}}}}}}}};
+  if (!policies.empty()) t["policies"] = policies;
+  return t;
+}
+
+json Job(const std::string& name, std::vector<json> tasks, json extra = json::object()) {
+  json job = {{"apiVersion", "batch.volcano.sh/v1alpha1"},
+              {"kind", "Job"},
+              {"metadata", {{"name", name}, {"namespace", "default"}}},
+              {"spec", {{"tasks", tasks}}}};
+  job["spec"].update(extra);
+  return job;
+}
+
+json Policy(const std::string& event, const std::string& action) {
+  return {{"event", event}, {"action", action}};
+}
+
+class JobEventsTest : public testing::ControllerTest {
+ protected:
+  void SetUp() override {
+    controller_ = std::make_unique<JobController>(Options());
+    ASSERT_TRUE(controller_->Start());
+  }
+  void TearDown() override { controller_->Stop(); }
+  bool WaitPhase(const std::string& job, const std::string& phase) {
+    bool ok = WaitUntil([&] {
+      FinishTerminating();
+      return JobPhase(job) == phase;
+    });
+    if (!ok) ADD_FAILURE() << job << " is " << JobPhase(job) << ", not " << phase;
+    return ok;
+  }
+  json Status(const std::string& job) {
+    return Get("jobs", "default", job).value_or(json())["status"];
+  }
+  std::unique_ptr<JobController> controller_;
+};
+
+TEST_F(JobEventsTest, RestartPodReplacesOnlyThatPod) {
+  MustCreate("jobs", "default", Job("rp", {Task("w", 2, {Policy("PodFailed", "RestartPod")})}));
+  ASSERT_TRUE(WaitUntil([&] { return JobPods("rp").size() == 2; }));
+  auto before = JobPods("rp");
+  SetPhase("rp-w-0", "Failed", 1);
+  ASSERT_TRUE(WaitUntil([&] {
+    auto pods = JobPods("rp");
+    return pods.count("rp-w-0") &&
+           pods["rp-w-0"]["metadata"]["uid"] != before["rp-w-0"]["metadata"]["uid"];
+  }));
+  EXPECT_EQ(JobPods("rp")["rp-w-1"]["metadata"]["uid"], before["rp-w-1"]["metadata"]["uid"]);
+  ASSERT_TRUE(WaitPhase("rp", "Pending"));
+  EXPECT_EQ(Status("rp")["retryCount"], 1);
+  EXPECT_EQ(Status("rp")["version"], 0);
+}
+
+TEST_F(JobEventsTest, DisruptionTargetIsPodEvicted) {
+  MustCreate("jobs", "default",
+             Job("dt", {Task("w", 2)}, {{"policies", {Policy("PodEvicted", "RestartJob")}}}));
+  ASSERT_TRUE(WaitUntil([&] { return JobPods("dt").size() == 2; }));
+  SetAll("dt", "Running");
+  ASSERT_TRUE(WaitPhase("dt", "Running"));
+  json cond = {{"type", "DisruptionTarget"},
+               {"status", "True"},
+               {"reason", "Preempted"},
+               {"message", "preempted by default/hi"}};
+  ASSERT_TRUE(rest()
+                  .MergePatch(client::Path("pods", "default", "dt-w-1"),
+                              {{"status", {{"conditions", {cond}}}}}, "status")
+                  .ok());
+  ASSERT_TRUE(WaitUntil([&] {
+    FinishTerminating();
+    auto s = Status("dt");
+    return s.value("version", 0) == 1;
+  }));
+  // One restart for one eviction, even after the victim is deleted.
+  ASSERT_TRUE(rest().Delete(client::Path("pods", "default", "dt-w-1"), 0).ok() ||
+              !Get("pods", "default", "dt-w-1"));
+  ASSERT_TRUE(WaitPhase("dt", "Pending"));
+  EXPECT_EQ(Status("dt")["retryCount"], 1);
+}
+
+TEST_F(JobEventsTest, PodPendingPastTimeoutAborts) {
+  MustCreate(
+      "jobs", "default",
+      Job("pp", {Task("w", 1)},
+          {{"policies", {{{"event", "PodPending"}, {"action", "AbortJob"}, {"timeout", "1m"}}}}}));
+  ASSERT_TRUE(WaitUntil([&] { return JobPods("pp").size() == 1; }));
+  clock_.Advance(30'000);
+  EXPECT_EQ(JobPhase("pp"), "Pending");
+  clock_.Advance(31'000);
+  ASSERT_TRUE(WaitPhase("pp", "Aborted"));
+  EXPECT_EQ(Status("pp")["state"]["reason"], "PodPending");
+}
+
+TEST_F(JobEventsTest, ExitCodePolicyAborts) {
+  MustCreate(
+      "jobs", "default",
+      Job("ec", {Task("w", 2)}, {{"policies", {{{"exitCode", 3}, {"action", "AbortJob"}}}}}));
+  ASSERT_TRUE(WaitUntil([&] { return JobPods("ec").size() == 2; }));
+  SetAll("ec", "Running");
+  SetPhase("ec-w-0", "Failed", 3);
+  ASSERT_TRUE(WaitPhase("ec", "Aborted"));
+  // Aborting keeps finished pods and kills the rest.
+  EXPECT_TRUE(JobPods("ec").count("ec-w-0"));
+  EXPECT_FALSE(JobPods("ec").count("ec-w-1"));
+}
+
+TEST_F(JobEventsTest, MinSuccessCompletesEarly) {
+  MustCreate("jobs", "default",
+             Job("ms", {Task("w", 3)}, {{"minSuccess", 1}, {"minAvailable", 1}}));
+  ASSERT_TRUE(WaitUntil([&] { return JobPods("ms").size() == 3; }));
+  Bind("ms-w-0");
+  SetPhase("ms-w-0", "Succeeded");
+  ASSERT_TRUE(WaitPhase("ms", "Completed"));
+  ASSERT_TRUE(WaitUntil([&] { return JobPods("ms").size() == 1; }));
+}
+
+TEST_F(JobEventsTest, TaskCompletedCompletesTheJob) {
+  MustCreate(
+      "jobs", "default",
+      Job("tc", {Task("master", 1, {Policy("TaskCompleted", "CompleteJob")}), Task("worker", 2)}));
+  ASSERT_TRUE(WaitUntil([&] { return JobPods("tc").size() == 3; }));
+  SetAll("tc", "Running");
+  ASSERT_TRUE(WaitPhase("tc", "Running"));
+  SetPhase("tc-master-0", "Succeeded");
+  ASSERT_TRUE(WaitPhase("tc", "Completed"));
+  ASSERT_TRUE(WaitUntil([&] {
+    FinishTerminating();
+    return JobPods("tc").size() == 1;
+  }));
+}
+
+}  // namespace
+}  // namespace etna::controllers

@@ -1,0 +1,66 @@
+#include "controllers/manager.h"
+
+#include <fmt/format.h>
+
+#include "controllers/job_controller.h"
+#include "controllers/node_controller.h"
+#include "controllers/podgroup_controller.h"
+#include "controllers/queue_controller.h"
+
+namespace etna::controllers {
+
+const std::vector<std::string>& ControllerManager::AllControllers() {
+  static const std::vector<std::string> kAll = {"job", "queue", "podgroup", "node"};
+  return kAll;
+}
+
+ControllerManager::ControllerManager(ControllerManagerOptions options)
+    : options_(std::move(options)) {}
+
+ControllerManager::~ControllerManager() { Stop(); }
+
+Status ControllerManager::Start(std::chrono::milliseconds sync_timeout) {
+  const auto& all = AllControllers();
+  for (const std::string& name : options_.controllers) {
+    if (std::find(all.begin(), all.end(), name) == all.end()) {
+      return Status::InvalidArgument(fmt::format(
+          "controllers: unknown controller \"{}\" (known: {})", name, fmt::join(all, ", ")));
+    }
+  }
+  if (!options_.factory) return Status::InvalidArgument("controllers: no transport factory");
+  ControllerOptions o;
+  o.factory = options_.factory;
+  o.clock = options_.clock;
+  o.resync_period = options_.resync_period;
+  auto wanted = [&](const std::string& name) {
+    return options_.controllers.empty() || options_.controllers.count(name);
+  };
+  if (wanted("job")) controllers_.push_back(std::make_unique<JobController>(o));
+  if (wanted("queue")) controllers_.push_back(std::make_unique<QueueController>(o));
+  if (wanted("podgroup")) controllers_.push_back(std::make_unique<PodGroupController>(o));
+  if (wanted("node")) {
+    controllers_.push_back(std::make_unique<NodeLifecycleController>(o, options_.lease_grace));
+  }
+  std::vector<std::string> unsynced;
+  for (auto& c : controllers_) {
+    if (!c->Start(sync_timeout)) unsynced.push_back(c->name());
+  }
+  if (!unsynced.empty()) {
+    return Status::Unavailable(fmt::format("controllers: {} could not list from the API server",
+                                           fmt::join(unsynced, ", ")));
+  }
+  return Status::Ok();
+}
+
+void ControllerManager::Stop() {
+  for (auto& c : controllers_) c->Stop();
+}
+
+bool ControllerManager::Idle() {
+  for (auto& c : controllers_) {
+    if (!c->Idle()) return false;
+  }
+  return true;
+}
+
+}  // namespace etna::controllers

@@ -1,0 +1,44 @@
+// ControllerManager: runs etna's controllers together (job, queue, podgroup, node lifecycle),
+// each with its own informers, for `etna controllers` and in-process for `etna dev`.
+// Thread-safety: Start/Stop from the owner thread.
+#pragma once
+
+#include <memory>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "controllers/controller.h"
+
+namespace etna::controllers {
+
+struct ControllerManagerOptions {
+  client::TransportFactory factory;
+  const Clock* clock = nullptr;  // nullptr: the system clock
+  // Which controllers run: any of "job", "queue", "podgroup", "node"; empty: all.
+  std::set<std::string> controllers;
+  std::chrono::milliseconds resync_period{30000};
+  // Added to a Lease's leaseDurationSeconds before its node is declared lost.
+  std::chrono::milliseconds lease_grace{5000};
+};
+
+class ControllerManager {
+ public:
+  explicit ControllerManager(ControllerManagerOptions options);
+  ~ControllerManager();
+
+  // Starts every controller; InvalidArgument for an unknown controller name, Unavailable when
+  // the informers could not list within `sync_timeout` (the controllers keep running and
+  // retrying).
+  Status Start(std::chrono::milliseconds sync_timeout = std::chrono::seconds(20));
+  void Stop();
+  // Every controller's queue is idle (for tests).
+  bool Idle();
+  static const std::vector<std::string>& AllControllers();
+
+ private:
+  ControllerManagerOptions options_;
+  std::vector<std::unique_ptr<Controller>> controllers_;
+};
+
+}  // namespace etna::controllers

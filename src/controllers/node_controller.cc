@@ -1,0 +1,163 @@
+#include "controllers/node_controller.h"
+
+#include <fmt/format.h>
+
+#include "client/well_known.h"
+#include "controllers/job_pods.h"
+#include "controllers/time_util.h"
+
+namespace etna::controllers {
+
+namespace wk = etna::client;
+
+NodeLifecycleController::NodeLifecycleController(ControllerOptions options,
+                                                 std::chrono::milliseconds lease_grace)
+    : Controller("node-lifecycle-controller", std::move(options)), lease_grace_(lease_grace) {
+  nodes_ = Watch(client::Path("nodes"));
+  leases_ = Watch(client::Path("leases", wk::kNodeLeaseNamespace),
+                  [this](const std::string&, const Json& lease) {
+                    queue().Add("/" + StringAt(lease, "/metadata/name"));
+                  });
+  pods_ = Watch(client::Path("pods"), [](const std::string&, const Json&) {});
+}
+
+namespace {
+
+bool HasTaint(const Json& node, const std::string& key) {
+  for (const Json& t : ArrayAt(node, "/spec/taints")) {
+    if (StringAt(t, "/key") == key) return true;
+  }
+  return false;
+}
+
+std::string ReadyStatus(const Json& node) {
+  for (const Json& c : ArrayAt(node, "/status/conditions")) {
+    if (StringAt(c, "/type") == "Ready") return StringAt(c, "/status");
+  }
+  return "";
+}
+
+}  // namespace
+
+Status NodeLifecycleController::Reconcile(const std::string& key) {
+  std::string name = SplitKey(key).second;
+  auto node = nodes_->Get("", name);
+  if (!node) return Status::Ok();
+  ETNA_RETURN_IF_ERROR(Drain(*node));
+  auto lease = leases_->Get(wk::kNodeLeaseNamespace, name);
+  if (!lease) return Status::Ok();
+  auto renewed = ParseTime(StringAt(*lease, "/spec/renewTime"));
+  if (!renewed) renewed = ParseTime(StringAt(*lease, "/spec/acquireTime"));
+  if (!renewed) return Status::Ok();
+  TimeMs due =
+      *renewed + IntAt(*lease, "/spec/leaseDurationSeconds", 40) * 1000 + lease_grace_.count();
+  if (clock().NowMs() < due) {
+    queue().AddAt(key, due);
+    if (HasTaint(*node, kUnreachableTaint)) return SetTaint(*node, kUnreachableTaint, false);
+    return Status::Ok();
+  }
+  ETNA_RETURN_IF_ERROR(MarkLost(*node));
+  return FailPods(name);
+}
+
+Status NodeLifecycleController::SetTaint(const Json& node, const std::string& taint, bool present,
+                                         Json extra_spec) {
+  Json taints = Json::array();
+  for (const Json& t : ArrayAt(node, "/spec/taints")) {
+    if (StringAt(t, "/key") != taint) taints.push_back(t);
+  }
+  if (present) {
+    taints.push_back(
+        {{"key", taint}, {"effect", "NoSchedule"}, {"timeAdded", FormatTime(clock().NowMs())}});
+  }
+  extra_spec["taints"] = taints;
+  auto patched = rest().MergePatch(client::Path("nodes", "", StringAt(node, "/metadata/name")),
+                                   {{"spec", extra_spec}});
+  return patched.ok() ? Status::Ok() : patched.status();
+}
+
+Status NodeLifecycleController::MarkLost(const Json& node) {
+  if (ReadyStatus(node) != "Unknown") {
+    Json conditions = Json::array();
+    bool found = false;
+    Json unknown = {{"type", "Ready"},
+                    {"status", "Unknown"},
+                    {"reason", "NodeStatusUnknown"},
+                    {"message", "Kubelet stopped posting node status (its lease lapsed)."},
+                    {"lastTransitionTime", FormatTime(clock().NowMs())},
+                    {"lastHeartbeatTime", FormatTime(clock().NowMs())}};
+    for (const Json& c : ArrayAt(node, "/status/conditions")) {
+      if (StringAt(c, "/type") == "Ready") {
+        conditions.push_back(unknown);
+        found = true;
+      } else {
+        conditions.push_back(c);
+      }
+    }
+    if (!found) conditions.push_back(unknown);
+    auto patched = rest().MergePatch(client::Path("nodes", "", StringAt(node, "/metadata/name")),
+                                     {{"status", {{"conditions", conditions}}}}, "status");
+    if (!patched.ok()) return patched.status();
+  }
+  if (!HasTaint(node, kUnreachableTaint)) return SetTaint(node, kUnreachableTaint, true);
+  return Status::Ok();
+}
+
+Status NodeLifecycleController::FailPods(const std::string& node) {
+  for (const Json& pod : pods_->List()) {
+    if (StringAt(pod, "/spec/nodeName") != node) continue;
+    std::string ns = StringAt(pod, "/metadata/namespace"), name = StringAt(pod, "/metadata/name");
+    std::string path = client::Path("pods", ns, name);
+    std::string phase = StringAt(pod, "/status/phase");
+    if (phase != "Succeeded" && phase != "Failed") {
+      Json status = {
+          {"phase", "Failed"},
+          {"reason", wk::kNodeLostReason},
+          {"message", fmt::format("node {} which was running pod {} is unresponsive", node, name)}};
+      auto patched = rest().MergePatch(path, {{"status", status}}, "status");
+      if (!patched.ok() && patched.status().code() != StatusCode::kNotFound) {
+        return patched.status();
+      }
+    }
+    Status s = rest().Delete(path, 0);
+    if (!s.ok() && s.code() != StatusCode::kNotFound) return s;
+  }
+  return Status::Ok();
+}
+
+Status NodeLifecycleController::Drain(const Json& node) {
+  Json annotations = ObjectAt(node, "/metadata/annotations");
+  std::string name = StringAt(node, "/metadata/name");
+  bool draining = annotations.contains(kDrainAnnotation);
+  bool drained_by_us = annotations.contains(kDrainedReasonAnnotation);
+  if (!draining) {
+    if (!drained_by_us) return Status::Ok();
+    auto patched =
+        rest().MergePatch(client::Path("nodes", "", name),
+                          {{"metadata", {{"annotations", {{kDrainedReasonAnnotation, nullptr}}}}}});
+    if (!patched.ok()) return patched.status();
+    return SetTaint(node, kUnschedulableTaint, false, {{"unschedulable", false}});
+  }
+  std::string reason = annotations.value(kDrainAnnotation, "");
+  if (!drained_by_us || annotations.value(kDrainedReasonAnnotation, "") != reason ||
+      !BoolAt(node, "/spec/unschedulable", false) || !HasTaint(node, kUnschedulableTaint)) {
+    auto patched =
+        rest().MergePatch(client::Path("nodes", "", name),
+                          {{"metadata", {{"annotations", {{kDrainedReasonAnnotation, reason}}}}}});
+    if (!patched.ok()) return patched.status();
+    ETNA_RETURN_IF_ERROR(SetTaint(node, kUnschedulableTaint, true, {{"unschedulable", true}}));
+  }
+  for (const Json& pod : pods_->List()) {
+    if (StringAt(pod, "/spec/nodeName") != name ||
+        pod.contains(Json::json_pointer("/metadata/deletionTimestamp"))) {
+      continue;
+    }
+    std::string phase = StringAt(pod, "/status/phase");
+    if (phase == "Succeeded" || phase == "Failed") continue;
+    Status s = rest().Evict(StringAt(pod, "/metadata/namespace"), StringAt(pod, "/metadata/name"));
+    if (!s.ok() && s.code() != StatusCode::kNotFound) return s;
+  }
+  return Status::Ok();
+}
+
+}  // namespace etna::controllers

@@ -1,0 +1,268 @@
+// The queue, podgroup and node lifecycle controllers, and the job controller's reaction to a
+// lost node and to a PodGroup's ttl, run together by ControllerManager.
+#include "client/well_known.h"
+#include "controllers/manager.h"
+#include "controllers/node_controller.h"
+#include "controllers/test_util.h"
+#include "controllers/time_util.h"
+
+namespace etna::controllers {
+namespace {
+
+using nlohmann::json;
+using testing::WaitUntil;
+
+json Container() {
+  return {{"name", "c"}, {"image", "busybox"}, {"resources", {{"requests", {{"cpu", "1"}}}}}};
+}
+
+json Job(const std::string& name, json extra = json::object()) {
+  json job = {{"apiVersion", "batch.volcano.sh/v1alpha1"},
+              {"kind", "Job"},
+              {"metadata", {{"name", name}, {"namespace", "default"}}},
+              {"spec",
+               {{"tasks",
+                 {{{"name", "w"},
+                   {"replicas", 2},
+                   {"template",
+                    {{"spec", {{"restartPolicy", "Never"}, {"containers", {Container()}}}}}}}}}}}};
+  job["spec"].update(extra);
+  return job;
+}
+
+class ManagerTest : public testing::ControllerTest {
+ protected:
+  void Start(std::set<std::string> which = {}) {
+    ControllerManagerOptions o;
+    o.factory = api_.Factory();
+    o.clock = &clock_;
+    o.controllers = std::move(which);
+    o.resync_period = std::chrono::milliseconds(200);
+    o.lease_grace = std::chrono::milliseconds(500);
+    manager_ = std::make_unique<ControllerManager>(o);
+    ASSERT_TRUE(manager_->Start().ok());
+  }
+  void TearDown() override {
+    if (manager_) manager_->Stop();
+  }
+  std::string QueueState(const std::string& q) {
+    auto got = Get("queues", "", q);
+    return got ? got->value("/status/state"_json_pointer, std::string()) : "<gone>";
+  }
+  void Command(const std::string& name, const std::string& action, json target) {
+    MustCreate("commands", "default",
+               {{"apiVersion", "bus.volcano.sh/v1alpha1"},
+                {"kind", "Command"},
+                {"metadata", {{"name", name}, {"namespace", "default"}}},
+                {"action", action},
+                {"target", target}});
+  }
+  std::unique_ptr<ControllerManager> manager_;
+};
+
+TEST_F(ManagerTest, UnknownControllerIsRefused) {
+  ControllerManagerOptions o;
+  o.factory = api_.Factory();
+  o.controllers = {"jobs"};
+  ControllerManager m(o);
+  Status s = m.Start();
+  EXPECT_EQ(s.code(), StatusCode::kInvalidArgument);
+  EXPECT_NE(s.message().find("jobs"), std::string::npos);
+}
+
+TEST_F(ManagerTest, QueueCloseGoesClosingThenClosedAndCounts) {
+  Start({"job", "queue"});
+  MustCreate("queues", "", {{"metadata", {{"name", "q1"}}}, {"spec", {{"weight", 1}}}});
+  ASSERT_TRUE(WaitUntil([&] { return QueueState("q1") == "Open"; }));
+  MustCreate("jobs", "default", Job("qj", {{"queue", "q1"}}));
+  ASSERT_TRUE(WaitUntil([&] {
+    auto q = Get("queues", "", "q1");
+    return q && q->value("/status/pending"_json_pointer, 0) == 1;
+  }));
+  json target = {
+      {"apiVersion", "scheduling.volcano.sh/v1beta1"}, {"kind", "Queue"}, {"name", "q1"}};
+  Command("close-q1", "CloseQueue", target);
+  ASSERT_TRUE(WaitUntil([&] { return QueueState("q1") == "Closing"; }));
+  EXPECT_TRUE(WaitUntil([&] { return !Get("commands", "default", "close-q1"); }));
+  // The queue no longer takes jobs; once its job (and PodGroup) is gone it is Closed.
+  EXPECT_FALSE(rest().Create(client::Path("jobs", "default"), Job("late", {{"queue", "q1"}})).ok());
+  ASSERT_TRUE(rest().Delete(client::Path("jobs", "default", "qj")).ok());
+  ASSERT_TRUE(WaitUntil([&] { return QueueState("q1") == "Closed"; }));
+  Command("open-q1", "OpenQueue", target);
+  ASSERT_TRUE(WaitUntil([&] { return QueueState("q1") == "Open"; }));
+  auto q = Get("queues", "", "q1");
+  EXPECT_EQ((*q)["status"]["pending"], 0);
+}
+
+TEST_F(ManagerTest, BarePodGetsAPodGroup) {
+  Start({"podgroup"});
+  json pod = MustCreate("pods", "default",
+                        {{"metadata", {{"name", "bare"}}},
+                         {"spec", {{"schedulerName", "volcano"}, {"containers", {Container()}}}}});
+  MustCreate("pods", "default",
+             {{"metadata", {{"name", "other"}}}, {"spec", {{"containers", {Container()}}}}});
+  std::string group = "podgroup-" + pod["metadata"]["uid"].get<std::string>();
+  ASSERT_TRUE(WaitUntil([&] {
+    auto p = Get("pods", "default", "bare");
+    return p && p->value("/metadata/annotations/scheduling.k8s.io~1group-name"_json_pointer,
+                         std::string()) == group;
+  }));
+  auto pg = Get("podgroups", "default", group);
+  ASSERT_TRUE(pg);
+  EXPECT_EQ((*pg)["spec"]["minMember"], 1);
+  EXPECT_EQ((*pg)["spec"]["minResources"]["cpu"], "1");
+  EXPECT_EQ((*pg)["metadata"]["ownerReferences"][0]["kind"], "Pod");
+  EXPECT_EQ(List("podgroups", "default").size(), 1u);  // none for the default-scheduler pod
+}
+
+TEST_F(ManagerTest, PodGroupTtlFailsItsJobWithWaitTimeout) {
+  Start({"job", "podgroup"});
+  json job = MustCreate("jobs", "default", Job("slow"));
+  std::string group = "slow-" + job["metadata"]["uid"].get<std::string>();
+  ASSERT_TRUE(WaitUntil([&] { return Get("podgroups", "default", group).has_value(); }));
+  // The seed's ttl field: seconds the group may wait unscheduled.
+  ASSERT_TRUE(rest()
+                  .MergePatch(client::Path("podgroups", "default", group), {{"spec", {{"ttl", 5}}}})
+                  .ok());
+  ASSERT_TRUE(WaitUntil([&] { return List("pods", "default").size() == 2; }));
+  clock_.Advance(6'000);
+  ASSERT_TRUE(WaitUntil([&] {
+    auto pg = Get("podgroups", "default", group);
+    return pg && pg->value("/status/phase"_json_pointer, std::string()) == "Failed";
+  }));
+  ASSERT_TRUE(WaitUntil([&] {
+    auto j = Get("jobs", "default", "slow");
+    return j && j->value("/status/state/phase"_json_pointer, std::string()) == "Failed";
+  }));
+  auto j = Get("jobs", "default", "slow");
+  EXPECT_EQ((*j)["status"]["state"]["reason"], "WaitTimeout");
+  EXPECT_TRUE(WaitUntil([&] { return List("pods", "default").empty(); }));
+}
+
+class NodeTest : public ManagerTest {
+ protected:
+  void MakeNode(const std::string& name) {
+    MustCreate("nodes", "", {{"metadata", {{"name", name}}}});
+    ASSERT_TRUE(
+        rest()
+            .MergePatch(
+                client::Path("nodes", "", name),
+                {{"status",
+                  {{"conditions",
+                    {{{"type", "Ready"}, {"status", "True"}, {"reason", "KubeletReady"}}}}}}},
+                "status")
+            .ok());
+    MustCreate("leases", client::kNodeLeaseNamespace,
+               {{"metadata", {{"name", name}}},
+                {"spec",
+                 {{"holderIdentity", name},
+                  {"leaseDurationSeconds", 1},
+                  {"renewTime", FormatMicroTime(clock_.NowMs())}}}});
+  }
+  json NodeObject(const std::string& name) { return Get("nodes", "", name).value_or(json()); }
+  static bool Tainted(const json& node, const std::string& key) {
+    for (const json& t : node.value("/spec/taints"_json_pointer, json::array())) {
+      if (t.value("key", "") == key) return true;
+    }
+    return false;
+  }
+  static std::string Ready(const json& node) {
+    for (const json& c : node.value("/status/conditions"_json_pointer, json::array())) {
+      if (c.value("type", "") == "Ready") return c.value("status", "");
+    }
+    return "";
+  }
+};
+
+TEST_F(NodeTest, LeaseLapseLosesTheNodeFailsItsPodsAndTheJobRestarts) {
+  MakeNode("n1");
+  Start({"job", "node"});
+  MustCreate("jobs", "default",
+             Job("lost", {{"policies", {{{"event", "PodFailed"}, {"action", "RestartJob"}}}}}));
+  ASSERT_TRUE(WaitUntil([&] { return JobPods("lost").size() == 2; }));
+  SetAll("lost", "Running");
+  // Within the lease (1 s) plus grace (0.5 s) nothing happens.
+  clock_.Advance(1'000);
+  EXPECT_EQ(Ready(NodeObject("n1")), "True");
+  clock_.Advance(1'000);
+  ASSERT_TRUE(WaitUntil([&] {
+    json n = NodeObject("n1");
+    return Ready(n) == "Unknown" && Tainted(n, kUnreachableTaint);
+  }));
+  for (const json& c : NodeObject("n1")["status"]["conditions"]) {
+    if (c["type"] == "Ready") {
+      EXPECT_EQ(c["reason"], "NodeStatusUnknown");
+    }
+  }
+  // The pods were failed (NodeLost) and removed; RestartJob made version 1 pods.
+  ASSERT_TRUE(WaitUntil([&] {
+    auto pods = JobPods("lost");
+    if (pods.size() != 2) return false;
+    for (auto& [n, p] : pods) {
+      if (p["metadata"]["labels"]["volcano.sh/job-version"] != "1") return false;
+    }
+    return true;
+  }));
+  auto j = Get("jobs", "default", "lost");
+  EXPECT_EQ((*j)["status"]["retryCount"], 1);
+  // The agent comes back: the lease is renewed and the taint goes.
+  ASSERT_TRUE(rest()
+                  .MergePatch(client::Path("leases", client::kNodeLeaseNamespace, "n1"),
+                              {{"spec", {{"renewTime", FormatMicroTime(clock_.NowMs())}}}})
+                  .ok());
+  ASSERT_TRUE(WaitUntil([&] { return !Tainted(NodeObject("n1"), kUnreachableTaint); }));
+}
+
+TEST_F(NodeTest, LostPodIsMarkedFailedWithNodeLost) {
+  MakeNode("n2");
+  Start({"node"});
+  MustCreate("pods", "default",
+             {{"metadata", {{"name", "p"}, {"finalizers", {"test/keep"}}}},
+              {"spec", {{"containers", {Container()}}}}});
+  Bind("p", "n2");
+  SetPhase("p", "Running");
+  clock_.Advance(5'000);
+  // The finalizer keeps the deleted pod visible: it was failed with NodeLost first.
+  ASSERT_TRUE(WaitUntil([&] {
+    auto p = Get("pods", "default", "p");
+    return p && p->value("/status/reason"_json_pointer, std::string()) == "NodeLost" &&
+           p->value("/status/phase"_json_pointer, std::string()) == "Failed" &&
+           p->contains("/metadata/deletionTimestamp"_json_pointer);
+  }));
+}
+
+TEST_F(NodeTest, DrainCordonsAndEvictsWithTheReason) {
+  MakeNode("n3");
+  Start({"node"});
+  MustCreate("pods", "default",
+             {{"metadata", {{"name", "d"}}}, {"spec", {{"containers", {Container()}}}}});
+  Bind("d", "n3");
+  SetPhase("d", "Running");
+  ASSERT_TRUE(
+      rest()
+          .MergePatch(client::Path("nodes", "", "n3"),
+                      {{"metadata", {{"annotations", {{kDrainAnnotation, "disk failure"}}}}}})
+          .ok());
+  ASSERT_TRUE(WaitUntil([&] {
+    json n = NodeObject("n3");
+    return n.value("/spec/unschedulable"_json_pointer, false) && Tainted(n, kUnschedulableTaint) &&
+           n.value("/metadata/annotations/etna.io~1drained-reason"_json_pointer, std::string()) ==
+               "disk failure";
+  }));
+  // Evicted: a graceful delete of the bound pod.
+  ASSERT_TRUE(WaitUntil([&] {
+    auto p = Get("pods", "default", "d");
+    return p && p->contains("/metadata/deletionTimestamp"_json_pointer);
+  }));
+  ASSERT_TRUE(rest()
+                  .MergePatch(client::Path("nodes", "", "n3"),
+                              {{"metadata", {{"annotations", {{kDrainAnnotation, nullptr}}}}}})
+                  .ok());
+  ASSERT_TRUE(WaitUntil([&] {
+    json n = NodeObject("n3");
+    return !n.value("/spec/unschedulable"_json_pointer, false) && !Tainted(n, kUnschedulableTaint);
+  }));
+}
+
+}  // namespace
+}  // namespace etna::controllers

@@ -1,0 +1,138 @@
+#include "controllers/podgroup_controller.h"
+
+#include <fmt/format.h>
+
+#include "client/well_known.h"
+#include "common/resource.h"
+#include "controllers/job_pods.h"
+#include "controllers/time_util.h"
+
+namespace etna::controllers {
+
+namespace wk = etna::client;
+
+PodGroupController::PodGroupController(ControllerOptions options)
+    : Controller("podgroup-controller", std::move(options)) {
+  pods_ = Watch(client::Path("pods"), [this](const std::string& type, const Json& pod) {
+    if (type != "DELETED") queue().Add("pod/" + KeyOf(pod));
+  });
+  podgroups_ = Watch(client::Path("podgroups"), [this](const std::string& type, const Json& pg) {
+    if (type != "DELETED") queue().Add("pg/" + KeyOf(pg));
+  });
+}
+
+Status PodGroupController::Reconcile(const std::string& key) {
+  size_t slash = key.find('/');
+  std::string kind = key.substr(0, slash);
+  auto [ns, name] = SplitKey(key.substr(slash + 1));
+  if (kind == "pod") return ReconcilePod(ns, name);
+  return ReconcileGroup(key, ns, name);
+}
+
+namespace {
+
+// The pod's total requests as a resource list.
+Json PodRequests(const Json& pod) {
+  std::map<ResourceId, int64_t> sum;
+  for (const Json& c : ArrayAt(pod, "/spec/containers")) {
+    Json::json_pointer p("/resources/requests");
+    if (!c.contains(p) || !c.at(p).is_object()) continue;
+    for (const auto& [name, q] : c.at(p).items()) {
+      auto id = ResourceNames::Global().Intern(name);
+      if (!id.ok()) continue;
+      auto amount = ParseQuantity(q.is_string() ? q.get<std::string>() : q.dump(),
+                                  ResourceNames::Global().Unit(*id));
+      if (amount.ok()) sum[*id] += *amount;
+    }
+  }
+  Json out = Json::object();
+  for (const auto& [id, amount] : sum) {
+    out[ResourceNames::Global().Name(id)] = FormatQuantity(id, amount);
+  }
+  return out;
+}
+
+}  // namespace
+
+Status PodGroupController::ReconcilePod(const std::string& ns, const std::string& name) {
+  auto pod = pods_->Get(ns, name);
+  if (!pod) return Status::Ok();
+  std::string scheduler = StringAt(*pod, "/spec/schedulerName");
+  if (scheduler != "volcano" && scheduler != "etna") return Status::Ok();
+  Json annotations = ObjectAt((*pod), "/metadata/annotations");
+  if (annotations.contains(wk::kGroupNameAnnotation)) return Status::Ok();
+  std::string phase = StringAt(*pod, "/status/phase");
+  if (phase == "Succeeded" || phase == "Failed") return Status::Ok();
+  std::string group = wk::kPodGroupPrefix + StringAt(*pod, "/metadata/uid");
+  if (!podgroups_->Get(ns, group)) {
+    Json spec = {{"minMember", 1},
+                 {"queue", annotations.value(kPodQueueAnnotation, "default")},
+                 {"minResources", PodRequests(*pod)}};
+    if (pod->contains(Json::json_pointer("/spec/priorityClassName"))) {
+      spec["priorityClassName"] = (*pod)["spec"]["priorityClassName"];
+    }
+    Json owner = *pod;
+    owner["apiVersion"] = "v1";
+    owner["kind"] = "Pod";
+    Json pg = {{"apiVersion", "scheduling.volcano.sh/v1beta1"},
+               {"kind", "PodGroup"},
+               {"metadata",
+                {{"name", group},
+                 {"namespace", ns},
+                 {"ownerReferences", Json::array({ControllerRef(owner)})}}},
+               {"spec", spec}};
+    auto made = rest().Create(client::Path("podgroups", ns), pg);
+    if (!made.ok() && made.status().code() != StatusCode::kAlreadyExists) return made.status();
+  }
+  auto patched =
+      rest().MergePatch(client::Path("pods", ns, name),
+                        {{"metadata", {{"annotations", {{wk::kGroupNameAnnotation, group}}}}}});
+  if (!patched.ok() && patched.status().code() != StatusCode::kNotFound) return patched.status();
+  return Status::Ok();
+}
+
+Status PodGroupController::ReconcileGroup(const std::string& key, const std::string& ns,
+                                          const std::string& name) {
+  auto pg = podgroups_->Get(ns, name);
+  if (!pg || !pg->contains(Json::json_pointer("/spec/ttl"))) return Status::Ok();
+  std::string phase = StringAt(*pg, "/status/phase");
+  if (!phase.empty() && phase != "Pending" && phase != "Inqueue") return Status::Ok();
+  auto created = ParseTime(StringAt(*pg, "/metadata/creationTimestamp"));
+  if (!created) return Status::Ok();
+  int64_t ttl = IntAt(*pg, "/spec/ttl", 0);
+  TimeMs due = *created + ttl * 1000;
+  if (clock().NowMs() < due) {
+    queue().AddAt(key, due);
+    return Status::Ok();
+  }
+  std::string message =
+      fmt::format("PodGroup {} was not scheduled within its ttl of {}s", name, ttl);
+  Json conditions = ArrayAt(*pg, "/status/conditions");
+  conditions.push_back({{"type", "Unschedulable"},
+                        {"status", "True"},
+                        {"reason", kWaitTimeoutReason},
+                        {"message", message},
+                        {"lastTransitionTime", FormatTime(clock().NowMs())}});
+  auto patched =
+      rest().MergePatch(client::Path("podgroups", ns, name),
+                        {{"status", {{"phase", "Failed"}, {"conditions", conditions}}}}, "status");
+  if (!patched.ok()) return patched.status();
+  bool job_owned = false;
+  for (const Json& ref : ArrayAt((*pg), "/metadata/ownerReferences")) {
+    job_owned = job_owned || StringAt(ref, "/kind") == "Job";
+  }
+  if (job_owned) return Status::Ok();  // the job controller fails the job and kills its pods
+  for (const Json& pod : pods_->List()) {
+    if (StringAt(pod, "/metadata/namespace") != ns ||
+        StringAt(pod, "/metadata/annotations/scheduling.k8s.io~1group-name") != name) {
+      continue;
+    }
+    std::string pod_phase = StringAt(pod, "/status/phase", "Pending");
+    if (pod_phase != "Pending") continue;
+    Status s = rest().Delete(client::Path("pods", ns, StringAt(pod, "/metadata/name")));
+    if (!s.ok() && s.code() != StatusCode::kNotFound) return s;
+  }
+  return Status::Ok();
+}
+
+}  // namespace etna::controllers

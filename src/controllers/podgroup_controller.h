@@ -1,0 +1,36 @@
+// PodGroupController: Volcano's pg controller plus the seed's PodGroup ttl.
+//  - A pod whose schedulerName is volcano or etna and that has no
+//    scheduling.k8s.io/group-name annotation gets a PodGroup `podgroup-<pod uid>` (minMember 1,
+//    the pod's queue annotation or "default", its priorityClassName and requests), owned by the
+//    pod, and the annotation.
+//  - A PodGroup with spec.ttl (seconds) still Pending or Inqueue (or without a phase) ttl
+//    seconds after its creation is failed: status.phase "Failed" and an Unschedulable
+//    condition with reason WaitTimeout (the job controller then fails its job with that reason);
+//    the pending pods of a group that no Job owns are deleted.
+// Keys: "pod/<ns>/<name>" and "pg/<ns>/<name>". Thread-safety: as Controller.
+#pragma once
+
+#include "controllers/controller.h"
+
+namespace etna::controllers {
+
+inline constexpr char kWaitTimeoutReason[] = "WaitTimeout";
+// The pod annotation naming the queue of a bare pod's PodGroup (as Volcano).
+inline constexpr char kPodQueueAnnotation[] = "scheduling.volcano.sh/queue-name";
+
+class PodGroupController : public Controller {
+ public:
+  explicit PodGroupController(ControllerOptions options);
+
+ protected:
+  Status Reconcile(const std::string& key) override;
+
+ private:
+  Status ReconcilePod(const std::string& ns, const std::string& name);
+  Status ReconcileGroup(const std::string& key, const std::string& ns, const std::string& name);
+
+  client::Informer* pods_;
+  client::Informer* podgroups_;
+};
+
+}  // namespace etna::controllers

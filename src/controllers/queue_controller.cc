@@ -1,0 +1,68 @@
+#include "controllers/queue_controller.h"
+
+#include "controllers/job_pods.h"
+
+namespace etna::controllers {
+
+QueueController::QueueController(ControllerOptions options)
+    : Controller("queue-controller", std::move(options)) {
+  queues_ = Watch(client::Path("queues"));
+  podgroups_ = Watch(client::Path("podgroups"), [this](const std::string&, const Json& pg) {
+    queue().Add("/" + StringAt(pg, "/spec/queue", "default"));
+  });
+  commands_ = Watch(client::Path("commands"), [this](const std::string& type, const Json& cmd) {
+    if (type != "DELETED" && StringAt(cmd, "/target/kind") == "Queue") {
+      queue().Add("/" + StringAt(cmd, "/target/name"));
+    }
+  });
+}
+
+Status QueueController::Reconcile(const std::string& key) {
+  std::string name = SplitKey(key).second;
+  auto q = queues_->Get("", name);
+  if (!q) return Status::Ok();
+  std::string path = client::Path("queues", "", name);
+  // Commands first: they set spec.state.
+  for (const Json& cmd : commands_->List()) {
+    if (StringAt(cmd, "/target/kind") != "Queue" || StringAt(cmd, "/target/name") != name) {
+      continue;
+    }
+    std::string action = StringAt(cmd, "/action");
+    std::string state = action == "OpenQueue" ? "Open" : action == "CloseQueue" ? "Closed" : "";
+    if (!state.empty() && StringAt(*q, "/spec/state") != state) {
+      auto patched = rest().MergePatch(path, {{"spec", {{"state", state}}}});
+      if (!patched.ok()) return patched.status();
+      (*q)["spec"]["state"] = state;
+    }
+    Status s = rest().Delete(client::Path("commands", StringAt(cmd, "/metadata/namespace"),
+                                          StringAt(cmd, "/metadata/name")));
+    if (!s.ok() && s.code() != StatusCode::kNotFound) return s;
+  }
+  Json counts = {{"pending", 0}, {"running", 0}, {"inqueue", 0}, {"completed", 0}, {"unknown", 0}};
+  int64_t groups = 0;
+  for (const Json& pg : podgroups_->List()) {
+    if (StringAt(pg, "/spec/queue", "default") != name) continue;
+    ++groups;
+    std::string phase = StringAt(pg, "/status/phase", "Pending");
+    std::string field = phase == "Running"     ? "running"
+                        : phase == "Inqueue"   ? "inqueue"
+                        : phase == "Completed" ? "completed"
+                        : phase == "Unknown"   ? "unknown"
+                                               : "pending";
+    counts[field] = counts[field].get<int64_t>() + 1;
+  }
+  std::string spec_state = StringAt(*q, "/spec/state", "Open");
+  std::string state = spec_state == "Open"     ? "Open"
+                      : spec_state == "Closed" ? (groups > 0 ? "Closing" : "Closed")
+                                               : "Unknown";
+  Json status = counts;
+  status["state"] = state;
+  Json current = ObjectAt(*q, "/status");
+  bool same = true;
+  for (const auto& [k, v] : status.items()) same = same && current.value(k, Json()) == v;
+  if (same) return Status::Ok();
+  auto patched = rest().MergePatch(path, {{"status", status}}, "status");
+  return patched.ok() ? Status::Ok() : patched.status();
+}
+
+}  // namespace etna::controllers

@@ -1,0 +1,27 @@
+// QueueController: Volcano's queue controller. Keeps each Queue's status.state (Open, Closing
+// until no PodGroups remain in a closed queue, Closed, Unknown for an unexpected spec.state)
+// and its PodGroup counts (pending, running, inqueue, completed, unknown), written as a JSON
+// merge patch of those fields only (the scheduler writes status.allocated). Applies the
+// Commands that target a Queue (OpenQueue, CloseQueue: they set spec.state, so the intent
+// survives restarts) and deletes them.
+// Thread-safety: as Controller.
+#pragma once
+
+#include "controllers/controller.h"
+
+namespace etna::controllers {
+
+class QueueController : public Controller {
+ public:
+  explicit QueueController(ControllerOptions options);
+
+ protected:
+  Status Reconcile(const std::string& key) override;
+
+ private:
+  client::Informer* queues_;
+  client::Informer* podgroups_;
+  client::Informer* commands_;
+};
+
+}  // namespace etna::controllers

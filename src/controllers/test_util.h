@@ -1,0 +1,114 @@
+// Test helpers for the controllers: an in-process API, a fake clock set to now, polling waits,
+// and the scheduler's and agent's part (bind, set a pod's phase, finish a graceful delete).
+// Test-only; used from the test thread.
+#pragma once
+
+#include <gtest/gtest.h>
+
+#include <chrono>
+#include <functional>
+#include <nlohmann/json.hpp>
+#include <thread>
+
+#include "client/testing/in_process_api.h"
+#include "common/clock.h"
+#include "controllers/controller.h"
+
+namespace etna::controllers::testing {
+
+using nlohmann::json;
+
+// Polls `done` every 10 ms for up to 20 s.
+inline bool WaitUntil(const std::function<bool()>& done) {
+  auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(20);
+  while (std::chrono::steady_clock::now() < deadline) {
+    if (done()) return true;
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  }
+  return done();
+}
+
+class ControllerTest : public ::testing::Test {
+ protected:
+  ControllerTest() : clock_(SystemClock().NowMs()) {}
+
+  ControllerOptions Options() {
+    ControllerOptions o;
+    o.factory = api_.Factory();
+    o.clock = &clock_;
+    o.resync_period = std::chrono::milliseconds(200);
+    o.backoff_initial = std::chrono::milliseconds(5);
+    o.backoff_max = std::chrono::milliseconds(100);
+    return o;
+  }
+  client::RestClient& rest() { return api_.rest(); }
+
+  json MustCreate(const std::string& resource, const std::string& ns, const json& object) {
+    auto made = rest().Create(client::Path(resource, ns), object);
+    EXPECT_TRUE(made.ok()) << made.status().ToString();
+    return made.ok() ? *made : json();
+  }
+  std::optional<json> Get(const std::string& resource, const std::string& ns,
+                          const std::string& name) {
+    auto got = rest().Get(client::Path(resource, ns, name));
+    if (!got.ok()) return std::nullopt;
+    return *got;
+  }
+  std::vector<json> List(const std::string& resource, const std::string& ns,
+                         const std::string& query = {}) {
+    auto got = rest().List(client::Path(resource, ns), query);
+    return got.ok() ? *got : std::vector<json>{};
+  }
+  // The pods of job `job` in "default", by name.
+  std::map<std::string, json> JobPods(const std::string& job) {
+    std::map<std::string, json> out;
+    for (json& p : List("pods", "default", "labelSelector=volcano.sh%2Fjob-name%3D" + job)) {
+      out[p["metadata"]["name"].get<std::string>()] = p;
+    }
+    return out;
+  }
+  std::string JobPhase(const std::string& job) {
+    auto j = Get("jobs", "default", job);
+    if (!j) return "<gone>";
+    return j->value("/status/state/phase"_json_pointer, std::string());
+  }
+  // The scheduler's and the agent's part.
+  void Bind(const std::string& pod, const std::string& node = "n1") {
+    ASSERT_TRUE(rest().Bind("default", pod, node).ok());
+  }
+  void SetPhase(const std::string& pod, const std::string& phase, int exit_code = 0) {
+    json status = {{"phase", phase}};
+    if (phase == "Failed" || phase == "Succeeded") {
+      status["containerStatuses"] = {
+          {{"name", "c"},
+           {"ready", false},
+           {"restartCount", 0},
+           {"state", {{"terminated", {{"exitCode", exit_code}, {"reason", "Completed"}}}}}}};
+    }
+    auto r =
+        rest().MergePatch(client::Path("pods", "default", pod), {{"status", status}}, "status");
+    ASSERT_TRUE(r.ok()) << r.status().ToString();
+  }
+  // Binds (when unbound) and sets every pod of `job` to `phase`.
+  void SetAll(const std::string& job, const std::string& phase) {
+    for (auto& [name, pod] : JobPods(job)) {
+      if (!pod.contains("spec") || !pod["spec"].contains("nodeName")) Bind(name);
+      SetPhase(name, phase);
+    }
+  }
+
+  // The agent's part of a graceful delete: removes the terminating pods for good.
+  void FinishTerminating() {
+    for (json& p : List("pods", "default")) {
+      if (p["metadata"].contains("deletionTimestamp")) {
+        (void)rest().Delete(
+            client::Path("pods", "default", p["metadata"]["name"].get<std::string>()), 0);
+      }
+    }
+  }
+
+  client::testing::InProcessApi api_;
+  FakeClock clock_;
+};
+
+}  // namespace etna::controllers::testing
