@@ -7,6 +7,7 @@ namespace etna::cli {
 int RunDemo(int argc, char** argv);
 int RunSim(int argc, char** argv);
 int RunServer(int argc, char** argv);
+int RunScheduler(int argc, char** argv);
 }  // namespace etna::cli
 
 namespace {
@@ -19,6 +20,7 @@ void PrintHelp() {
       "  demo      run one scheduling cycle on a built-in cluster and print the decision\n"
       "  sim       replay a cluster trace through the scheduler (etna sim openb --help)\n"
       "  server    run the Kubernetes-compatible API server (etna server --help)\n"
+      "  scheduler run the scheduler against an API server (etna scheduler --help)\n"
       "  version   print the version\n"
       "  help      show this help\n");
 }
@@ -39,6 +41,7 @@ int main(int argc, char** argv) {
   if (cmd == "demo") return etna::cli::RunDemo(argc - 1, argv + 1);
   if (cmd == "sim") return etna::cli::RunSim(argc - 1, argv + 1);
   if (cmd == "server") return etna::cli::RunServer(argc - 1, argv + 1);
+  if (cmd == "scheduler") return etna::cli::RunScheduler(argc - 1, argv + 1);
   std::fprintf(stderr, "etna: unknown command \"%s\" (see etna help)\n", cmd.c_str());
   return 1;
 }
