@@ -3,7 +3,7 @@ BUILD ?= build
 ASAN_BUILD ?= build-asan
 JOBS ?= $(shell nproc)
 
-.PHONY: deps build demo test test-core-asan fuzz fuzz-smoke bench bench-api bench-openb format clean
+.PHONY: deps build demo test test-core-asan fuzz fuzz-smoke bench bench-api bench-e2e bench-openb format clean
 
 deps:
 	@scripts/install-deps.sh
@@ -39,6 +39,11 @@ bench: build
 # Loads `etna server` from 64 C++ clients on loopback and prints the BENCH api line.
 bench-api: build
 	$(BUILD)/bench/api_bench --etna $(BUILD)/src/cli/etna
+
+# The API server and the scheduler in one process: 1,250 nodes, 10,000 one-GPU pods in gangs of
+# 8; prints the BENCH e2e line (submit to all bound, binds per second).
+bench-e2e: build
+	$(BUILD)/bench/e2e_bench
 
 # Replays the openb trace with every policy (seeds 42-51) and compares with the FGD paper.
 bench-openb: build

@@ -1,4 +1,4 @@
-// etna: one binary, subcommands per part. Later issues add agent, dev, job, queue, ...
+// etna: one binary, subcommands per part.
 #include <cstdio>
 #include <cstring>
 #include <string>
@@ -10,6 +10,8 @@ int RunServer(int argc, char** argv);
 int RunAgent(int argc, char** argv);
 int RunAgentShim(int argc, char** argv);
 int RunControllers(int argc, char** argv);
+int RunScheduler(int argc, char** argv);
+int RunDev(int argc, char** argv);
 }  // namespace etna::cli
 
 namespace {
@@ -19,13 +21,16 @@ void PrintHelp() {
       "etna: a GPU batch scheduler that speaks Volcano's and Kubernetes' objects.\n\n"
       "Usage: etna <command> [flags]\n\n"
       "Commands:\n"
-      "  demo      run one scheduling cycle on a built-in cluster and print the decision\n"
-      "  sim       replay a cluster trace through the scheduler (etna sim openb --help)\n"
-      "  server    run the Kubernetes-compatible API server (etna server --help)\n"
-      "  agent     run a node: GPUs, lease, pods as processes (etna agent --help)\n"
+      "  dev          a whole cluster in one process: server, scheduler, controllers and\n"
+      "               simulated GPU nodes running pods as processes (etna dev --help)\n"
+      "  server       run the Kubernetes-compatible API server (etna server --help)\n"
+      "  scheduler    run the scheduler against an API server (etna scheduler --help)\n"
       "  controllers  run the job, queue, podgroup and node controllers (etna controllers --help)\n"
-      "  version   print the version\n"
-      "  help      show this help\n");
+      "  agent        run a node: GPUs, lease, pods as processes (etna agent --help)\n"
+      "  sim          replay a cluster trace through the scheduler (etna sim openb --help)\n"
+      "  demo         run one scheduling cycle on a built-in cluster and print the decision\n"
+      "  version      print the version\n"
+      "  help         show this help\n");
 }
 
 }  // namespace
@@ -47,6 +52,8 @@ int main(int argc, char** argv) {
   if (cmd == "agent") return etna::cli::RunAgent(argc - 1, argv + 1);
   if (cmd == "agent-shim") return etna::cli::RunAgentShim(argc - 1, argv + 1);
   if (cmd == "controllers") return etna::cli::RunControllers(argc - 1, argv + 1);
+  if (cmd == "scheduler") return etna::cli::RunScheduler(argc - 1, argv + 1);
+  if (cmd == "dev") return etna::cli::RunDev(argc - 1, argv + 1);
   std::fprintf(stderr, "etna: unknown command \"%s\" (see etna help)\n", cmd.c_str());
   return 1;
 }

@@ -1,0 +1,141 @@
+// `etna dev`: the whole system in one process for a laptop or a test — the API server (SQLite
+// in --data-dir), the scheduler, the controllers and one agent per node of a cluster profile
+// (default: examples/clusters/dev.yaml, built in), running pods as real processes.
+//
+//   etna dev [--data-dir DIR] [--listen HOST:PORT] [--profile FILE] [--period DURATION]
+//
+// The parts talk to the server through in-process transports (the same client interface as
+// over HTTP); kubectl and the other clients use DIR/kubeconfig. Stopping leaves the containers
+// running, as `etna agent` does: the next `etna dev` on the same data dir adopts them.
+#include <fmt/format.h>
+
+#include <cstdio>
+#include <cstdlib>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "agent/agent.h"
+#include "agent/gpu/cluster_profile.h"
+#include "cli/api_runtime.h"
+#include "cli/dev_profile.h"
+#include "cli/flags.h"
+#include "controllers/manager.h"
+#include "scheduler/scheduler.h"
+
+namespace etna::cli {
+namespace {
+
+struct DevFlags {
+  ApiRuntimeOptions api;
+  std::string profile;  // empty: the built-in profile
+  std::string period = "1s";
+};
+
+void PrintDevHelp(FILE* out) {
+  std::fprintf(
+      out,
+      "Usage: etna dev [--data-dir DIR] [--listen HOST:PORT] [--profile FILE] [--period D]\n\n"
+      "Runs a whole etna cluster in this process: the API server (data in DIR), the\n"
+      "scheduler, the controllers, and simulated GPU nodes whose pods run as real processes.\n"
+      "Writes DIR/kubeconfig for kubectl, the Python client and etna's own commands.\n\n"
+      "Flags:\n"
+      "  --data-dir DIR      store, certificates, kubeconfig, pods' logs (default ~/.etna)\n"
+      "  --listen HOST:PORT  the API server's address (default 127.0.0.1:6443)\n"
+      "  --profile FILE      the simulated nodes (default: 4 x 8 H100 with NVSwitch,\n"
+      "                      2 x 4 A100-80GB with MIG, 2 x 2 T4; see examples/clusters/)\n"
+      "  --period D          the scheduler's cycle period (default 1s; 500ms, 2s, ...)\n");
+}
+
+std::string DefaultDataDir() {
+  const char* home = std::getenv("HOME");
+  return fmt::format("{}/.etna", home && *home ? home : ".");
+}
+
+}  // namespace
+
+int RunDev(int argc, char** argv) {
+  DevFlags flags;
+  flags.api.data_dir = DefaultDataDir();
+  FlagParser parser("etna dev", argc, argv);
+  while (parser.Next()) {
+    if (parser.Is("--data-dir")) {
+      if (!parser.Value(&flags.api.data_dir)) return 1;
+    } else if (parser.Is("--listen")) {
+      if (!parser.Value(&flags.api.listen)) return 1;
+    } else if (parser.Is("--profile")) {
+      if (!parser.Value(&flags.profile)) return 1;
+    } else if (parser.Is("--period")) {
+      if (!parser.Value(&flags.period)) return 1;
+    } else if (parser.Is("-h") || parser.Is("--help")) {
+      PrintDevHelp(stdout);
+      return 0;
+    } else {
+      return parser.Unknown(PrintDevHelp);
+    }
+  }
+  auto period = ParseDuration(flags.period);
+  if (!period.ok()) {
+    std::fprintf(stderr, "etna dev: --period: %s\n", period.status().message().c_str());
+    return 1;
+  }
+  auto nodes = flags.profile.empty() ? agent::ParseClusterProfile(kDevProfileYaml)
+                                     : agent::LoadClusterProfile(flags.profile);
+  if (!nodes.ok()) {
+    std::fprintf(stderr, "etna dev: --profile: %s\n", nodes.status().ToString().c_str());
+    return 1;
+  }
+  BlockStopSignals();
+  auto api = ApiRuntime::Start(flags.api);
+  if (!api.ok()) {
+    std::fprintf(stderr, "etna dev: %s\n", api.status().ToString().c_str());
+    return 1;
+  }
+  client::TransportFactory transports = (*api)->InProcessTransports();
+
+  controllers::ControllerManagerOptions controller_options;
+  controller_options.factory = transports;
+  controllers::ControllerManager controllers(controller_options);
+  if (Status st = controllers.Start(); !st.ok()) {
+    std::fprintf(stderr, "etna dev: controllers: %s\n", st.ToString().c_str());
+    return 1;
+  }
+  scheduler::SchedulerOptions scheduler_options;
+  scheduler_options.transports = transports;
+  scheduler_options.period = *period;
+  scheduler::Scheduler scheduler(std::move(scheduler_options));
+  if (Status st = scheduler.Start(); !st.ok()) {
+    std::fprintf(stderr, "etna dev: scheduler: %s\n", st.ToString().c_str());
+    return 1;
+  }
+  std::vector<std::unique_ptr<agent::Agent>> agents;
+  int gpus = 0;
+  for (const agent::NodeSpec& node : *nodes) {
+    auto options = agent::SimulatedNodeOptions(node, transports, flags.api.data_dir + "/nodes");
+    agents.push_back(std::make_unique<agent::Agent>(std::move(options)));
+    if (Status st = agents.back()->Start(); !st.ok()) {
+      std::fprintf(stderr, "etna dev: node %s: %s\n", node.name.c_str(), st.ToString().c_str());
+      return 1;
+    }
+    gpus += static_cast<int>(node.gpus.size());
+  }
+  std::printf("etna dev: serving %s (data in %s)\n", (*api)->url().c_str(),
+              flags.api.data_dir.c_str());
+  std::printf("etna dev: %zu simulated nodes with %d GPUs, scheduler and controllers running\n",
+              agents.size(), gpus);
+  std::printf("etna dev: ready. Try:\n");
+  std::printf("  export KUBECONFIG=%s\n", (*api)->kubeconfig().c_str());
+  std::printf("  kubectl get nodes\n");
+  std::printf("  kubectl apply -f examples/jobs/seed-training-runnable.yaml\n");
+  std::printf("  kubectl get vcjob,podgroups,pods\n");
+  std::fflush(stdout);
+  const char* sig = WaitForStopSignal();
+  std::printf("etna dev: %s, stopping (containers keep running for the next start)\n", sig);
+  std::fflush(stdout);
+  for (auto& a : agents) a->Stop();
+  scheduler.Stop();
+  controllers.Stop();
+  return 0;
+}
+
+}  // namespace etna::cli

@@ -1,0 +1,83 @@
+// DecisionApplier: carries a cycle's Decision out through the API.
+//
+// - Binds: each pod is marked Binding in the cache, then POSTed to pods/binding (with the device
+//   annotations, convert.h) by a pool of workers, so a gang's binds go out in parallel and the
+//   next cycle can run while they are in flight. A failed bind un-marks the pod (pending again)
+//   and is reported as a FailedScheduling event.
+// - Evictions: the victim gets condition DisruptionTarget=True (reason Preempted or Reclaimed,
+//   message naming the preemptor) through a status patch, then pods/eviction.
+// - PodGroup status (phase and one Scheduled/Unschedulable condition) and Queue status.allocated
+//   by JSON merge patch, only when they differ from what was last written.
+// - Events: Scheduled, FailedScheduling, Preempted and Evict (events.h).
+//
+// Thread-safety: Apply from one thread (the scheduling loop); WaitForBinds from any.
+#pragma once
+
+#include <condition_variable>
+#include <deque>
+#include <functional>
+#include <map>
+#include <mutex>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "client/rest.h"
+#include "sched/framework/decision.h"
+#include "scheduler/cache.h"
+#include "scheduler/events.h"
+
+namespace etna::scheduler {
+
+struct ApplyStats {
+  uint64_t binds = 0;
+  uint64_t bind_failures = 0;
+  uint64_t evictions = 0;
+  uint64_t podgroup_patches = 0;
+  uint64_t queue_patches = 0;
+};
+
+class DecisionApplier {
+ public:
+  DecisionApplier(client::RestClient* rest, Cache* cache, EventRecorder* events, int bind_workers);
+  ~DecisionApplier();
+
+  // `nodes` are the snapshot's nodes as the cycle saw them (for device UUIDs and MIG ids).
+  void Apply(const Assembled& view, const std::vector<sched::Node>& nodes,
+             const sched::Decision& decision);
+  // Blocks until every bind handed out so far has been answered.
+  void WaitForBinds();
+  ApplyStats stats() const;
+
+ private:
+  struct BindJob {
+    std::string key, ns, pod, node, pod_uid;
+    json annotations;
+  };
+  struct JobStatus {
+    std::string phase, condition, reason, message;
+    int32_t failures = 0;
+  };
+
+  void BindWorker();
+  void Bind(const BindJob& job);
+  void Evict(const sched::EvictDecision& e);
+  void UpdateJobs(const Assembled& view, const sched::Decision& decision);
+  void UpdateQueues(const Assembled& view, const sched::Decision& decision);
+
+  client::RestClient* rest_;
+  Cache* cache_;
+  EventRecorder* events_;
+  mutable std::mutex mu_;
+  std::condition_variable cv_;
+  std::deque<BindJob> binds_;
+  size_t active_ = 0;
+  bool stop_ = false;
+  ApplyStats stats_;
+  std::vector<std::thread> workers_;
+  // What was last written, so unchanged status is not patched again.
+  std::map<std::string, JobStatus> job_status_;
+  std::map<std::string, std::map<std::string, std::string>> queue_allocated_;
+};
+
+}  // namespace etna::scheduler

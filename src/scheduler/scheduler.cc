@@ -1,0 +1,242 @@
+#include "scheduler/scheduler.h"
+
+#include <fmt/format.h>
+
+#include <cstdio>
+
+#include "sched/framework/cycle.h"
+#include "sched/framework/registry.h"
+
+namespace etna::scheduler {
+namespace {
+
+double MsSince(std::chrono::steady_clock::time_point start) {
+  return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start)
+      .count();
+}
+
+}  // namespace
+
+Scheduler::Scheduler(SchedulerOptions options)
+    : options_(std::move(options)),
+      clock_(options_.clock ? options_.clock : &system_clock_),
+      rest_transport_(options_.transports()),
+      rest_(rest_transport_.get()),
+      cache_(options_.scheduler_names) {
+  events_ = std::make_unique<EventRecorder>(&rest_, clock_, "volcano");
+  applier_ =
+      std::make_unique<DecisionApplier>(&rest_, &cache_, events_.get(), options_.bind_workers);
+  cache_.SetWakeup([this] { Wake(); });
+}
+
+Scheduler::~Scheduler() { Stop(); }
+
+void Scheduler::AddInformer(const std::string& path, client::Informer::Handler handler,
+                            const std::string& field_selector) {
+  transports_.push_back(options_.transports());
+  client::InformerOptions o;
+  o.path = path;
+  o.field_selector = field_selector;
+  informers_.push_back(
+      std::make_unique<client::Informer>(transports_.back().get(), o, std::move(handler)));
+}
+
+Status Scheduler::Start() {
+  const std::string_view text =
+      options_.conf_yaml.empty() ? sched::DefaultSchedulerConfYaml() : options_.conf_yaml;
+  auto conf = sched::ParseSchedulerConf(text, sched::BuiltinRegistry());
+  if (!conf.ok()) return conf.status().WithContext("scheduler configuration");
+  {
+    std::lock_guard<std::mutex> lock(conf_mu_);
+    conf_ = std::move(*conf);
+    conf_text_ = std::string(text);
+  }
+  using namespace std::placeholders;
+  AddInformer(client::Path("nodes"), std::bind(&Cache::OnNode, &cache_, _1, _2));
+  AddInformer(client::Path("queues"), std::bind(&Cache::OnQueue, &cache_, _1, _2));
+  AddInformer(client::Path("priorityclasses"), std::bind(&Cache::OnPriorityClass, &cache_, _1, _2));
+  AddInformer(client::Path("hypernodes"), std::bind(&Cache::OnHyperNode, &cache_, _1, _2));
+  AddInformer(client::Path("podgroups"), std::bind(&Cache::OnPodGroup, &cache_, _1, _2));
+  AddInformer(client::Path("pods"), std::bind(&Cache::OnPod, &cache_, _1, _2));
+  if (options_.conf_yaml.empty()) {
+    AddInformer(client::Path("configmaps", kConfigMapNamespace),
+                std::bind(&Scheduler::OnConfigMap, this, _1, _2),
+                fmt::format("metadata.name={}", kConfigMapName));
+  }
+  events_->Start();
+  for (auto& i : informers_) i->Start();
+  for (auto& i : informers_) {
+    if (!i->WaitForSync(options_.sync_timeout)) {
+      return Status::Unavailable("scheduler: the API's lists did not arrive in time");
+    }
+  }
+  if (options_.run_loop) {
+    std::lock_guard<std::mutex> lock(loop_mu_);
+    stop_ = false;
+    loop_ = std::thread([this] { Loop(); });
+  }
+  return Status::Ok();
+}
+
+void Scheduler::Stop() {
+  {
+    std::lock_guard<std::mutex> lock(loop_mu_);
+    stop_ = true;
+  }
+  loop_cv_.notify_all();
+  if (loop_.joinable()) loop_.join();
+  for (auto& i : informers_) i->Stop();
+  applier_->WaitForBinds();
+  events_->Stop();
+}
+
+void Scheduler::Wake() {
+  {
+    std::lock_guard<std::mutex> lock(loop_mu_);
+    woken_ = true;
+  }
+  loop_cv_.notify_all();
+}
+
+void Scheduler::Loop() {
+  std::unique_lock<std::mutex> lock(loop_mu_);
+  while (!stop_) {
+    loop_cv_.wait_for(lock, options_.period, [&] { return stop_ || woken_; });
+    if (stop_) break;
+    if (woken_) {
+      // Let a burst of submissions arrive, so that they are one cycle.
+      loop_cv_.wait_for(lock, options_.debounce, [&] { return stop_; });
+      if (stop_) break;
+    }
+    woken_ = false;
+    lock.unlock();
+    auto stats = Cycle();
+    if (!stats.ok()) {
+      std::fprintf(stderr, "scheduler: cycle failed: %s\n", stats.status().message().c_str());
+    }
+    lock.lock();
+  }
+}
+
+Result<CycleStats> Scheduler::RunOnce() {
+  auto stats = Cycle();
+  applier_->WaitForBinds();
+  return stats;
+}
+
+Result<CycleStats> Scheduler::Cycle() {
+  std::lock_guard<std::mutex> cycle_lock(cycle_mu_);
+  CycleStats stats;
+  auto t0 = std::chrono::steady_clock::now();
+  Assembled view = cache_.Assemble(clock_->NowMs());
+  sched::Snapshot& snap = view.snapshot;
+  std::unordered_map<std::string_view, sched::NodeIdx> node_idx;
+  for (size_t n = 0; n < snap.nodes.size(); ++n) node_idx[snap.nodes[n].name] = n;
+  for (auto& job : snap.jobs) {
+    if (auto it = backoff_.find(job.uid); it != backoff_.end()) job.backoff = it->second;
+  }
+  for (const auto& [uid, nodes] : reservations_) {
+    sched::Reservation r;
+    r.job_uid = uid;
+    for (const auto& [name, amount] : nodes) {
+      if (auto it = node_idx.find(name); it != node_idx.end())
+        r.nodes.push_back({it->second, amount});
+    }
+    if (!r.nodes.empty()) snap.reservations.push_back(std::move(r));
+  }
+  std::vector<sched::Node> nodes = snap.nodes;  // the applier needs device UUIDs and MIG ids
+  stats.tasks = snap.tasks.size();
+  stats.assemble_ms = MsSince(t0);
+  sched::SchedulerConf conf;
+  {
+    std::lock_guard<std::mutex> lock(conf_mu_);
+    conf = conf_;
+  }
+  auto t1 = std::chrono::steady_clock::now();
+  // The core takes its snapshot by value; the applier still needs the indices' meaning.
+  Assembled kept{sched::Snapshot{}, std::move(view.task_keys), std::move(view.job_keys),
+                 std::move(view.queue_allocated)};
+  kept.snapshot.jobs = snap.jobs;
+  kept.snapshot.queues = snap.queues;
+  kept.snapshot.tasks.reserve(snap.tasks.size());
+  for (const auto& t : snap.tasks) {
+    sched::Task light;
+    light.uid = t.uid;
+    light.job = t.job;
+    light.request = t.request;
+    kept.snapshot.tasks.push_back(std::move(light));
+  }
+  auto decision = sched::RunCycle(std::move(snap), conf);
+  if (!decision.ok()) return decision.status();
+  stats.cycle_ms = MsSince(t1);
+  auto t2 = std::chrono::steady_clock::now();
+  for (const auto& u : decision->jobs) {
+    if (u.backoff.failures == 0 && u.backoff.not_before_ms == 0) {
+      backoff_.erase(u.job_uid);  // placed (or never failed): nothing to carry
+    } else {
+      backoff_[u.job_uid] = u.backoff;
+    }
+  }
+  reservations_.clear();
+  for (const auto& r : decision->reservations) {
+    std::vector<std::pair<std::string, ResourceVector>> by_name;
+    for (const auto& [n, amount] : r.nodes) {
+      if (n >= 0 && n < static_cast<sched::NodeIdx>(nodes.size())) {
+        by_name.push_back({nodes[n].name, amount});
+      }
+    }
+    reservations_.push_back({r.job_uid, std::move(by_name)});
+  }
+  applier_->Apply(kept, nodes, *decision);
+  stats.apply_ms = MsSince(t2);
+  stats.binds = decision->binds.size();
+  stats.evictions = decision->evictions.size();
+  ++cycles_;
+  return stats;
+}
+
+Status Scheduler::conf_status() const {
+  std::lock_guard<std::mutex> lock(conf_mu_);
+  return conf_status_;
+}
+
+void Scheduler::OnConfigMap(const std::string& type, const nlohmann::json& object) {
+  if (type == "DELETED") return;  // keep what we have
+  const auto& data = object.contains("data") ? object["data"] : nlohmann::json::object();
+  std::string text = data.contains(kConfigMapKey) && data[kConfigMapKey].is_string()
+                         ? data[kConfigMapKey].get<std::string>()
+                         : std::string();
+  std::string error;
+  {
+    std::lock_guard<std::mutex> lock(conf_mu_);
+    if (text == conf_text_) return;
+    if (text.empty()) {
+      error = fmt::format("configmap {}/{} has no key {}", kConfigMapNamespace, kConfigMapName,
+                          kConfigMapKey);
+    } else {
+      auto conf = sched::ParseSchedulerConf(text, sched::BuiltinRegistry());
+      if (conf.ok()) {
+        conf_ = std::move(*conf);
+        conf_text_ = text;
+        conf_status_ = Status::Ok();
+        std::fprintf(stderr, "scheduler: configuration reloaded from %s/%s\n", kConfigMapNamespace,
+                     kConfigMapName);
+      } else {
+        error = conf.status().message();
+      }
+    }
+    if (!error.empty()) {
+      conf_status_ = Status::InvalidArgument(error);
+    }
+  }
+  if (!error.empty()) {
+    std::fprintf(stderr, "scheduler: keeping the previous configuration: %s/%s key %s: %s\n",
+                 kConfigMapNamespace, kConfigMapName, kConfigMapKey, error.c_str());
+    std::string uid = object["metadata"].value("uid", "");
+    events_->Record({"ConfigMap", "v1", kConfigMapNamespace, kConfigMapName, uid}, "Warning",
+                    "InvalidConfiguration", error);
+  }
+  Wake();
+}
+
+}  // namespace etna::scheduler

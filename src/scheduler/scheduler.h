@@ -1,0 +1,116 @@
+// Scheduler: the daemon around the pure core. Informers (one transport each) feed the Cache;
+// a loop runs a cycle every `period`, or sooner when the cache reports new pending work or freed
+// capacity (debounced), assembles the snapshot, runs sched::RunCycle and applies the Decision
+// (apply.h). The configuration comes from `conf_yaml` when given, else from the ConfigMap
+// volcano-system/volcano-scheduler-configmap key volcano-scheduler.conf (reloaded when it
+// changes; a bad one keeps the previous configuration and is reported as a log line and a
+// Warning Event on the ConfigMap), else the core's default.
+//
+// Thread-safety: Start/Stop/RunOnce from the owner; accessors from any thread.
+#pragma once
+
+#include <atomic>
+#include <chrono>
+#include <condition_variable>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "client/informer.h"
+#include "client/rest.h"
+#include "client/transport.h"
+#include "common/clock.h"
+#include "sched/framework/conf.h"
+#include "scheduler/apply.h"
+#include "scheduler/cache.h"
+#include "scheduler/events.h"
+
+namespace etna::scheduler {
+
+inline constexpr char kConfigMapNamespace[] = "volcano-system";
+inline constexpr char kConfigMapName[] = "volcano-scheduler-configmap";
+inline constexpr char kConfigMapKey[] = "volcano-scheduler.conf";
+
+struct SchedulerOptions {
+  client::TransportFactory transports;
+  const Clock* clock = nullptr;  // null: the system clock
+  std::string conf_yaml;         // a configuration file's text; empty: the ConfigMap or default
+  std::chrono::milliseconds period{1000};
+  std::chrono::milliseconds debounce{20};  // wait after a wakeup so a burst is one cycle
+  std::vector<std::string> scheduler_names{"volcano", "etna"};
+  int bind_workers = 16;
+  bool run_loop = true;  // false: cycles only through RunOnce (tests)
+  std::chrono::milliseconds sync_timeout{30000};
+};
+
+struct CycleStats {
+  size_t tasks = 0;
+  size_t binds = 0;
+  size_t evictions = 0;
+  double assemble_ms = 0;
+  double cycle_ms = 0;
+  double apply_ms = 0;
+};
+
+class Scheduler {
+ public:
+  explicit Scheduler(SchedulerOptions options);
+  ~Scheduler();  // Stop()s
+  Scheduler(const Scheduler&) = delete;
+  Scheduler& operator=(const Scheduler&) = delete;
+
+  // Loads the configuration, starts the informers and waits for their first lists, then starts
+  // the loop (unless run_loop is false). Fails on a bad conf_yaml or when the lists time out.
+  Status Start();
+  void Stop();
+
+  // One cycle now; waits for its binds to be answered.
+  Result<CycleStats> RunOnce();
+
+  // The result of the last configuration load (ok, or the error that kept the previous one).
+  Status conf_status() const;
+  Cache& cache() { return cache_; }
+  EventRecorder& events() { return *events_; }
+  ApplyStats apply_stats() const { return applier_->stats(); }
+  uint64_t cycles() const { return cycles_; }
+
+ private:
+  void Loop();
+  void Wake();
+  Result<CycleStats> Cycle();
+  void OnConfigMap(const std::string& type, const nlohmann::json& object);
+  void AddInformer(const std::string& path, client::Informer::Handler handler,
+                   const std::string& field_selector = {});
+
+  SchedulerOptions options_;
+  SystemClock system_clock_;
+  const Clock* clock_;
+  std::unique_ptr<client::Transport> rest_transport_;
+  client::RestClient rest_;
+  Cache cache_;
+  std::unique_ptr<EventRecorder> events_;
+  std::unique_ptr<DecisionApplier> applier_;
+  std::vector<std::unique_ptr<client::Transport>> transports_;
+  std::vector<std::unique_ptr<client::Informer>> informers_;
+
+  mutable std::mutex conf_mu_;
+  sched::SchedulerConf conf_;
+  Status conf_status_;
+  std::string conf_text_;
+
+  std::mutex cycle_mu_;  // one cycle at a time
+  std::vector<std::pair<std::string, std::vector<std::pair<std::string, ResourceVector>>>>
+      reservations_;  // carried between cycles by job uid and node name
+  std::map<std::string, sched::Backoff> backoff_;  // by job uid
+
+  std::mutex loop_mu_;
+  std::condition_variable loop_cv_;
+  bool woken_ = false;
+  bool stop_ = false;
+  std::thread loop_;
+  std::atomic<uint64_t> cycles_{0};
+};
+
+}  // namespace etna::scheduler

@@ -1,0 +1,148 @@
+// The scheduler against the real REST engine in-process: gangs, devices in the bind
+// annotations, unschedulable reasons, restarts and pods of other schedulers.
+#include "scheduler/scheduler.h"
+
+#include <gtest/gtest.h>
+
+#include <set>
+
+#include "scheduler/test_kit.h"
+
+namespace etna::scheduler {
+namespace {
+
+using testkit::Kit;
+using testkit::WaitFor;
+
+std::vector<int> GpuIds(const json& pod) {
+  std::vector<int> out;
+  std::string ids = pod["metadata"]["annotations"].value(client::kGpuIdsAnnotation, "");
+  size_t start = 0;
+  while (start < ids.size()) {
+    size_t comma = ids.find(',', start);
+    if (comma == std::string::npos) comma = ids.size();
+    out.push_back(std::stoi(ids.substr(start, comma - start)));
+    start = comma + 1;
+  }
+  return out;
+}
+
+TEST(SchedulerTest, GangBindsOnOneNodeInsideOneNvlinkDomainWithDistinctGpus) {
+  Kit kit;
+  kit.AddNode("n1", 8);
+  kit.AddNode("n2", 8);
+  kit.AddGang("g", 4, 4, 1);
+  auto s = kit.MakeScheduler();
+  ASSERT_TRUE(WaitFor([&] { return s->cache().Assemble(0).snapshot.tasks.size() == 4; }));
+  auto stats = s->RunOnce();
+  ASSERT_TRUE(stats.ok()) << stats.status().ToString();
+  std::set<std::string> nodes;
+  std::set<int> ids, domains;
+  for (int i = 0; i < 4; ++i) {
+    json pod = kit.GetPod(fmt::format("g-{}", i));
+    std::string node = pod["spec"].value("nodeName", "");
+    ASSERT_FALSE(node.empty()) << "g-" << i << " not bound";
+    nodes.insert(node);
+    auto gpu = GpuIds(pod);
+    ASSERT_EQ(gpu.size(), 1u);
+    ids.insert(gpu[0]);
+    domains.insert(gpu[0] < 4 ? 0 : 1);
+    std::string uuid = pod["metadata"]["annotations"].value(client::kGpuUuidsAnnotation, "");
+    EXPECT_EQ(uuid, fmt::format("GPU-{}-{}", node, gpu[0]));
+  }
+  EXPECT_EQ(nodes.size(), 1u);
+  EXPECT_EQ(ids.size(), 4u);
+  EXPECT_EQ(domains.size(), 1u);
+  ASSERT_TRUE(WaitFor([&] {
+    json pg = kit.GetPodGroup("g");
+    return pg["status"].value("phase", "") == "Running";
+  }));
+  s->events().Flush();
+  int scheduled = 0;
+  for (const auto& e : kit.Events()) scheduled += e["reason"] == "Scheduled";
+  EXPECT_EQ(scheduled, 4);
+}
+
+TEST(SchedulerTest, GangThatDoesNotFitBindsNoneAndSaysWhy) {
+  Kit kit;
+  kit.AddNode("n1", 3);
+  kit.AddGang("g", 4, 4, 1);
+  auto s = kit.MakeScheduler();
+  ASSERT_TRUE(WaitFor([&] { return s->cache().Assemble(0).snapshot.tasks.size() == 4; }));
+  ASSERT_TRUE(s->RunOnce().ok());
+  ASSERT_TRUE(s->RunOnce().ok());
+  for (int i = 0; i < 4; ++i) EXPECT_EQ(kit.NodeOf(fmt::format("g-{}", i)), "");
+  json pg = kit.GetPodGroup("g");
+  ASSERT_TRUE(pg["status"].contains("conditions")) << pg.dump();
+  const json& c = pg["status"]["conditions"][0];
+  EXPECT_EQ(c["type"], "Unschedulable");
+  EXPECT_NE(c["message"].get<std::string>().find("nvidia.com/gpu"), std::string::npos) << c.dump();
+  s->events().Flush();
+  bool failed = false;
+  for (const auto& e : kit.Events()) {
+    failed |= e["reason"] == "FailedScheduling" && e["involvedObject"]["name"] == "g";
+  }
+  EXPECT_TRUE(failed);
+}
+
+TEST(SchedulerTest, RestartKeepsBoundPodsAndTheirGpus) {
+  Kit kit;
+  kit.AddNode("n1", 8);
+  kit.AddGang("a", 4, 4, 1);
+  std::set<int> first;
+  {
+    auto s = kit.MakeScheduler();
+    ASSERT_TRUE(WaitFor([&] { return s->cache().Assemble(0).snapshot.tasks.size() == 4; }));
+    ASSERT_TRUE(s->RunOnce().ok());
+    for (int i = 0; i < 4; ++i) {
+      auto ids = GpuIds(kit.GetPod(fmt::format("a-{}", i)));
+      ASSERT_EQ(ids.size(), 1u);
+      first.insert(ids[0]);
+    }
+    ASSERT_EQ(first.size(), 4u);
+  }
+  kit.AddGang("b", 4, 4, 1);
+  auto s = kit.MakeScheduler();
+  ASSERT_TRUE(WaitFor([&] { return s->cache().Assemble(0).snapshot.tasks.size() == 8; }));
+  ASSERT_TRUE(s->RunOnce().ok());
+  std::set<int> second;
+  for (int i = 0; i < 4; ++i) {
+    auto ids = GpuIds(kit.GetPod(fmt::format("b-{}", i)));
+    ASSERT_EQ(ids.size(), 1u) << "b-" << i << " not bound";
+    EXPECT_FALSE(first.count(ids[0])) << "GPU " << ids[0] << " given twice";
+    second.insert(ids[0]);
+  }
+  EXPECT_EQ(second.size(), 4u);
+  EXPECT_EQ(s->apply_stats().binds, 4u) << "bound pods were bound again";
+  EXPECT_EQ(s->apply_stats().bind_failures, 0u);
+}
+
+TEST(SchedulerTest, OtherSchedulersPodsAreIgnoredButTheirResourcesCount) {
+  Kit kit;
+  kit.AddNode("n1", 4);
+  kit.AddPod("theirs", "", 2, "", "default-scheduler");
+  ASSERT_TRUE(kit.rest().Bind("default", "theirs", "n1").ok());
+  kit.AddPod("pending-theirs", "", 1, "", "default-scheduler");
+  kit.AddGang("g", 3, 3, 1);
+  auto s = kit.MakeScheduler();
+  ASSERT_TRUE(WaitFor([&] { return s->cache().Assemble(0).snapshot.tasks.size() == 3; }));
+  ASSERT_TRUE(s->RunOnce().ok());
+  for (int i = 0; i < 3; ++i) EXPECT_EQ(kit.NodeOf(fmt::format("g-{}", i)), "");
+  EXPECT_EQ(kit.NodeOf("pending-theirs"), "") << "another scheduler's pod was bound";
+  kit.AddGang("h", 2, 2, 1);
+  ASSERT_TRUE(WaitFor([&] { return s->cache().Assemble(0).snapshot.tasks.size() == 5; }));
+  ASSERT_TRUE(s->RunOnce().ok());
+  EXPECT_EQ(kit.NodeOf("h-0"), "n1");
+  EXPECT_EQ(kit.NodeOf("h-1"), "n1");
+}
+
+TEST(SchedulerTest, LoopBindsASubmittedJobWithoutRunOnce) {
+  Kit kit;
+  kit.AddNode("n1", 8);
+  auto s = kit.MakeScheduler(/*run_loop=*/true);
+  kit.AddGang("g", 2, 2, 1);
+  EXPECT_TRUE(WaitFor([&] { return !kit.NodeOf("g-0").empty() && !kit.NodeOf("g-1").empty(); }));
+}
+
+}  // namespace
+}  // namespace etna::scheduler
