@@ -204,6 +204,29 @@ TEST(WorkloadDefaultsTest, SmallTrainingPacksInsideAnNvlinkDomain) {
   EXPECT_DOUBLE_EQ(s.NodeScore(t, s.node(0)), 50 * 0.25 + 50 * 0.75);
 }
 
+TEST(WorkloadDefaultsTest, SmallGangGoesWhereOneNvlinkDomainHoldsItAll) {
+  // Two small nodes without NVLink fill up faster, but only the 8-GPU NVSwitch node holds the
+  // whole gang of four one-GPU tasks inside one domain.
+  ClusterBuilder b;
+  b.Node("t4-0").Resources("cpu=64,memory=512Gi").Gpus(2, "T4", 2);
+  b.Node("t4-1").Resources("cpu=64,memory=512Gi").Gpus(2, "T4", 2);
+  b.Node("h100").Resources("cpu=128,memory=1Ti").Gpus(8, "H100", 1);
+  b.Job("gang").MinAvailable(4).Tasks("w", 4, "cpu=1,nvidia.com/gpu=1");
+  Snapshot snap = b.Build();
+  Decision d = Schedule(snap, R"(
+actions: "allocate"
+tiers:
+- plugins:
+  - name: gang
+  - name: predicates
+  - name: workload-defaults
+)");
+  std::set<std::string> nodes;
+  for (const auto& [pod, node] : BindMap(d)) nodes.insert(node);
+  EXPECT_EQ(d.binds.size(), 4u);
+  EXPECT_EQ(nodes, std::set<std::string>{"h100"});
+}
+
 TEST(WorkloadDefaultsTest, LargeTrainingSpreadsUnderOneSwitchSmallPacks) {
   struct Case {
     const char* name;

@@ -21,6 +21,24 @@ double FillAfter(const Task& t, const Node& n) {
   return std::min(1.0, fill);
 }
 
+// The share of the job's whole GPUs that would sit together on `n` (those of its members
+// already there plus as many of its unplaced ones, this task's included, as n's largest free
+// NVLink domain holds), times how tightly that domain fits them (gpu-topology's score).
+double DomainFit(const Session& s, const Task& t, const Node& n, int whole) {
+  const Job& job = s.job(t.job);
+  int64_t total = job.total_request.Get(kGpu) / 1000;
+  int64_t left = (job.total_request.Get(kGpu) - job.allocated.Get(kGpu)) / 1000;
+  int64_t here = 0;
+  for (TaskIdx i : n.tasks) {
+    const Task& other = s.task(i);
+    if (other.job == t.job) here += other.request.Get(kGpu) / 1000;
+  }
+  int64_t fits = std::min<int64_t>(left, GpuTopologyPlugin::LargestFreeDomain(n));
+  double together = total > 0 ? std::min(1.0, static_cast<double>(here + fits) / total) : 1.0;
+  int count = std::max<int>(whole, static_cast<int>(fits));
+  return together * GpuTopologyPlugin::Score(n, count) / 100.0;
+}
+
 }  // namespace
 
 Result<std::unique_ptr<Plugin>> WorkloadDefaultsPlugin::Create(PluginBuildContext& ctx) {
@@ -36,7 +54,9 @@ void WorkloadDefaultsPlugin::OnSessionOpen(Session& s) {
   for (const Job& job : s.jobs()) {
     if (Large(job) && s.PendingTasks(job).size() >= 2) cross_node = true;
   }
-  s.AddNodeOrderFn([this, &s](const Task& t, const Node& n) { return Score(s, t, n); });
+  // Member dependent: the small-training term depends on how much of the job is placed.
+  s.AddNodeOrderFn([this, &s](const Task& t, const Node& n) { return Score(s, t, n); },
+                   /*member_dependent=*/true);
   if (cross_node) {
     // The switch term depends on where the other members went.
     topology_ = std::make_unique<HyperNodeIndex>(s.nodes(), s.hypernodes());
@@ -76,7 +96,7 @@ double WorkloadDefaultsPlugin::Score(const Session& s, const Task& t, const Node
     score = 50 * fill + 50 * device;
   } else if (!Large(job)) {
     int whole = gpu % 1000 == 0 ? static_cast<int>(gpu / 1000) : 0;
-    score = 50 * fill + 50 * GpuTopologyPlugin::Score(n, whole) / 100.0;
+    score = 50 * fill + 50 * (whole > 0 ? DomainFit(s, t, n, whole) : 0);
   } else {
     // Large training: spread (least-loaded nodes); TogetherScore adds the same-switch term.
     score = 50 * (1 - fill) + (topology_ ? 0 : 50);

@@ -2,7 +2,9 @@
 // NodeOrder score, × weight, for tasks that request GPUs:
 //   - small training (the job's GPUs, over every unfinished task, < 8): binpack inside an
 //     NVLink domain: 50 · GPU fill of the node after the task + 50 · the gpu-topology domain
-//     fit (plugins/gpu_topology.h Score / 100; 0 for a fraction of a GPU);
+//     fit (plugins/gpu_topology.h Score / 100; 0 for a fraction of a GPU) for the job's GPUs
+//     still to place, × the share of all the job's GPUs that would then sit together on the
+//     node, so a gang of one-GPU tasks goes where one NVLink domain holds it all;
 //   - large training (>= 8 GPUs; exactly 8 counts as large, since the seed only calls < 8
 //     small — an 8-GPU task on an 8-GPU node takes a whole node either way): spread across
 //     nodes under one switch: 50 · (1 − GPU fill after) + 50 · the share of the job's placed
