@@ -232,6 +232,8 @@ tiers:
   - name: gpu-topology
   - name: network-topology-aware
   - name: workload-defaults
+    arguments:
+      weight: 10
 )";
 }
 
