@@ -185,7 +185,9 @@ void Agent::HeartbeatLoop() {
     // The Ready heartbeat every ~lease duration; at once when the GPUs changed.
     if (changed || ++beats % 4 == 0) {
       NodeReport report{options_.node, gpus, options_.internal_ip, "", http_->port(), now};
-      if (UpdateNodeStatus(*rest_, report).ok()) reported = gpus;
+      Status updated = UpdateNodeStatus(*rest_, report);
+      if (updated.code() == StatusCode::kNotFound) updated = RegisterNode(*rest_, report);
+      if (updated.ok()) reported = gpus;
     }
     lock.lock();
   }

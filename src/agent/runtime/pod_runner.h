@@ -1,7 +1,7 @@
 // One pod on this node: its containers (ContainerRunner each, in spec order), its phase and the
 // status the agent reports, and its stop (SIGTERM, grace period, SIGKILL). Keeps the pod's
 // identity and start time in <pod dir>/pod.json so a later agent can adopt or clean up.
-// Init containers are not run (a pod with initContainers reports them as not supported).
+// Init containers are not run (not implemented yet); only spec.containers are.
 // Thread-safety: driven by one thread (the runtime's, under its lock).
 #pragma once
 
