@@ -50,9 +50,35 @@ class AgentTest : public ::testing::Test {
     fs::create_directories(dir_);
   }
   void TearDown() override {
+    // Pods go first so that the agent stops their processes; anything left whose command line
+    // names this test's dir (a shim and its command) is then killed by its pid.
+    if (agent_) {
+      auto pods = api_.rest().List(client::Path("pods", "default"));
+      if (pods.ok()) {
+        for (const auto& p : *pods) {
+          api_.rest()
+              .Delete(client::Path("pods", "default", p["metadata"]["name"].get<std::string>()), 0)
+              .ok();
+        }
+      }
+      WaitFor([&] { return ProcessesOfThisTest().empty(); }, 5);
+    }
     agent_.reset();
+    for (pid_t pid : ProcessesOfThisTest()) kill(pid, SIGKILL);
     for (pid_t pid : pids_to_kill_) kill(pid, SIGKILL);
     fs::remove_all(dir_);
+  }
+
+  std::vector<pid_t> ProcessesOfThisTest() const {
+    std::vector<pid_t> out;
+    std::error_code ec;
+    for (const auto& entry : fs::directory_iterator("/proc", ec)) {
+      std::string name = entry.path().filename().string();
+      if (name.find_first_not_of("0123456789") != std::string::npos) continue;
+      std::string cmdline = ReadFile(entry.path().string() + "/cmdline");
+      if (cmdline.find(dir_) != std::string::npos) out.push_back(std::stoi(name));
+    }
+    return out;
   }
 
   AgentOptions Options(const std::string& node) {
