@@ -102,6 +102,17 @@ TEST_F(AgentTest, FakeNvmlXidMakesTheGpuUnhealthy) {
   EXPECT_TRUE((*gpus)[0].healthy);
   EXPECT_FALSE((*gpus)[1].healthy);
   EXPECT_EQ((*gpus)[1].uuid, "GPU-t1");
+  api::http::ClientOptions http;
+  http.port = agent_->port();
+  http.tls = false;
+  api::http::HttpClient client(http);
+  auto metrics = client.Do("GET", "/metrics");
+  ASSERT_TRUE(metrics.ok());
+  EXPECT_NE(
+      metrics->body.find("DCGM_FI_DEV_XID_ERRORS{gpu=\"1\",UUID=\"GPU-t1\",device=\"nvidia1\","
+                         "modelName=\"Tesla-T4\",Hostname=\"t4-node\"} 79"),
+      std::string::npos)
+      << metrics->body;
 }
 
 TEST_F(AgentTest, SeveralSimulatedNodesInOneProcess) {
