@@ -190,6 +190,40 @@ TEST_F(AgentTest, PodDeletedOutrightIsKilled) {
   EXPECT_TRUE(WaitFor([&] { return kill(pid, 0) != 0; }));
 }
 
+TEST_F(AgentTest, InitContainersRunFirstAndAFailureFailsThePod) {
+  StartAgent(Options("n1"));
+  auto pod = [&](const std::string& name, const std::string& init_script) {
+    json p = {{"apiVersion", "v1"},
+              {"kind", "Pod"},
+              {"metadata", {{"name", name}, {"namespace", "default"}}},
+              {"spec",
+               {{"nodeName", "n1"},
+                {"restartPolicy", "Never"},
+                {"volumes", {{{"name", "work"}, {"emptyDir", json::object()}}}},
+                {"initContainers",
+                 {{{"name", "prepare"},
+                   {"image", "x"},
+                   {"volumeMounts", {{{"name", "work"}, {"mountPath", "/work"}}}},
+                   {"command", {"sh", "-c", init_script}}}}},
+                {"containers",
+                 {{{"name", "main"},
+                   {"image", "x"},
+                   {"volumeMounts", {{{"name", "work"}, {"mountPath", "/work"}}}},
+                   {"command", {"sh", "-c", "cat $ETNA_VOLUME_WORK/prepared"}}}}}}}};
+    ASSERT_TRUE(api_.rest().Create(client::Path("pods", "default"), p).ok());
+  };
+  pod("init-ok", "echo ready > $ETNA_VOLUME_WORK/prepared");
+  pod("init-fails", "exit 2");
+  ASSERT_TRUE(WaitFor([&] { return Phase("init-ok") == "Succeeded"; })) << Pod("init-ok").dump();
+  EXPECT_EQ(Logs("init-ok"), "ready\n");
+  EXPECT_EQ(Pod("init-ok")["status"]["initContainerStatuses"][0]["state"]["terminated"]["exitCode"],
+            0);
+  ASSERT_TRUE(WaitFor([&] { return Phase("init-fails") == "Failed"; })) << Pod("init-fails").dump();
+  json failed = Pod("init-fails")["status"];
+  EXPECT_EQ(failed["initContainerStatuses"][0]["state"]["terminated"]["exitCode"], 2);
+  EXPECT_TRUE(failed["containerStatuses"][0]["state"].contains("waiting"));
+}
+
 TEST_F(AgentTest, ReadinessAndLivenessProbes) {
   StartAgent(Options("n1"));
   std::string ready = dir_ + "/ready";
