@@ -6,6 +6,7 @@
 #include <climits>
 #include <filesystem>
 
+#include "agent/gpu/dcgm_metrics.h"
 #include "agent/node_object.h"
 #include "agent/runtime/log_server.h"
 #include "agent/runtime/runtime.h"
@@ -114,7 +115,12 @@ Status Agent::Start() {
   so.worker_threads = 8;
   so.io_threads = 1;
   http_ = std::make_unique<api::http::HttpServer>(
-      so, runtime::MakeAgentHandler(runtime_.get(), [this] { return GpuReport(); }));
+      so, runtime::MakeAgentHandler(
+              runtime_.get(), [this] { return GpuReport(); },
+              [this] {
+                std::lock_guard<std::mutex> lock(mu_);
+                return DcgmMetrics(options_.node.name, gpus_);
+              }));
   ETNA_RETURN_IF_ERROR(http_->Start().WithContext("listen " + options_.listen));
 
   NodeReport report{options_.node, RefreshGpus(),  options_.internal_ip, "",
@@ -185,7 +191,9 @@ void Agent::HeartbeatLoop() {
     // The Ready heartbeat every ~lease duration; at once when the GPUs changed.
     if (changed || ++beats % 4 == 0) {
       NodeReport report{options_.node, gpus, options_.internal_ip, "", http_->port(), now};
-      if (UpdateNodeStatus(*rest_, report).ok()) reported = gpus;
+      Status updated = UpdateNodeStatus(*rest_, report);
+      if (updated.code() == StatusCode::kNotFound) updated = RegisterNode(*rest_, report);
+      if (updated.ok()) reported = gpus;
     }
     lock.lock();
   }

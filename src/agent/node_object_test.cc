@@ -2,6 +2,7 @@
 
 #include <gtest/gtest.h>
 
+#include "client/testing/in_process_api.h"
 #include "client/well_known.h"
 
 namespace etna::agent {
@@ -62,6 +63,31 @@ TEST(NodeObject, LabelsAndStatus) {
   EXPECT_EQ(status["conditions"][1]["lastTransitionTime"], "2020-01-01T00:00:00Z");
   EXPECT_EQ(status["addresses"][0]["address"], "127.0.0.1");
   EXPECT_EQ(FormatRfc3339(1'700'000'000'123, true), "2023-11-14T22:13:20.123000Z");
+}
+
+TEST(NodeObject, LeaseIsCreatedThenRenewedWithTheClocksTime) {
+  client::testing::InProcessApi api;
+  FakeClock clock;
+  ASSERT_TRUE(RenewLease(api.rest(), "n", 40, clock.NowMs()).ok());
+  clock.Advance(10'250);
+  ASSERT_TRUE(RenewLease(api.rest(), "n", 40, clock.NowMs()).ok());
+  auto lease = api.rest().Get(client::Path("leases", client::kNodeLeaseNamespace, "n"));
+  ASSERT_TRUE(lease.ok()) << lease.status().ToString();
+  EXPECT_EQ((*lease)["spec"]["renewTime"], FormatRfc3339(clock.NowMs(), true));
+  EXPECT_EQ((*lease)["spec"]["acquireTime"], FormatRfc3339(clock.NowMs() - 10'250, true));
+  EXPECT_EQ((*lease)["spec"]["leaseDurationSeconds"], 40);
+  EXPECT_EQ((*lease)["spec"]["holderIdentity"], "n");
+}
+
+TEST(NodeObject, DeletedNodeIsRegisteredAgain) {
+  client::testing::InProcessApi api;
+  NodeReport r;
+  r.spec.name = "n";
+  ASSERT_TRUE(RegisterNode(api.rest(), r).ok());
+  ASSERT_TRUE(api.rest().Delete(client::Path("nodes", "", "n")).ok());
+  EXPECT_EQ(UpdateNodeStatus(api.rest(), r).code(), StatusCode::kNotFound);
+  ASSERT_TRUE(RegisterNode(api.rest(), r).ok());
+  EXPECT_TRUE(api.rest().Get(client::Path("nodes", "", "n")).ok());
 }
 
 }  // namespace

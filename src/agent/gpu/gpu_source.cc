@@ -10,6 +10,9 @@ Result<std::vector<GpuDevice>> InventoryGpuSource::Devices() {
     d.gpu = gpu;
     d.gpu.healthy = gpu.healthy && !unhealthy_.count(gpu.index);
     d.mig_enabled = !gpu.mig.empty();
+    d.metrics.gpu_utilization_percent = 0;  // simulated GPUs are idle
+    d.metrics.memory_utilization_percent = 0;
+    d.metrics.memory_used_mib = 0;
     out.push_back(std::move(d));
   }
   return out;

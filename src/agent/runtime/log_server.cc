@@ -162,13 +162,20 @@ std::string SelectLog(const std::string& content, const LogQuery& q) {
 }
 
 api::http::Handler MakeAgentHandler(const Runtime* runtime,
-                                    std::function<nlohmann::json()> gpu_report) {
-  return [runtime, gpu_report = std::move(gpu_report)](const Request& request) -> Response {
+                                    std::function<nlohmann::json()> gpu_report,
+                                    std::function<std::string()> metrics) {
+  return [runtime, gpu_report = std::move(gpu_report),
+          metrics = std::move(metrics)](const Request& request) -> Response {
     if (request.method != "GET") return Text(405, "only GET\n");
     if (request.path == "/healthz") return Text(200, "ok");
     if (request.path == "/gpus") {
       Response r;
       r.body = gpu_report ? gpu_report().dump() : "[]";
+      return r;
+    }
+    if (request.path == "/metrics") {
+      Response r = Text(200, metrics ? metrics() : "");
+      r.content_type = "text/plain; version=0.0.4; charset=utf-8";
       return r;
     }
     if (request.path.rfind("/containerLogs/", 0) == 0) return ContainerLogs(runtime, request);

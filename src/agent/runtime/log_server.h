@@ -1,7 +1,8 @@
 // The agent's HTTP endpoints (served with api/http/server.h on the port the Node advertises in
 // daemonEndpoints): /containerLogs/<ns>/<pod>/<container>?tailLines=&limitBytes=&follow=
 // &previous= (what the API server proxies `kubectl logs` to; follow streams until the run
-// ends), /healthz, and /gpus (the node's devices and their live readings, JSON).
+// ends), /healthz, /gpus (the node's devices and their live readings, JSON) and /metrics
+// (the same readings as dcgm-exporter writes them, gpu/dcgm_metrics.h).
 // Thread-safety: the handler is called concurrently; it only reads through Runtime::LogPath
 // and the gpu_report function, both thread-safe.
 #pragma once
@@ -27,6 +28,7 @@ struct LogQuery {
 std::string SelectLog(const std::string& content, const LogQuery& query);
 
 api::http::Handler MakeAgentHandler(const Runtime* runtime,
-                                    std::function<nlohmann::json()> gpu_report);
+                                    std::function<nlohmann::json()> gpu_report,
+                                    std::function<std::string()> metrics);
 
 }  // namespace etna::agent::runtime

@@ -67,6 +67,24 @@ void PodRunner::Adopt(const json& pod, TimeMs now) {
     ordered.push_back({name, std::make_unique<ContainerRunner>(dir_ + "/" + name, c, tuning_)});
   }
   containers_ = std::move(ordered);
+  for (const auto& c : pod.value("/spec/initContainers"_json_pointer, json::array())) {
+    std::string name = c.value("name", "");
+    init_.push_back({name, std::make_unique<ContainerRunner>(dir_ + "/" + name, c, tuning_)});
+  }
+}
+
+bool PodRunner::InitDone() const {
+  for (const auto& [name, c] : init_) {
+    if (!c->finished() || !c->ever_started() || c->exit_code() != 0) return false;
+  }
+  return true;
+}
+
+bool PodRunner::InitFailed() const {
+  for (const auto& [name, c] : init_) {
+    if (c->finished() && c->ever_started() && c->exit_code() != 0) return true;
+  }
+  return false;
 }
 
 void PodRunner::Step(const json& pod, const PodContext& context, TimeMs now) {
@@ -76,6 +94,12 @@ void PodRunner::Step(const json& pod, const PodContext& context, TimeMs now) {
     return;
   }
   std::string policy = pod.value("/spec/restartPolicy"_json_pointer, std::string("Always"));
+  // Init containers one at a time, each to success (retried unless the policy is Never).
+  std::string init_policy = policy == "Never" ? "Never" : "OnFailure";
+  for (auto& [name, c] : init_) {
+    c->Step(pod, context, init_policy, now);
+    if (!c->finished() || c->exit_code() != 0) return;
+  }
   for (auto& [name, c] : containers_) c->Step(pod, context, policy, now);
 }
 
@@ -84,6 +108,7 @@ void PodRunner::Stop(TimeMs grace_ms, TimeMs now) {
     stopping_ = true;
     kill_at_ms_ = now + grace_ms;
   }
+  for (auto& [name, c] : init_) c->Stop(kill_at_ms_, now);
   for (auto& [name, c] : containers_) c->Stop(kill_at_ms_, now);
 }
 
@@ -91,10 +116,14 @@ bool PodRunner::AllStopped() const {
   for (const auto& [name, c] : containers_) {
     if (c->running()) return false;
   }
+  for (const auto& [name, c] : init_) {
+    if (c->running()) return false;
+  }
   return true;
 }
 
 std::string PodRunner::Phase() const {
+  if (InitFailed()) return "Failed";
   bool all_final = !containers_.empty(), all_zero = true, any_started = false;
   for (const auto& [name, c] : containers_) {
     all_final = all_final && c->finished() && c->ever_started();
@@ -124,21 +153,28 @@ json PodRunner::Status(const json& pod, const PodContext& context, TimeMs now) c
     }
   }
   conditions.push_back(Condition("PodScheduled", true, existing, now));
-  conditions.push_back(Condition("Initialized", true, existing, now));
+  conditions.push_back(Condition("Initialized", InitDone(), existing, now));
   conditions.push_back(Condition("ContainersReady", ready, existing, now));
   conditions.push_back(Condition("Ready", ready, existing, now));
-  return {{"phase", Phase()},
-          {"hostIP", context.host_ip},
-          {"hostIPs", {{{"ip", context.host_ip}}}},
-          {"podIP", context.pod_ip},
-          {"podIPs", {{{"ip", context.pod_ip}}}},
-          {"startTime", FormatRfc3339(start_ms_ ? start_ms_ : now)},
-          {"conditions", conditions},
-          {"containerStatuses", statuses}};
+  json init_statuses = json::array();
+  for (const auto& [name, c] : init_) init_statuses.push_back(c->Status(now));
+  json status = {{"phase", Phase()},
+                 {"hostIP", context.host_ip},
+                 {"hostIPs", {{{"ip", context.host_ip}}}},
+                 {"podIP", context.pod_ip},
+                 {"podIPs", {{{"ip", context.pod_ip}}}},
+                 {"startTime", FormatRfc3339(start_ms_ ? start_ms_ : now)},
+                 {"conditions", conditions},
+                 {"containerStatuses", statuses}};
+  if (!init_.empty()) status["initContainerStatuses"] = init_statuses;
+  return status;
 }
 
 ContainerRunner* PodRunner::Find(const std::string& name) const {
   for (const auto& [n, c] : containers_) {
+    if (n == name) return c.get();
+  }
+  for (const auto& [n, c] : init_) {
     if (n == name) return c.get();
   }
   return nullptr;

@@ -1,7 +1,8 @@
 // One pod on this node: its containers (ContainerRunner each, in spec order), its phase and the
 // status the agent reports, and its stop (SIGTERM, grace period, SIGKILL). Keeps the pod's
 // identity and start time in <pod dir>/pod.json so a later agent can adopt or clean up.
-// Init containers are not run (a pod with initContainers reports them as not supported).
+// Init containers run first, one at a time, each to success (Kubernetes' rules; the pod is
+// Pending meanwhile and Failed when one fails under restartPolicy Never).
 // Thread-safety: driven by one thread (the runtime's, under its lock).
 #pragma once
 
@@ -45,6 +46,8 @@ class PodRunner {
 
  private:
   ContainerRunner* Find(const std::string& name) const;
+  bool InitDone() const;
+  bool InitFailed() const;
 
   std::string dir_;
   const RuntimeTuning* tuning_;
@@ -52,6 +55,7 @@ class PodRunner {
   TimeMs start_ms_ = 0;
   bool have_spec_ = false;
   std::vector<std::pair<std::string, std::unique_ptr<ContainerRunner>>> containers_;
+  std::vector<std::pair<std::string, std::unique_ptr<ContainerRunner>>> init_;
   bool stopping_ = false;
   TimeMs kill_at_ms_ = 0;
   nlohmann::json last_reported_;

@@ -1,0 +1,262 @@
+// Pods run by the agent as processes, seen through the API: env, logs, exit codes, phases,
+// restarts, exec failures, graceful and outright deletion, adoption by a new agent after the
+// old one went away, the logs endpoint and probes.
+#include <gtest/gtest.h>
+
+#include "agent/agent_test_fixture.h"
+
+namespace etna::agent::testing {
+namespace {
+
+TEST_F(AgentTest, PodRunsWithGpuEnvAndFailsWithItsExitCode) {
+  StartAgent(Options("n1"));
+  CreatePod("p1", "n1", "echo $CUDA_VISIBLE_DEVICES $NVIDIA_VISIBLE_DEVICES $MY_POD; exit 3",
+            "Never",
+            {{{"name", "NVIDIA_VISIBLE_DEVICES"}, {"value", "all"}},
+             {{"name", "MY_POD"}, {"valueFrom", {{"fieldRef", {{"fieldPath", "metadata.name"}}}}}}},
+            {{client::kGpuIdsAnnotation, "0,1"}, {client::kGpuUuidsAnnotation, "GPU-a,GPU-b"}});
+  ASSERT_TRUE(WaitFor([&] { return Phase("p1") == "Failed"; })) << Pod("p1").dump();
+  json p = Pod("p1");
+  json cs = p["status"]["containerStatuses"][0];
+  EXPECT_EQ(cs["state"]["terminated"]["exitCode"], 3);
+  EXPECT_EQ(cs["state"]["terminated"]["reason"], "Error");
+  EXPECT_EQ(cs["restartCount"], 0);
+  EXPECT_EQ(p["status"]["podIP"], "127.0.0.1");
+  EXPECT_EQ(p["status"]["hostIP"], "127.0.0.1");
+  EXPECT_EQ(Logs("p1"), "0,1 GPU-a,GPU-b p1\n");
+}
+
+TEST_F(AgentTest, DownwardApiAndNoGpus) {
+  StartAgent(Options("n1"));
+  json env = {
+      {{"name", "NS"}, {"valueFrom", {{"fieldRef", {{"fieldPath", "metadata.namespace"}}}}}},
+      {{"name", "UID"}, {"valueFrom", {{"fieldRef", {{"fieldPath", "metadata.uid"}}}}}},
+      {{"name", "IDX"},
+       {"valueFrom", {{"fieldRef", {{"fieldPath", "metadata.annotations['idx']"}}}}}},
+      {{"name", "IP"}, {"valueFrom", {{"fieldRef", {{"fieldPath", "status.podIP"}}}}}},
+      {{"name", "NODE"}, {"valueFrom", {{"fieldRef", {{"fieldPath", "spec.nodeName"}}}}}}};
+  CreatePod("p2", "n1",
+            "echo \"$NS $IDX $IP $NODE [$CUDA_VISIBLE_DEVICES] $NVIDIA_VISIBLE_DEVICES\"; "
+            "echo $UID",
+            "Never", env, {{"idx", "7"}});
+  ASSERT_TRUE(WaitFor([&] { return Phase("p2") == "Succeeded"; })) << Pod("p2").dump();
+  std::string uid = Pod("p2")["metadata"]["uid"];
+  EXPECT_EQ(Logs("p2"), "default 7 127.0.0.1 n1 [] void\n" + uid + "\n");
+  EXPECT_EQ(Pod("p2")["status"]["containerStatuses"][0]["state"]["terminated"]["reason"],
+            "Completed");
+}
+
+TEST_F(AgentTest, OnFailureRestartsAndCountsRestarts) {
+  StartAgent(Options("n1"));
+  std::string marker = dir_ + "/tried";
+  CreatePod("p3", "n1",
+            "if [ -f " + marker + " ]; then echo second; exit 0; fi; touch " + marker +
+                "; echo first; exit 1",
+            "OnFailure");
+  ASSERT_TRUE(WaitFor([&] { return Phase("p3") == "Succeeded"; })) << Pod("p3").dump();
+  json cs = Pod("p3")["status"]["containerStatuses"][0];
+  EXPECT_EQ(cs["restartCount"], 1);
+  EXPECT_EQ(cs["lastState"]["terminated"]["exitCode"], 1);
+  EXPECT_EQ(Logs("p3"), "second\n");
+  EXPECT_EQ(Logs("p3", "?previous=true"), "first\n");
+}
+
+TEST_F(AgentTest, ExecFailureIsAContainerStatusNotACrash) {
+  StartAgent(Options("n1"));
+  json pod = {{"apiVersion", "v1"},
+              {"kind", "Pod"},
+              {"metadata", {{"name", "p4"}, {"namespace", "default"}}},
+              {"spec",
+               {{"nodeName", "n1"},
+                {"restartPolicy", "Never"},
+                {"containers",
+                 {{{"name", "main"}, {"image", "x"}, {"command", {"/nonexistent/program"}}}}}}}};
+  ASSERT_TRUE(api_.rest().Create(client::Path("pods", "default"), pod).ok());
+  ASSERT_TRUE(WaitFor([&] { return Phase("p4") == "Failed"; })) << Pod("p4").dump();
+  json t = Pod("p4")["status"]["containerStatuses"][0]["state"]["terminated"];
+  EXPECT_EQ(t["reason"], "StartError");
+  EXPECT_NE(t["message"].get<std::string>().find("/nonexistent/program"), std::string::npos);
+}
+
+TEST_F(AgentTest, GracefulDeleteSendsSigtermThenDeletesThePod) {
+  StartAgent(Options("n1"));
+  std::string file = dir_ + "/got-term";
+  CreatePod("p5", "n1",
+            "trap 'echo term > " + file +
+                "; exit 0' TERM; echo started; "
+                "while true; do sleep 0.05; done");
+  ASSERT_TRUE(WaitFor([&] { return Logs("p5") == "started\n"; }));
+  EXPECT_EQ(Phase("p5"), "Running");
+  ASSERT_TRUE(api_.rest().Delete(client::Path("pods", "default", "p5")).ok());
+  ASSERT_TRUE(WaitFor([&] {
+    return api_.rest().Get(client::Path("pods", "default", "p5")).status().code() ==
+           StatusCode::kNotFound;
+  }));
+  EXPECT_EQ(ReadFile(file), "term\n");
+}
+
+TEST_F(AgentTest, GracePeriodEndsWithSigkill) {
+  StartAgent(Options("n1"));
+  CreatePod("p6", "n1", "trap '' TERM; echo started; while true; do sleep 0.05; done", "Never",
+            json::array(), json::object(), 1);
+  ASSERT_TRUE(WaitFor([&] { return Logs("p6") == "started\n"; }));
+  ASSERT_TRUE(api_.rest().Delete(client::Path("pods", "default", "p6")).ok());
+  ASSERT_TRUE(WaitFor([&] {
+    return api_.rest().Get(client::Path("pods", "default", "p6")).status().code() ==
+           StatusCode::kNotFound;
+  }));
+}
+
+TEST_F(AgentTest, NewAgentAdoptsRunningContainers) {
+  StartAgent(Options("n1"));
+  std::string file = dir_ + "/starts";
+  // "$$$$": Kubernetes' expansion turns "$$" into "$", so the shell sees "$$" (its pid).
+  CreatePod("p7", "n1", "echo $$$$ >> " + file + "; exec sleep 60");
+  ASSERT_TRUE(WaitFor([&] { return Phase("p7") == "Running" && !ReadFile(file).empty(); }));
+  pid_t pid = std::stoi(ReadFile(file));
+  pids_to_kill_.push_back(pid);
+  agent_.reset();  // the agent goes away; the container does not
+  ASSERT_EQ(kill(pid, 0), 0);
+  StartAgent(Options("n1"));
+  // The new agent owns the process: deleting the pod stops that very process.
+  ASSERT_TRUE(api_.rest().Delete(client::Path("pods", "default", "p7"), 1).ok());
+  ASSERT_TRUE(WaitFor([&] {
+    return api_.rest().Get(client::Path("pods", "default", "p7")).status().code() ==
+           StatusCode::kNotFound;
+  }));
+  EXPECT_TRUE(WaitFor([&] { return kill(pid, 0) != 0; }));
+  EXPECT_EQ(ReadFile(file), std::to_string(pid) + "\n");  // started exactly once
+}
+
+TEST_F(AgentTest, AdoptedContainerThatEndedIsReported) {
+  StartAgent(Options("n1"));
+  std::string go = dir_ + "/go";
+  std::string file = dir_ + "/starts";
+  CreatePod("p8", "n1",
+            "echo x >> " + file + "; while [ ! -f " + go + " ]; do sleep 0.02; done; exit 4");
+  ASSERT_TRUE(WaitFor([&] { return Phase("p8") == "Running"; }));
+  agent_.reset();
+  std::ofstream(go).close();  // it ends while no agent runs
+  StartAgent(Options("n1"));
+  ASSERT_TRUE(WaitFor([&] { return Phase("p8") == "Failed"; })) << Pod("p8").dump();
+  EXPECT_EQ(Pod("p8")["status"]["containerStatuses"][0]["state"]["terminated"]["exitCode"], 4);
+  EXPECT_EQ(ReadFile(file), "x\n");
+}
+
+TEST_F(AgentTest, LogsEndpointTailsAndFollows) {
+  StartAgent(Options("n1"));
+  std::string go = dir_ + "/go";
+  CreatePod("p9", "n1",
+            "for i in 1 2 3 4 5; do echo $i; done; while [ ! -f " + go +
+                " ]; do sleep 0.02; done; echo end");
+  ASSERT_TRUE(WaitFor([&] { return Logs("p9") == "1\n2\n3\n4\n5\n"; }));
+  EXPECT_EQ(Logs("p9", "?tailLines=2"), "4\n5\n");
+  EXPECT_EQ(Logs("p9", "?limitBytes=3"), "1\n2");
+  api::http::ClientOptions o;
+  o.port = agent_->port();
+  o.tls = false;
+  api::http::HttpClient client(o);
+  std::string streamed;
+  std::thread follower([&] {
+    client
+        .Stream("GET", "/containerLogs/default/p9/main?follow=true&tailLines=1",
+                [&](std::string_view data) {
+                  streamed += data;
+                  return true;
+                })
+        .ok();
+  });
+  std::this_thread::sleep_for(std::chrono::milliseconds(100));  // not for ordering: let it attach
+  std::ofstream(go).close();
+  follower.join();  // the stream ends when the container does
+  EXPECT_EQ(streamed, "5\nend\n");
+  api::http::HttpClient health(o);
+  auto h = health.Do("GET", "/healthz");
+  ASSERT_TRUE(h.ok());
+  EXPECT_EQ(h->body, "ok");
+  auto missing = health.Do("GET", "/containerLogs/default/nope/main");
+  ASSERT_TRUE(missing.ok());
+  EXPECT_EQ(missing->status, 404);
+}
+
+TEST_F(AgentTest, PodDeletedOutrightIsKilled) {
+  StartAgent(Options("n1"));
+  std::string file = dir_ + "/pid";
+  CreatePod("p11", "n1", "echo $$$$ > " + file + "; exec sleep 60");
+  ASSERT_TRUE(WaitFor([&] { return Phase("p11") == "Running" && !ReadFile(file).empty(); }));
+  pid_t pid = std::stoi(ReadFile(file));
+  pids_to_kill_.push_back(pid);
+  ASSERT_TRUE(api_.rest().Delete(client::Path("pods", "default", "p11"), 0).ok());
+  EXPECT_TRUE(WaitFor([&] { return kill(pid, 0) != 0; }));
+}
+
+TEST_F(AgentTest, InitContainersRunFirstAndAFailureFailsThePod) {
+  StartAgent(Options("n1"));
+  auto pod = [&](const std::string& name, const std::string& init_script) {
+    json p = {{"apiVersion", "v1"},
+              {"kind", "Pod"},
+              {"metadata", {{"name", name}, {"namespace", "default"}}},
+              {"spec",
+               {{"nodeName", "n1"},
+                {"restartPolicy", "Never"},
+                {"volumes", {{{"name", "work"}, {"emptyDir", json::object()}}}},
+                {"initContainers",
+                 {{{"name", "prepare"},
+                   {"image", "x"},
+                   {"volumeMounts", {{{"name", "work"}, {"mountPath", "/work"}}}},
+                   {"command", {"sh", "-c", init_script}}}}},
+                {"containers",
+                 {{{"name", "main"},
+                   {"image", "x"},
+                   {"volumeMounts", {{{"name", "work"}, {"mountPath", "/work"}}}},
+                   {"command", {"sh", "-c", "cat $ETNA_VOLUME_WORK/prepared"}}}}}}}};
+    ASSERT_TRUE(api_.rest().Create(client::Path("pods", "default"), p).ok());
+  };
+  pod("init-ok", "echo ready > $ETNA_VOLUME_WORK/prepared");
+  pod("init-fails", "exit 2");
+  ASSERT_TRUE(WaitFor([&] { return Phase("init-ok") == "Succeeded"; })) << Pod("init-ok").dump();
+  EXPECT_EQ(Logs("init-ok"), "ready\n");
+  EXPECT_EQ(Pod("init-ok")["status"]["initContainerStatuses"][0]["state"]["terminated"]["exitCode"],
+            0);
+  ASSERT_TRUE(WaitFor([&] { return Phase("init-fails") == "Failed"; })) << Pod("init-fails").dump();
+  json failed = Pod("init-fails")["status"];
+  EXPECT_EQ(failed["initContainerStatuses"][0]["state"]["terminated"]["exitCode"], 2);
+  EXPECT_TRUE(failed["containerStatuses"][0]["state"].contains("waiting"));
+}
+
+TEST_F(AgentTest, ReadinessAndLivenessProbes) {
+  StartAgent(Options("n1"));
+  std::string ready = dir_ + "/ready";
+  std::string starts = dir_ + "/starts";
+  json pod = {{"apiVersion", "v1"},
+              {"kind", "Pod"},
+              {"metadata", {{"name", "p10"}, {"namespace", "default"}}},
+              {"spec",
+               {{"nodeName", "n1"},
+                {"restartPolicy", "Always"},
+                {"containers",
+                 {{{"name", "main"},
+                   {"image", "x"},
+                   {"command", {"sh", "-c", "echo x >> " + starts + "; exec sleep 60"}},
+                   {"readinessProbe",
+                    {{"exec", {{"command", {"test", "-f", ready}}}}, {"periodSeconds", 1}}},
+                   {"livenessProbe",
+                    {{"exec", {{"command", {"sh", "-c", "test $(wc -l < " + starts + ") -lt 2"}}}},
+                     {"periodSeconds", 1},
+                     {"failureThreshold", 1}}}}}}}}};
+  ASSERT_TRUE(api_.rest().Create(client::Path("pods", "default"), pod).ok());
+  ASSERT_TRUE(WaitFor([&] { return Phase("p10") == "Running"; }));
+  EXPECT_EQ(Pod("p10")["status"]["containerStatuses"][0]["ready"], false);
+  std::ofstream(ready).close();
+  ASSERT_TRUE(WaitFor(
+      [&] { return Pod("p10").value("/status/containerStatuses/0/ready"_json_pointer, false); }));
+  // Liveness fails once a second start is recorded: simulate by appending a line.
+  std::ofstream(starts, std::ios::app) << "x\n";
+  ASSERT_TRUE(WaitFor([&] {
+    return Pod("p10").value("/status/containerStatuses/0/restartCount"_json_pointer, 0) >= 1;
+  }));
+  ASSERT_TRUE(api_.rest().Delete(client::Path("pods", "default", "p10"), 0).ok());
+}
+
+}  // namespace
+}  // namespace etna::agent::testing

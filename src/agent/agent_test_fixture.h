@@ -1,0 +1,157 @@
+// The fixture of the agent's tests: an in-process API, a temporary dir, an Agent with
+// sub-second periods and the shim built beside the tests, and helpers to make and read pods.
+#pragma once
+
+#include <gtest/gtest.h>
+#include <signal.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <filesystem>
+#include <fstream>
+#include <functional>
+#include <sstream>
+#include <thread>
+
+#include "agent/agent.h"
+#include "api/http/client.h"
+#include "client/testing/in_process_api.h"
+#include "client/well_known.h"
+
+namespace etna::agent::testing {
+
+using nlohmann::json;
+namespace fs = std::filesystem;
+
+inline bool WaitFor(const std::function<bool()>& done, int seconds = 20) {
+  auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(seconds);
+  while (std::chrono::steady_clock::now() < deadline) {
+    if (done()) return true;
+    std::this_thread::sleep_for(std::chrono::milliseconds(15));
+  }
+  return done();
+}
+
+inline std::string ReadFile(const std::string& path) {
+  std::ifstream in(path);
+  std::stringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+
+class AgentTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    dir_ = (fs::temp_directory_path() /
+            ("etna_agent_" + std::to_string(getpid()) + "_" +
+             ::testing::UnitTest::GetInstance()->current_test_info()->name()))
+               .string();
+    fs::remove_all(dir_);
+    fs::create_directories(dir_);
+  }
+  void TearDown() override {
+    // Pods go first so that the agent stops their processes; anything left whose command line
+    // names this test's dir (a shim and its command) is then killed by its pid.
+    if (agent_) {
+      auto pods = api_.rest().List(client::Path("pods", "default"));
+      if (pods.ok()) {
+        for (const auto& p : *pods) {
+          api_.rest()
+              .Delete(client::Path("pods", "default", p["metadata"]["name"].get<std::string>()), 0)
+              .ok();
+        }
+      }
+      WaitFor([&] { return ProcessesOfThisTest().empty(); }, 5);
+    }
+    agent_.reset();
+    for (pid_t pid : ProcessesOfThisTest()) kill(pid, SIGKILL);
+    for (pid_t pid : pids_to_kill_) kill(pid, SIGKILL);
+    fs::remove_all(dir_);
+  }
+
+  std::vector<pid_t> ProcessesOfThisTest() const {
+    std::vector<pid_t> out;
+    std::error_code ec;
+    for (const auto& entry : fs::directory_iterator("/proc", ec)) {
+      std::string name = entry.path().filename().string();
+      if (name.find_first_not_of("0123456789") != std::string::npos) continue;
+      std::string cmdline = ReadFile(entry.path().string() + "/cmdline");
+      if (cmdline.find(dir_) != std::string::npos) out.push_back(std::stoi(name));
+    }
+    return out;
+  }
+
+  AgentOptions Options(const std::string& node) {
+    AgentOptions o;
+    o.node.name = node;
+    o.node.cpu = "8";
+    o.node.memory = "16Gi";
+    o.transports = api_.Factory();
+    o.data_dir = dir_ + "/data";
+    o.lease_seconds = 2;
+    o.heartbeat_period = std::chrono::milliseconds(50);
+    o.sync_period = std::chrono::milliseconds(20);
+    o.shim_binary = ETNA_AGENT_SHIM_PATH;
+    o.restart_backoff_initial_ms = 50;
+    o.restart_backoff_max_ms = 200;
+    return o;
+  }
+
+  void StartAgent(AgentOptions o) {
+    agent_ = std::make_unique<Agent>(std::move(o));
+    Status s = agent_->Start();
+    ASSERT_TRUE(s.ok()) << s.ToString();
+  }
+
+  json Node(const std::string& name) {
+    auto n = api_.rest().Get(client::Path("nodes", "", name));
+    return n.ok() ? *n : json();
+  }
+
+  json Pod(const std::string& name) {
+    auto p = api_.rest().Get(client::Path("pods", "default", name));
+    return p.ok() ? *p : json();
+  }
+
+  std::string Phase(const std::string& name) {
+    return Pod(name).value("/status/phase"_json_pointer, std::string());
+  }
+
+  // A bound pod running `script` with sh -c.
+  void CreatePod(const std::string& name, const std::string& node, const std::string& script,
+                 const std::string& restart_policy = "Never", json extra_env = json::array(),
+                 json annotations = json::object(), int grace_seconds = 30) {
+    json pod = {{"apiVersion", "v1"},
+                {"kind", "Pod"},
+                {"metadata", {{"name", name}, {"namespace", "default"}}},
+                {"spec",
+                 {{"nodeName", node},
+                  {"restartPolicy", restart_policy},
+                  {"terminationGracePeriodSeconds", grace_seconds},
+                  {"containers",
+                   {{{"name", "main"},
+                     {"image", "busybox"},
+                     {"command", {"sh", "-c", script}},
+                     {"env", extra_env}}}}}}};
+    if (!annotations.empty()) pod["metadata"]["annotations"] = annotations;
+    auto r = api_.rest().Create(client::Path("pods", "default"), pod);
+    ASSERT_TRUE(r.ok()) << r.status().ToString();
+  }
+
+  std::string Logs(const std::string& pod, const std::string& query = "") {
+    api::http::ClientOptions o;
+    o.port = agent_->port();
+    o.tls = false;
+    api::http::HttpClient client(o);
+    auto r = client.Do("GET", "/containerLogs/default/" + pod + "/main" + query);
+    if (!r.ok()) return "<" + r.status().ToString() + ">";
+    return r->body;
+  }
+
+  client::testing::InProcessApi api_;
+  std::string dir_;
+  std::unique_ptr<Agent> agent_;
+  std::vector<pid_t> pids_to_kill_;
+};
+
+}  // namespace etna::agent::testing
