@@ -28,7 +28,10 @@ JobController::JobController(ControllerOptions options)
     }
   });
   commands_ = Watch(client::Path("commands"), [this](const std::string& type, const Json& cmd) {
-    if (type != "DELETED" && StringAt(cmd, "/target/kind") == "Job") {
+    if (type == "DELETED") {
+      std::lock_guard lock(mu_);
+      done_commands_.erase(StringAt(cmd, "/metadata/uid"));
+    } else if (StringAt(cmd, "/target/kind") == "Job") {
       queue().Add(StringAt(cmd, "/metadata/namespace") + "/" + StringAt(cmd, "/target/name"));
     }
   });
@@ -39,6 +42,18 @@ void JobController::OnPod(const std::string& type, const Json& pod) {
   if (job.empty()) return;
   std::string ns = StringAt(pod, "/metadata/namespace");
   std::string key = ns + "/" + job;
+  {
+    std::lock_guard lock(mu_);
+    if (type == "DELETED") {
+      auto it = pods_by_job_.find(key);
+      if (it != pods_by_job_.end()) {
+        it->second.erase(StringAt(pod, "/metadata/name"));
+        if (it->second.empty()) pods_by_job_.erase(it);
+      }
+    } else {
+      pods_by_job_[key].insert(StringAt(pod, "/metadata/name"));
+    }
+  }
   if (type == "DELETED") {
     std::string uid = StringAt(pod, "/metadata/uid");
     std::lock_guard lock(mu_);
@@ -64,11 +79,17 @@ void JobController::OnPod(const std::string& type, const Json& pod) {
 std::vector<Json> JobController::PodsOf(const Json& job) const {
   std::vector<Json> out;
   std::string ns = JobNamespace(job), name = JobName(job), uid = StringAt(job, "/metadata/uid");
-  for (Json& pod : pods_->List()) {
-    if (StringAt(pod, "/metadata/namespace") != ns ||
-        StringAt(pod, "/metadata/labels/volcano.sh~1job-name") != name) {
-      continue;
-    }
+  std::vector<std::string> names;
+  {
+    std::lock_guard lock(mu_);
+    auto it = pods_by_job_.find(ns + "/" + name);
+    if (it != pods_by_job_.end()) names.assign(it->second.begin(), it->second.end());
+  }
+  for (const std::string& pod_name : names) {
+    auto found = pods_->Get(ns, pod_name);
+    if (!found) continue;
+    Json& pod = *found;
+    if (StringAt(pod, "/metadata/labels/volcano.sh~1job-name") != name) continue;
     bool owned = true;
     for (const Json& ref : ArrayAt(pod, "/metadata/ownerReferences")) {
       if (BoolAt(ref, "/controller", false)) owned = StringAt(ref, "/uid") == uid;
