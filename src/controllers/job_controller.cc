@@ -85,6 +85,11 @@ std::vector<Json> JobController::PodsOf(const Json& job) const {
     auto it = pods_by_job_.find(ns + "/" + name);
     if (it != pods_by_job_.end()) names.assign(it->second.begin(), it->second.end());
   }
+  std::set<std::string> deleted;
+  {
+    std::lock_guard lock(mu_);
+    deleted = self_deleted_;
+  }
   for (const std::string& pod_name : names) {
     auto found = pods_->Get(ns, pod_name);
     if (!found) continue;
@@ -94,7 +99,14 @@ std::vector<Json> JobController::PodsOf(const Json& job) const {
     for (const Json& ref : ArrayAt(pod, "/metadata/ownerReferences")) {
       if (BoolAt(ref, "/controller", false)) owned = StringAt(ref, "/uid") == uid;
     }
-    if (owned) out.push_back(std::move(pod));
+    if (!owned) continue;
+    // A pod this controller deleted whose deletion the cache has not seen yet counts as
+    // terminating, so that a stale cache neither acts on it again nor ends a restart early.
+    if (deleted.count(StringAt(pod, "/metadata/uid")) &&
+        !pod["metadata"].contains("deletionTimestamp")) {
+      pod["metadata"]["deletionTimestamp"] = "deleted";
+    }
+    out.push_back(std::move(pod));
   }
   return out;
 }
@@ -135,6 +147,11 @@ Status JobController::ReconcileJob(const std::string& key, JobContext& c) {
   ComputeStatus(c);
   ETNA_RETURN_IF_ERROR(WriteStatus(c));
   if (!c.command_done.empty()) {
+    // Applied and recorded in the status: a stale cache must not apply it again.
+    {
+      std::lock_guard lock(mu_);
+      done_commands_.insert(c.command_uid);
+    }
     Status s = rest().Delete(c.command_done);
     if (!s.ok() && s.code() != StatusCode::kNotFound) return s;
   }
@@ -200,6 +217,7 @@ std::optional<std::pair<std::string, std::string>> JobController::NextAction(Job
     if (StringAt(pod, "/metadata/labels/volcano.sh~1job-version") != version) continue;
     std::string task = StringAt(pod, "/metadata/labels/volcano.sh~1task-spec");
     std::string pod_name = StringAt(pod, "/metadata/name");
+    if (IsTerminating(pod)) continue;
     std::string phase = StringAt(pod, "/status/phase");
     if (phase == "Failed") {
       if (auto a = pick("PodFailed", task, pod_name, PodExitCode(pod))) return a;
@@ -214,7 +232,7 @@ std::optional<std::pair<std::string, std::string>> JobController::NextAction(Job
         if (auto a = pick("PodEvicted", task, pod_name)) return a;
       }
     }
-    if ((phase.empty() || phase == "Pending") && !IsTerminating(pod)) {
+    if (phase.empty() || phase == "Pending") {
       auto m = FindPolicy(c.job, task, "PodPending");
       auto created = ParseTime(StringAt(pod, "/metadata/creationTimestamp"));
       if (m && m->timeout_ms && created) {
@@ -281,10 +299,6 @@ Status JobController::ApplyAction(JobContext& c, const std::string& action,
     SetPhase(c, "Terminating", c.reason, c.message);
   } else if (action == "CompleteJob") {
     SetPhase(c, "Completing", c.reason, c.message);
-  }
-  if (!c.command_uid.empty()) {
-    std::lock_guard lock(mu_);
-    done_commands_.insert(c.command_uid);
   }
   return Status::Ok();
 }

@@ -103,6 +103,7 @@ TEST_F(JobEventsTest, PodPendingPastTimeoutAborts) {
       Job("pp", {Task("w", 1)},
           {{"policies", {{{"event", "PodPending"}, {"action", "AbortJob"}, {"timeout", "1m"}}}}}));
   ASSERT_TRUE(WaitUntil([&] { return JobPods("pp").size() == 1; }));
+  ASSERT_TRUE(WaitPhase("pp", "Pending"));
   clock_.Advance(30'000);
   EXPECT_EQ(JobPhase("pp"), "Pending");
   clock_.Advance(31'000);
