@@ -143,7 +143,7 @@ Status JobController::ReconcileJob(const std::string& key, JobContext& c) {
       ETNA_RETURN_IF_ERROR(ApplyAction(c, action->first, action->second));
     }
   }
-  ETNA_RETURN_IF_ERROR(RunPhase(c));
+  if (!c.pods_deleted) ETNA_RETURN_IF_ERROR(RunPhase(c));
   ComputeStatus(c);
   ETNA_RETURN_IF_ERROR(WriteStatus(c));
   if (!c.command_done.empty()) {
@@ -156,6 +156,7 @@ Status JobController::ReconcileJob(const std::string& key, JobContext& c) {
     if (!s.ok() && s.code() != StatusCode::kNotFound) return s;
   }
   if (c.wake_at) queue().AddAt(key, *c.wake_at);
+  if (c.pods_deleted) queue().Add(key);
   return CheckTtl(c);
 }
 
@@ -223,12 +224,18 @@ std::optional<std::pair<std::string, std::string>> JobController::NextAction(Job
       if (auto a = pick("PodFailed", task, pod_name, PodExitCode(pod))) return a;
     }
     if (HasDisruption(pod)) {
-      bool first;
+      std::string uid = StringAt(pod, "/metadata/uid");
+      bool handled;
       {
         std::lock_guard lock(mu_);
-        first = handled_disruptions_.insert(StringAt(pod, "/metadata/uid")).second;
+        handled = handled_disruptions_.count(uid) > 0;
       }
-      if (first) {
+      if (!handled) {
+        // Handled once the action is in the status; a failed write tries again.
+        c.on_success.push_back([this, uid] {
+          std::lock_guard lock(mu_);
+          handled_disruptions_.insert(uid);
+        });
         if (auto a = pick("PodEvicted", task, pod_name)) return a;
       }
     }
@@ -288,13 +295,19 @@ Status JobController::ApplyAction(JobContext& c, const std::string& action,
   } else if (action == "RestartJob") {
     restart(true);
   } else if (action == "RestartTask" || action == "RestartPod") {
+    // The restart is written first: a delete without its retryCount would look like an
+    // eviction.
+    restart(false);
+    ETNA_RETURN_IF_ERROR(WriteStatus(c));
     for (const Json& pod : c.pods) {
       bool hit = action == "RestartPod"
                      ? StringAt(pod, "/metadata/name") == target
                      : StringAt(pod, "/metadata/labels/volcano.sh~1task-spec") == target;
-      if (hit && !IsTerminating(pod)) ETNA_RETURN_IF_ERROR(DeletePod(pod));
+      if (hit && !IsTerminating(pod)) {
+        ETNA_RETURN_IF_ERROR(DeletePod(pod));
+        c.pods_deleted = true;
+      }
     }
-    restart(false);
   } else if (action == "TerminateJob") {
     SetPhase(c, "Terminating", c.reason, c.message);
   } else if (action == "CompleteJob") {
