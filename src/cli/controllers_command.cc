@@ -2,6 +2,7 @@
 // API server given by a kubeconfig, until SIGINT or SIGTERM.
 #include <signal.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <cstdlib>
 #include <sstream>

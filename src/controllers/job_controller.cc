@@ -28,7 +28,10 @@ JobController::JobController(ControllerOptions options)
     }
   });
   commands_ = Watch(client::Path("commands"), [this](const std::string& type, const Json& cmd) {
-    if (type != "DELETED" && StringAt(cmd, "/target/kind") == "Job") {
+    if (type == "DELETED") {
+      std::lock_guard lock(mu_);
+      done_commands_.erase(StringAt(cmd, "/metadata/uid"));
+    } else if (StringAt(cmd, "/target/kind") == "Job") {
       queue().Add(StringAt(cmd, "/metadata/namespace") + "/" + StringAt(cmd, "/target/name"));
     }
   });
@@ -39,6 +42,18 @@ void JobController::OnPod(const std::string& type, const Json& pod) {
   if (job.empty()) return;
   std::string ns = StringAt(pod, "/metadata/namespace");
   std::string key = ns + "/" + job;
+  {
+    std::lock_guard lock(mu_);
+    if (type == "DELETED") {
+      auto it = pods_by_job_.find(key);
+      if (it != pods_by_job_.end()) {
+        it->second.erase(StringAt(pod, "/metadata/name"));
+        if (it->second.empty()) pods_by_job_.erase(it);
+      }
+    } else {
+      pods_by_job_[key].insert(StringAt(pod, "/metadata/name"));
+    }
+  }
   if (type == "DELETED") {
     std::string uid = StringAt(pod, "/metadata/uid");
     std::lock_guard lock(mu_);
@@ -64,16 +79,34 @@ void JobController::OnPod(const std::string& type, const Json& pod) {
 std::vector<Json> JobController::PodsOf(const Json& job) const {
   std::vector<Json> out;
   std::string ns = JobNamespace(job), name = JobName(job), uid = StringAt(job, "/metadata/uid");
-  for (Json& pod : pods_->List()) {
-    if (StringAt(pod, "/metadata/namespace") != ns ||
-        StringAt(pod, "/metadata/labels/volcano.sh~1job-name") != name) {
-      continue;
-    }
+  std::vector<std::string> names;
+  {
+    std::lock_guard lock(mu_);
+    auto it = pods_by_job_.find(ns + "/" + name);
+    if (it != pods_by_job_.end()) names.assign(it->second.begin(), it->second.end());
+  }
+  std::set<std::string> deleted;
+  {
+    std::lock_guard lock(mu_);
+    deleted = self_deleted_;
+  }
+  for (const std::string& pod_name : names) {
+    auto found = pods_->Get(ns, pod_name);
+    if (!found) continue;
+    Json& pod = *found;
+    if (StringAt(pod, "/metadata/labels/volcano.sh~1job-name") != name) continue;
     bool owned = true;
     for (const Json& ref : ArrayAt(pod, "/metadata/ownerReferences")) {
       if (BoolAt(ref, "/controller", false)) owned = StringAt(ref, "/uid") == uid;
     }
-    if (owned) out.push_back(std::move(pod));
+    if (!owned) continue;
+    // A pod this controller deleted whose deletion the cache has not seen yet counts as
+    // terminating, so that a stale cache neither acts on it again nor ends a restart early.
+    if (deleted.count(StringAt(pod, "/metadata/uid")) &&
+        !pod["metadata"].contains("deletionTimestamp")) {
+      pod["metadata"]["deletionTimestamp"] = "deleted";
+    }
+    out.push_back(std::move(pod));
   }
   return out;
 }
@@ -110,14 +143,20 @@ Status JobController::ReconcileJob(const std::string& key, JobContext& c) {
       ETNA_RETURN_IF_ERROR(ApplyAction(c, action->first, action->second));
     }
   }
-  ETNA_RETURN_IF_ERROR(RunPhase(c));
+  if (!c.pods_deleted) ETNA_RETURN_IF_ERROR(RunPhase(c));
   ComputeStatus(c);
   ETNA_RETURN_IF_ERROR(WriteStatus(c));
   if (!c.command_done.empty()) {
+    // Applied and recorded in the status: a stale cache must not apply it again.
+    {
+      std::lock_guard lock(mu_);
+      done_commands_.insert(c.command_uid);
+    }
     Status s = rest().Delete(c.command_done);
     if (!s.ok() && s.code() != StatusCode::kNotFound) return s;
   }
   if (c.wake_at) queue().AddAt(key, *c.wake_at);
+  if (c.pods_deleted) queue().Add(key);
   return CheckTtl(c);
 }
 
@@ -179,21 +218,28 @@ std::optional<std::pair<std::string, std::string>> JobController::NextAction(Job
     if (StringAt(pod, "/metadata/labels/volcano.sh~1job-version") != version) continue;
     std::string task = StringAt(pod, "/metadata/labels/volcano.sh~1task-spec");
     std::string pod_name = StringAt(pod, "/metadata/name");
+    if (IsTerminating(pod)) continue;
     std::string phase = StringAt(pod, "/status/phase");
     if (phase == "Failed") {
       if (auto a = pick("PodFailed", task, pod_name, PodExitCode(pod))) return a;
     }
     if (HasDisruption(pod)) {
-      bool first;
+      std::string uid = StringAt(pod, "/metadata/uid");
+      bool handled;
       {
         std::lock_guard lock(mu_);
-        first = handled_disruptions_.insert(StringAt(pod, "/metadata/uid")).second;
+        handled = handled_disruptions_.count(uid) > 0;
       }
-      if (first) {
+      if (!handled) {
+        // Handled once the action is in the status; a failed write tries again.
+        c.on_success.push_back([this, uid] {
+          std::lock_guard lock(mu_);
+          handled_disruptions_.insert(uid);
+        });
         if (auto a = pick("PodEvicted", task, pod_name)) return a;
       }
     }
-    if ((phase.empty() || phase == "Pending") && !IsTerminating(pod)) {
+    if (phase.empty() || phase == "Pending") {
       auto m = FindPolicy(c.job, task, "PodPending");
       auto created = ParseTime(StringAt(pod, "/metadata/creationTimestamp"));
       if (m && m->timeout_ms && created) {
@@ -249,21 +295,23 @@ Status JobController::ApplyAction(JobContext& c, const std::string& action,
   } else if (action == "RestartJob") {
     restart(true);
   } else if (action == "RestartTask" || action == "RestartPod") {
+    // The restart is written first: a delete without its retryCount would look like an
+    // eviction.
+    restart(false);
+    ETNA_RETURN_IF_ERROR(WriteStatus(c));
     for (const Json& pod : c.pods) {
       bool hit = action == "RestartPod"
                      ? StringAt(pod, "/metadata/name") == target
                      : StringAt(pod, "/metadata/labels/volcano.sh~1task-spec") == target;
-      if (hit && !IsTerminating(pod)) ETNA_RETURN_IF_ERROR(DeletePod(pod));
+      if (hit && !IsTerminating(pod)) {
+        ETNA_RETURN_IF_ERROR(DeletePod(pod));
+        c.pods_deleted = true;
+      }
     }
-    restart(false);
   } else if (action == "TerminateJob") {
     SetPhase(c, "Terminating", c.reason, c.message);
   } else if (action == "CompleteJob") {
     SetPhase(c, "Completing", c.reason, c.message);
-  }
-  if (!c.command_uid.empty()) {
-    std::lock_guard lock(mu_);
-    done_commands_.insert(c.command_uid);
   }
   return Status::Ok();
 }

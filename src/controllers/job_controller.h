@@ -28,6 +28,8 @@ struct JobContext;  // job_sync.h
 class JobController : public Controller {
  public:
   explicit JobController(ControllerOptions options);
+  // Stops the informers before this class's members go (their handlers use them).
+  ~JobController() override { Stop(); }
 
  protected:
   Status Reconcile(const std::string& key) override;
@@ -63,13 +65,14 @@ class JobController : public Controller {
   client::Informer* pods_;
   client::Informer* podgroups_;
   client::Informer* commands_;
-  std::mutex mu_;
+  mutable std::mutex mu_;
   std::map<std::string, std::vector<PodEvent>> events_;  // job key -> unhandled events
   std::set<std::string> self_deleted_;                   // uids of pods this controller deleted
   std::set<std::string> handled_disruptions_;            // pod uids already acted on
   std::set<std::string> done_commands_;                  // uids of Commands applied
   std::set<std::string> made_config_maps_;               // job uids whose svc ConfigMap exists
   std::map<std::string, int64_t> seen_generation_;       // job key -> metadata.generation
+  std::map<std::string, std::set<std::string>> pods_by_job_;  // job key -> its pods' names
 };
 
 }  // namespace etna::controllers

@@ -71,6 +71,23 @@ TEST_F(JobEventsTest, RestartPodReplacesOnlyThatPod) {
   EXPECT_EQ(Status("rp")["version"], 0);
 }
 
+TEST_F(JobEventsTest, RestartTaskReplacesThatTasksPods) {
+  MustCreate("jobs", "default",
+             Job("rt", {Task("a", 2, {Policy("PodFailed", "RestartTask")}), Task("b", 1)}));
+  ASSERT_TRUE(WaitUntil([&] { return JobPods("rt").size() == 3; }));
+  auto before = JobPods("rt");
+  SetPhase("rt-a-1", "Failed", 1);
+  ASSERT_TRUE(WaitUntil([&] {
+    auto pods = JobPods("rt");
+    return pods.size() == 3 &&
+           pods["rt-a-0"]["metadata"]["uid"] != before["rt-a-0"]["metadata"]["uid"] &&
+           pods["rt-a-1"]["metadata"]["uid"] != before["rt-a-1"]["metadata"]["uid"];
+  }));
+  EXPECT_EQ(JobPods("rt")["rt-b-0"]["metadata"]["uid"], before["rt-b-0"]["metadata"]["uid"]);
+  ASSERT_TRUE(WaitPhase("rt", "Pending"));
+  EXPECT_EQ(Status("rt")["retryCount"], 1);
+}
+
 TEST_F(JobEventsTest, DisruptionTargetIsPodEvicted) {
   MustCreate("jobs", "default",
              Job("dt", {Task("w", 2)}, {{"policies", {Policy("PodEvicted", "RestartJob")}}}));
@@ -103,6 +120,7 @@ TEST_F(JobEventsTest, PodPendingPastTimeoutAborts) {
       Job("pp", {Task("w", 1)},
           {{"policies", {{{"event", "PodPending"}, {"action", "AbortJob"}, {"timeout", "1m"}}}}}));
   ASSERT_TRUE(WaitUntil([&] { return JobPods("pp").size() == 1; }));
+  ASSERT_TRUE(WaitPhase("pp", "Pending"));
   clock_.Advance(30'000);
   EXPECT_EQ(JobPhase("pp"), "Pending");
   clock_.Advance(31'000);

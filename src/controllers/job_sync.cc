@@ -285,7 +285,13 @@ Status JobController::WriteStatus(JobContext& c) {
   if (c.job["status"] == c.original_status) return Status::Ok();
   auto written =
       rest().UpdateStatus(client::Path("jobs", JobNamespace(c.job), JobName(c.job)), c.job);
-  return written.ok() ? Status::Ok() : written.status();
+  if (!written.ok()) return written.status();
+  // Later writes in this reconcile build on this one.
+  c.job["metadata"]["resourceVersion"] = StringAt(*written, "/metadata/resourceVersion");
+  c.original_status = c.job["status"];
+  for (auto& done : c.on_success) done();
+  c.on_success.clear();
+  return Status::Ok();
 }
 
 Status JobController::CheckTtl(JobContext& c) {

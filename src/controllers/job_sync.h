@@ -23,8 +23,10 @@ struct JobContext {
   std::string reason, message;  // why the next phase change happens
   std::string command_done;     // path of a Command to delete once the status is written
   std::string command_uid;
-  std::optional<TimeMs> wake_at;  // reconcile again at this clock time
-  std::function<void()> undo;     // puts back the recorded events taken, when the reconcile fails
+  std::optional<TimeMs> wake_at;                  // reconcile again at this clock time
+  std::vector<std::function<void()>> on_success;  // run once the status is written
+  bool pods_deleted = false;   // pods deleted in this reconcile: c.pods is out of date
+  std::function<void()> undo;  // puts back the recorded events taken, when the reconcile fails
 };
 
 struct TaskCounts {

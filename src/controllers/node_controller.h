@@ -24,6 +24,8 @@ inline constexpr char kUnschedulableTaint[] = "node.kubernetes.io/unschedulable"
 class NodeLifecycleController : public Controller {
  public:
   NodeLifecycleController(ControllerOptions options, std::chrono::milliseconds lease_grace);
+  // Stops the informers before this class's members go (their handlers use them).
+  ~NodeLifecycleController() override { Stop(); }
 
  protected:
   Status Reconcile(const std::string& key) override;

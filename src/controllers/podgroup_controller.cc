@@ -108,11 +108,15 @@ Status PodGroupController::ReconcileGroup(const std::string& key, const std::str
   std::string message =
       fmt::format("PodGroup {} was not scheduled within its ttl of {}s", name, ttl);
   Json conditions = ArrayAt(*pg, "/status/conditions");
-  conditions.push_back({{"type", "Unschedulable"},
-                        {"status", "True"},
-                        {"reason", kWaitTimeoutReason},
-                        {"message", message},
-                        {"lastTransitionTime", FormatTime(clock().NowMs())}});
+  bool marked = false;
+  for (const Json& cond : conditions)
+    marked = marked || StringAt(cond, "/reason") == kWaitTimeoutReason;
+  if (!marked)
+    conditions.push_back({{"type", "Unschedulable"},
+                          {"status", "True"},
+                          {"reason", kWaitTimeoutReason},
+                          {"message", message},
+                          {"lastTransitionTime", FormatTime(clock().NowMs())}});
   auto patched =
       rest().MergePatch(client::Path("podgroups", ns, name),
                         {{"status", {{"phase", "Failed"}, {"conditions", conditions}}}}, "status");

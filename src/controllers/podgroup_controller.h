@@ -21,6 +21,8 @@ inline constexpr char kPodQueueAnnotation[] = "scheduling.volcano.sh/queue-name"
 class PodGroupController : public Controller {
  public:
   explicit PodGroupController(ControllerOptions options);
+  // Stops the informers before this class's members go (their handlers use them).
+  ~PodGroupController() override { Stop(); }
 
  protected:
   Status Reconcile(const std::string& key) override;

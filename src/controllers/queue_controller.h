@@ -14,6 +14,8 @@ namespace etna::controllers {
 class QueueController : public Controller {
  public:
   explicit QueueController(ControllerOptions options);
+  // Stops the informers before this class's members go (their handlers use them).
+  ~QueueController() override { Stop(); }
 
  protected:
   Status Reconcile(const std::string& key) override;
