@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <cstdio>
+#include <set>
 
 #include "client/well_known.h"
 
@@ -171,6 +172,18 @@ void DecisionApplier::Evict(const sched::EvictDecision& e) {
 
 void DecisionApplier::UpdateJobs(const Assembled& view, const sched::Decision& decision) {
   const auto& jobs = view.snapshot.jobs;
+  {
+    // Forget jobs that are gone, so the map does not grow without bound.
+    std::lock_guard<std::mutex> lock(mu_);
+    if (job_status_.size() > 2 * jobs.size() + 1024) {
+      std::set<std::string> live;
+      for (size_t j = 0; j < jobs.size(); ++j) {
+        live.insert(view.job_keys[j].empty() ? fmt::format("pod:{}", jobs[j].uid)
+                                             : view.job_keys[j]);
+      }
+      std::erase_if(job_status_, [&](const auto& e) { return !live.count(e.first); });
+    }
+  }
   for (const auto& u : decision.jobs) {
     if (u.job < 0 || u.job >= static_cast<sched::JobIdx>(jobs.size())) continue;
     const sched::Job& job = jobs[u.job];
