@@ -183,6 +183,13 @@ int main(int argc, char** argv) {
 
   etna::scheduler::SchedulerOptions options;
   options.transports = factory;
+  options.on_cycle = [](const etna::scheduler::CycleStats& c) {
+    if (std::getenv("E2E_BENCH_VERBOSE")) {
+      std::fprintf(stderr,
+                   "cycle: %zu tasks, %zu binds, assemble %.1f ms, core %.1f ms, apply %.1f ms\n",
+                   c.tasks, c.binds, c.assemble_ms, c.cycle_ms, c.apply_ms);
+    }
+  };
   etna::scheduler::Scheduler scheduler(options);
   if (Status st = scheduler.Start(); !st.ok()) Die(st.ToString());
   while (static_cast<int>(scheduler.cache().Assemble(0).snapshot.nodes.size()) < flags.nodes) {

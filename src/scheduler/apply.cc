@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <cstdio>
+#include <set>
 
 #include "client/well_known.h"
 
@@ -39,7 +40,7 @@ DecisionApplier::DecisionApplier(client::RestClient* rest, Cache* cache, EventRe
                                  int bind_workers)
     : rest_(rest), cache_(cache), events_(events) {
   for (int i = 0; i < std::max(1, bind_workers); ++i) {
-    workers_.emplace_back([this] { BindWorker(); });
+    workers_.emplace_back([this] { Worker(); });
   }
 }
 
@@ -69,7 +70,9 @@ void DecisionApplier::Apply(const Assembled& view, const std::vector<sched::Node
   }
   {
     std::lock_guard<std::mutex> lock(mu_);
-    for (auto& j : jobs) binds_.push_back(std::move(j));
+    for (auto& j : jobs) {
+      work_.push_back([this, job = std::move(j)] { Bind(job); });
+    }
   }
   cv_.notify_all();
   for (const auto& e : decision.evictions) Evict(e);
@@ -77,16 +80,24 @@ void DecisionApplier::Apply(const Assembled& view, const std::vector<sched::Node
   UpdateQueues(view, decision);
 }
 
-void DecisionApplier::BindWorker() {
+void DecisionApplier::Post(std::function<void()> work) {
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    work_.push_back(std::move(work));
+  }
+  cv_.notify_one();
+}
+
+void DecisionApplier::Worker() {
   std::unique_lock<std::mutex> lock(mu_);
   while (true) {
-    cv_.wait(lock, [&] { return stop_ || !binds_.empty(); });
-    if (binds_.empty()) return;  // stopping
-    BindJob job = std::move(binds_.front());
-    binds_.pop_front();
+    cv_.wait(lock, [&] { return stop_ || !work_.empty(); });
+    if (work_.empty()) return;  // stopping
+    std::function<void()> work = std::move(work_.front());
+    work_.pop_front();
     ++active_;
     lock.unlock();
-    Bind(job);
+    work();
     lock.lock();
     --active_;
     cv_.notify_all();
@@ -117,7 +128,7 @@ void DecisionApplier::Bind(const BindJob& job) {
 
 void DecisionApplier::WaitForBinds() {
   std::unique_lock<std::mutex> lock(mu_);
-  cv_.wait(lock, [&] { return binds_.empty() && active_ == 0; });
+  cv_.wait(lock, [&] { return work_.empty() && active_ == 0; });
 }
 
 ApplyStats DecisionApplier::stats() const {
@@ -161,22 +172,39 @@ void DecisionApplier::Evict(const sched::EvictDecision& e) {
 
 void DecisionApplier::UpdateJobs(const Assembled& view, const sched::Decision& decision) {
   const auto& jobs = view.snapshot.jobs;
+  {
+    // Forget jobs that are gone, so the map does not grow without bound.
+    std::lock_guard<std::mutex> lock(mu_);
+    if (job_status_.size() > 2 * jobs.size() + 1024) {
+      std::set<std::string> live;
+      for (size_t j = 0; j < jobs.size(); ++j) {
+        live.insert(view.job_keys[j].empty() ? fmt::format("pod:{}", jobs[j].uid)
+                                             : view.job_keys[j]);
+      }
+      std::erase_if(job_status_, [&](const auto& e) { return !live.count(e.first); });
+    }
+  }
   for (const auto& u : decision.jobs) {
     if (u.job < 0 || u.job >= static_cast<sched::JobIdx>(jobs.size())) continue;
     const sched::Job& job = jobs[u.job];
     const std::string& key = view.job_keys[u.job];
     JobStatus next{PhaseName(u.phase), u.condition, u.reason, u.message, u.backoff.failures};
-    JobStatus& last = job_status_[key.empty() ? fmt::format("pod:{}", job.uid) : key];
-    bool failed_again = u.condition == "Unschedulable" &&
-                        (next.message != last.message || next.reason != last.reason ||
-                         next.failures > last.failures);
+    bool failed_again, changed;
+    std::string status_key = key.empty() ? fmt::format("pod:{}", job.uid) : key;
+    {
+      std::lock_guard<std::mutex> lock(mu_);
+      JobStatus& last = job_status_[status_key];
+      failed_again = u.condition == "Unschedulable" &&
+                     (next.message != last.message || next.reason != last.reason ||
+                      next.failures > last.failures);
+      changed = next.phase != last.phase || next.condition != last.condition ||
+                next.reason != last.reason || next.message != last.message;
+      last = next;
+    }
     if (failed_again) {
       ObjectRef ref = key.empty() ? PodRef(job.ns, job.name, job.uid) : PodGroupRef(job);
       events_->Record(ref, "Warning", "FailedScheduling", u.message.empty() ? u.reason : u.message);
     }
-    bool changed = next.phase != last.phase || next.condition != last.condition ||
-                   next.reason != last.reason || next.message != last.message;
-    last = next;
     if (key.empty() || !changed) continue;
     json status = {{"phase", next.phase}};
     if (!u.condition.empty()) {
@@ -185,17 +213,23 @@ void DecisionApplier::UpdateJobs(const Assembled& view, const sched::Decision& d
                                            {"reason", u.reason.empty() ? u.condition : u.reason},
                                            {"message", u.message}}});
     }
-    auto r = rest_->MergePatch(client::Path("podgroups", job.ns, job.name), {{"status", status}},
-                               "status");
-    if (!r.ok() && r.status().code() != StatusCode::kNotFound) {
-      std::fprintf(stderr, "scheduler: podgroup %s status: %s\n", key.c_str(),
-                   r.status().message().c_str());
-      last = JobStatus{};  // try again next time
-      continue;
-    }
-    std::lock_guard<std::mutex> lock(mu_);
-    ++stats_.podgroup_patches;
+    Post([this, key, ns = job.ns, name = job.name, status = std::move(status)] {
+      PatchPodGroup(key, ns, name, status);
+    });
   }
+}
+
+void DecisionApplier::PatchPodGroup(const std::string& key, const std::string& ns,
+                                    const std::string& name, const json& status) {
+  auto r = rest_->MergePatch(client::Path("podgroups", ns, name), {{"status", status}}, "status");
+  std::lock_guard<std::mutex> lock(mu_);
+  if (!r.ok() && r.status().code() != StatusCode::kNotFound) {
+    std::fprintf(stderr, "scheduler: podgroup %s status: %s\n", key.c_str(),
+                 r.status().message().c_str());
+    job_status_.erase(key);  // written again after the next cycle
+    return;
+  }
+  ++stats_.podgroup_patches;
 }
 
 void DecisionApplier::UpdateQueues(const Assembled& view, const sched::Decision& decision) {

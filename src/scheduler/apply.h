@@ -7,7 +7,8 @@
 // - Evictions: the victim gets condition DisruptionTarget=True (reason Preempted or Reclaimed,
 //   message naming the preemptor) through a status patch, then pods/eviction.
 // - PodGroup status (phase and one Scheduled/Unschedulable condition) and Queue status.allocated
-//   by JSON merge patch, only when they differ from what was last written.
+//   by JSON merge patch, only when they differ from what was last written; sent by the same
+//   workers after the cycle's binds (a failed patch is retried after the next cycle).
 // - Events: Scheduled, FailedScheduling, Preempted and Evict (events.h).
 //
 // Thread-safety: Apply from one thread (the scheduling loop); WaitForBinds from any.
@@ -45,7 +46,7 @@ class DecisionApplier {
   // `nodes` are the snapshot's nodes as the cycle saw them (for device UUIDs and MIG ids).
   void Apply(const Assembled& view, const std::vector<sched::Node>& nodes,
              const sched::Decision& decision);
-  // Blocks until every bind handed out so far has been answered.
+  // Blocks until every bind and patch handed out so far has been answered.
   void WaitForBinds();
   ApplyStats stats() const;
 
@@ -59,8 +60,11 @@ class DecisionApplier {
     int32_t failures = 0;
   };
 
-  void BindWorker();
+  void Worker();
+  void Post(std::function<void()> work);
   void Bind(const BindJob& job);
+  void PatchPodGroup(const std::string& key, const std::string& ns, const std::string& name,
+                     const json& status);
   void Evict(const sched::EvictDecision& e);
   void UpdateJobs(const Assembled& view, const sched::Decision& decision);
   void UpdateQueues(const Assembled& view, const sched::Decision& decision);
@@ -70,12 +74,12 @@ class DecisionApplier {
   EventRecorder* events_;
   mutable std::mutex mu_;
   std::condition_variable cv_;
-  std::deque<BindJob> binds_;
+  std::deque<std::function<void()>> work_;
   size_t active_ = 0;
   bool stop_ = false;
   ApplyStats stats_;
   std::vector<std::thread> workers_;
-  // What was last written, so unchanged status is not patched again.
+  // What was last written, so unchanged status is not patched again (job_status_ under mu_).
   std::map<std::string, JobStatus> job_status_;
   std::map<std::string, std::map<std::string, std::string>> queue_allocated_;
 };

@@ -62,7 +62,7 @@ TEST(EvictionTest, HighPriorityJobPreemptsLowPriorityOne) {
     EXPECT_TRUE(s->RunOnce().ok());
     victims = CountVictims(kit, "low", 8, "Preempted", "default/high");
     return victims >= 2;
-  }));
+  })) << kit.GetPodGroup("high")["status"].dump();
   EXPECT_EQ(victims, 2);
   FinishEvictions(kit, "low", 8);
   ASSERT_TRUE(WaitFor([&] {

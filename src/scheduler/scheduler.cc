@@ -113,6 +113,8 @@ void Scheduler::Loop() {
     auto stats = Cycle();
     if (!stats.ok()) {
       std::fprintf(stderr, "scheduler: cycle failed: %s\n", stats.status().message().c_str());
+    } else if (options_.on_cycle) {
+      options_.on_cycle(*stats);
     }
     lock.lock();
   }

@@ -12,6 +12,7 @@
 #include <atomic>
 #include <chrono>
 #include <condition_variable>
+#include <functional>
 #include <memory>
 #include <mutex>
 #include <string>
@@ -33,6 +34,15 @@ inline constexpr char kConfigMapNamespace[] = "volcano-system";
 inline constexpr char kConfigMapName[] = "volcano-scheduler-configmap";
 inline constexpr char kConfigMapKey[] = "volcano-scheduler.conf";
 
+struct CycleStats {
+  size_t tasks = 0;
+  size_t binds = 0;
+  size_t evictions = 0;
+  double assemble_ms = 0;
+  double cycle_ms = 0;
+  double apply_ms = 0;
+};
+
 struct SchedulerOptions {
   client::TransportFactory transports;
   const Clock* clock = nullptr;  // null: the system clock
@@ -43,15 +53,8 @@ struct SchedulerOptions {
   int bind_workers = 16;
   bool run_loop = true;  // false: cycles only through RunOnce (tests)
   std::chrono::milliseconds sync_timeout{30000};
-};
-
-struct CycleStats {
-  size_t tasks = 0;
-  size_t binds = 0;
-  size_t evictions = 0;
-  double assemble_ms = 0;
-  double cycle_ms = 0;
-  double apply_ms = 0;
+  // Called after each cycle of the loop (for benchmarks and logs); on the loop's thread.
+  std::function<void(const CycleStats&)> on_cycle;
 };
 
 class Scheduler {

@@ -22,8 +22,8 @@ namespace etna::scheduler::testkit {
 using nlohmann::json;
 
 // Polls `done` every 10 ms for up to 20 s.
-inline bool WaitFor(const std::function<bool()>& done) {
-  auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(20);
+inline bool WaitFor(const std::function<bool()>& done, int seconds = 20) {
+  auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(seconds);
   while (std::chrono::steady_clock::now() < deadline) {
     if (done()) return true;
     std::this_thread::sleep_for(std::chrono::milliseconds(10));

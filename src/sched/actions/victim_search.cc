@@ -94,7 +94,7 @@ class VictimSearch {
                       job.phase == PodGroupPhase::kRunning || job.phase == PodGroupPhase::kUnknown;
       if (!admitted) {
         if (!(e_.admit_pending_jobs && job.phase == PodGroupPhase::kPending &&
-              q.state == QueueState::kOpen && !s_.Overused(q))) {
+              q.state == QueueState::kOpen && !(e_.pending_needs_share && s_.Overused(q)))) {
           continue;
         }
       }
@@ -425,6 +425,7 @@ EligibilityPolicy PreemptEligibility() {
   EligibilityPolicy e;
   e.action = "preempt";
   e.reason = "Preempted";
+  e.admit_pending_jobs = true;
   e.candidate = [](const Session& s, const PreemptionPolicy& policy, const Task& p, const Task& v) {
     const Job& pj = s.job(p.job);
     const Job& vj = s.job(v.job);
@@ -451,6 +452,7 @@ EligibilityPolicy ReclaimEligibility() {
   e.action = "reclaim";
   e.reason = "Reclaimed";
   e.admit_pending_jobs = true;
+  e.pending_needs_share = true;
   e.skip_overused_queues = true;
   e.entitled = [](const Session& s, const Task& p) {
     return s.Preemptive(s.queue(s.job(p.job).queue), p);

@@ -29,9 +29,13 @@ namespace etna::sched {
 struct EligibilityPolicy {
   std::string_view action;  // "preempt" | "reclaim"
   std::string_view reason;  // eviction condition reason: "Preempted" | "Reclaimed"
-  // Also admit Pending-phase jobs of open queues that are not overused (Volcano #4679: a job
-  // blocked at enqueue must still be able to reclaim).
+  // Also admit Pending-phase jobs of open queues (Volcano #4679: a job blocked at enqueue must
+  // still be able to reclaim; and allocate returns an admitted job it could not place to Pending
+  // (Volcano #5006), so preempt must take Pending jobs too or it never runs for a new job).
   bool admit_pending_jobs = false;
+  // ... only when their queue is not overused (reclaim: taking from other queues needs room
+  // in the preemptor's share; preempt stays inside one queue, so its use does not change).
+  bool pending_needs_share = false;
   // Skip preemptors whose queue is overused.
   bool skip_overused_queues = false;
   // Whether the preemptor task may evict at all (reclaim: its queue is entitled).
