@@ -2,11 +2,15 @@
 #include <cstdio>
 #include <cstring>
 #include <string>
+#include <utility>
+#include <vector>
 
 namespace etna::cli {
 int RunDemo(int argc, char** argv);
 int RunSim(int argc, char** argv);
 int RunServer(int argc, char** argv);
+bool RunUserCommand(int argc, char** argv, int* exit_code);  // job, queue, get, apply, ...
+std::vector<std::pair<std::string, std::string>> UserCommandGroups();
 }  // namespace etna::cli
 
 namespace {
@@ -21,6 +25,10 @@ void PrintHelp() {
       "  server    run the Kubernetes-compatible API server (etna server --help)\n"
       "  version   print the version\n"
       "  help      show this help\n");
+  for (const auto& [name, summary] : etna::cli::UserCommandGroups()) {
+    std::printf("  %-11s %s\n", name.c_str(), summary.c_str());
+  }
+  std::printf("\nRun 'etna <command> --help' for a command's flags.\n");
 }
 
 }  // namespace
@@ -39,6 +47,7 @@ int main(int argc, char** argv) {
   if (cmd == "demo") return etna::cli::RunDemo(argc - 1, argv + 1);
   if (cmd == "sim") return etna::cli::RunSim(argc - 1, argv + 1);
   if (cmd == "server") return etna::cli::RunServer(argc - 1, argv + 1);
+  if (int rc = 0; etna::cli::RunUserCommand(argc, argv, &rc)) return rc;
   std::fprintf(stderr, "etna: unknown command \"%s\" (see etna help)\n", cmd.c_str());
   return 1;
 }
