@@ -172,6 +172,21 @@ std::string GroupHelp(const std::string& word) {
 
 bool RunUserCommand(int argc, char** argv, int* exit_code) {
   if (argc < 2) return false;
+  // Connection flags may come before the command (`etna -n team get pods`): move them after.
+  std::vector<char*> reordered = {argv[0]};
+  std::vector<char*> leading;
+  int first = 1;
+  while (first < argc && argv[first][0] == '-') {
+    std::string a = argv[first];
+    bool takes_value = a == "-n" || a == "--namespace" || a == "--kubeconfig";
+    leading.push_back(argv[first++]);
+    if (takes_value && first < argc) leading.push_back(argv[first++]);
+  }
+  if (!leading.empty() && first < argc) {
+    for (int i = first; i < argc; ++i) reordered.push_back(argv[i]);
+    reordered.insert(reordered.end(), leading.begin(), leading.end());
+    return RunUserCommand(static_cast<int>(reordered.size()), reordered.data(), exit_code);
+  }
   std::string word = argv[1];
   bool known = false;
   for (const Command& c : UserCommands()) {
