@@ -25,6 +25,7 @@ void PrintHelp() {
       "  server    run the Kubernetes-compatible API server (etna server --help)\n"
       "  version   print the version\n"
       "  help      show this help\n");
+  std::printf("\nUser commands (against the API server of your kubeconfig):\n");
   for (const auto& [name, summary] : etna::cli::UserCommandGroups()) {
     std::printf("  %-11s %s\n", name.c_str(), summary.c_str());
   }
