@@ -130,6 +130,8 @@ raw POST /api/v1/namespaces/default/events '{"apiVersion":"v1","kind":"Event","m
 t "$ETNA" describe job bert
 t "$ETNA" describe queue research
 t "$ETNA" describe job nope
+# The scheduler's accounting: the queue already holds 4 of its 8 GPUs; the gang needs 8.
+raw PATCH /apis/scheduling.volcano.sh/v1beta1/queues/research/status '{"status":{"allocated":{"nvidia.com/gpu":"4","cpu":"2"}}}'
 t "$ETNA" explain bert
 t "$ETNA" explain nope
 t "$ETNA" wait vj/bert --for=jsonpath='{.spec.queue}'=research --timeout 5s

@@ -14,6 +14,7 @@
 #include "cli/kit/volcano.h"
 #include "client/node_gpus.h"
 #include "client/well_known.h"
+#include "common/resource.h"
 
 namespace etna::cli {
 namespace {
@@ -244,6 +245,68 @@ std::vector<std::string> Suggestions(const json& job, const std::vector<json>& g
   return out;
 }
 
+// What the job needs to start: its PodGroup's minResources, else the requests of its first
+// minAvailable pods (tasks in order). Amounts in ParseQuantity's fixed point, by resource name.
+std::map<std::string, int64_t> GangNeed(const json& job, const std::vector<json>& groups) {
+  std::map<std::string, int64_t> need;
+  auto add = [&](const json& resources, int64_t times) {
+    if (!resources.is_object()) return;
+    for (auto it = resources.begin(); it != resources.end(); ++it) {
+      auto id = ResourceNames::Global().Intern(it.key());
+      if (!id.ok() || !it->is_string()) continue;
+      auto amount = ParseQuantity(it->get<std::string>(), ResourceNames::Global().Unit(*id));
+      if (amount.ok()) need[it.key()] += *amount * times;
+    }
+  };
+  for (const json& pg : groups) {
+    const json& min = pg.value("spec", json::object()).value("minResources", json::object());
+    if (!min.empty()) {
+      add(min, 1);
+      return need;
+    }
+  }
+  const json& spec = job.value("spec", json::object());
+  int64_t left = spec.value("minAvailable", 0);
+  for (const json& task : spec.value("tasks", json::array())) {
+    int64_t pods = std::min<int64_t>(left, task.value("replicas", 0));
+    left -= pods;
+    const json& containers = task.value("template", json::object())
+                                 .value("spec", json::object())
+                                 .value("containers", json::array());
+    for (const json& c : containers) {
+      add(c.value("resources", json::object()).value("requests", json::object()), pods);
+    }
+  }
+  return need;
+}
+
+// "the queue's capability on R would be exceeded" lines for each resource the queue caps.
+std::vector<std::string> QueueLimits(const json& queue,
+                                     const std::map<std::string, int64_t>& need) {
+  std::vector<std::string> out;
+  const json& cap = queue.value("spec", json::object()).value("capability", json::object());
+  const json& alloc = queue.value("status", json::object()).value("allocated", json::object());
+  for (auto it = cap.begin(); it != cap.end(); ++it) {
+    auto wanted = need.find(it.key());
+    if (wanted == need.end() || !it->is_string()) continue;
+    auto id = ResourceNames::Global().Intern(it.key());
+    if (!id.ok()) continue;
+    ResourceUnit unit = ResourceNames::Global().Unit(*id);
+    auto limit = ParseQuantity(it->get<std::string>(), unit);
+    int64_t used = 0;
+    if (alloc.contains(it.key()) && alloc[it.key()].is_string()) {
+      auto a = ParseQuantity(alloc[it.key()].get<std::string>(), unit);
+      if (a.ok()) used = *a;
+    }
+    if (limit.ok() && used + wanted->second > *limit) {
+      out.push_back(fmt::format("{}: capability {}, allocated {}, the job needs {}", it.key(),
+                                FormatQuantity(*id, *limit), FormatQuantity(*id, used),
+                                FormatQuantity(*id, wanted->second)));
+    }
+  }
+  return out;
+}
+
 int RunExplain(Invocation& inv) {
   if (inv.args().size() != 1) return inv.UsageError("name one job: etna explain JOB");
   Api* api = inv.api();
@@ -282,6 +345,10 @@ int RunExplain(Invocation& inv) {
         "Queue {}: {}, weight {}, capability {}, allocated {}\n", qname, QueueState(*queue),
         qspec.value("weight", 1), Quantities(qspec.value("capability", json::object())),
         Quantities(queue->value("status", json::object()).value("allocated", json::object())));
+    for (const std::string& limit : QueueLimits(*queue, GangNeed(*job, *groups))) {
+      out += "  queue limit reached: " + limit + "\n";
+      conditions += "queue capability exceeded\n";
+    }
   } else {
     out += fmt::format("Queue {}: not found\n", qname);
   }
