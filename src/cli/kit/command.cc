@@ -5,6 +5,8 @@
 #include <algorithm>
 #include <set>
 
+#include "api/resources/registry.h"
+
 namespace etna::cli {
 
 namespace {
@@ -295,6 +297,11 @@ std::string CompletionScript(const std::string& shell) {
     for (const Flag& f : AllFlags(c)) words[c.path].insert("--" + f.name);
   }
   for (const char* extra : {"demo", "sim", "server", "version", "help"}) words[""].insert(extra);
+  // The resource types after the kubectl-style verbs.
+  for (const auto& info : api::resources::ResourceRegistry::Default().All()) {
+    for (const char* verb : {"get", "delete", "describe", "wait"}) words[verb].insert(info.plural);
+  }
+  words["completion"].insert({"bash", "zsh"});
   std::string cases;
   for (const auto& [prefix, set] : words) {
     std::string list;
