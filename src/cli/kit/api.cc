@@ -100,7 +100,6 @@ Result<std::string> Api::Text(const std::string& target) {
 
 Status Api::Stream(const std::string& target,
                    const std::function<void(std::string_view)>& on_line) {
-  std::string first_error;
   auto code = transport_->Watch(target, on_line);
   if (!code.ok()) return Status::Unavailable(Unreachable(code.status()));
   if (*code < 200 || *code >= 300) {
