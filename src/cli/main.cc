@@ -2,6 +2,8 @@
 #include <cstdio>
 #include <cstring>
 #include <string>
+#include <utility>
+#include <vector>
 
 namespace etna::cli {
 int RunDemo(int argc, char** argv);
@@ -12,6 +14,8 @@ int RunAgentShim(int argc, char** argv);
 int RunControllers(int argc, char** argv);
 int RunScheduler(int argc, char** argv);
 int RunDev(int argc, char** argv);
+bool RunUserCommand(int argc, char** argv, int* exit_code);  // job, queue, get, apply, ...
+std::vector<std::pair<std::string, std::string>> UserCommandGroups();
 }  // namespace etna::cli
 
 namespace {
@@ -31,6 +35,11 @@ void PrintHelp() {
       "  demo         run one scheduling cycle on a built-in cluster and print the decision\n"
       "  version      print the version\n"
       "  help         show this help\n");
+  std::printf("\nUser commands (against the API server of your kubeconfig):\n");
+  for (const auto& [name, summary] : etna::cli::UserCommandGroups()) {
+    std::printf("  %-12s %s\n", name.c_str(), summary.c_str());
+  }
+  std::printf("\nRun 'etna <command> --help' for a command's flags.\n");
 }
 
 }  // namespace
@@ -54,6 +63,7 @@ int main(int argc, char** argv) {
   if (cmd == "controllers") return etna::cli::RunControllers(argc - 1, argv + 1);
   if (cmd == "scheduler") return etna::cli::RunScheduler(argc - 1, argv + 1);
   if (cmd == "dev") return etna::cli::RunDev(argc - 1, argv + 1);
+  if (int rc = 0; etna::cli::RunUserCommand(argc, argv, &rc)) return rc;
   std::fprintf(stderr, "etna: unknown command \"%s\" (see etna help)\n", cmd.c_str());
   return 1;
 }

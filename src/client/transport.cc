@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <atomic>
+#include <cctype>
 #include <condition_variable>
 #include <mutex>
 
@@ -45,6 +46,14 @@ class HttpTransport : public Transport {
                                   std::string_view body, std::string_view content_type) override {
     std::lock_guard lock(do_mu_);
     return requests_->Do(method, target, body, content_type);
+  }
+
+  Result<http::ClientResponse> DoWithHeaders(
+      std::string_view method, std::string_view target, std::string_view body,
+      std::string_view content_type,
+      const std::vector<std::pair<std::string, std::string>>& headers) override {
+    std::lock_guard lock(do_mu_);
+    return requests_->Do(method, target, body, content_type, headers);
   }
 
   Result<int> Watch(const std::string& target,
@@ -91,7 +100,20 @@ class InProcessTransport : public Transport {
 
   Result<http::ClientResponse> Do(std::string_view method, std::string_view target,
                                   std::string_view body, std::string_view content_type) override {
-    http::Response r = handler_(MakeRequest(method, target, body, content_type));
+    return DoWithHeaders(method, target, body, content_type, {});
+  }
+
+  Result<http::ClientResponse> DoWithHeaders(
+      std::string_view method, std::string_view target, std::string_view body,
+      std::string_view content_type,
+      const std::vector<std::pair<std::string, std::string>>& headers) override {
+    http::Request request = MakeRequest(method, target, body, content_type);
+    for (const auto& [name, value] : headers) {
+      std::string lower = name;
+      for (char& c : lower) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+      request.headers[lower] = value;
+    }
+    http::Response r = handler_(std::move(request));
     if (r.stream) {
       r.stream->Cancel();
       return Status::InvalidArgument(fmt::format("{} {} is a stream: use Watch", method, target));

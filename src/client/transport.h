@@ -9,6 +9,8 @@
 #include <memory>
 #include <string>
 #include <string_view>
+#include <utility>
+#include <vector>
 
 #include "api/http/client.h"
 #include "api/http/message.h"
@@ -23,6 +25,15 @@ class Transport {
   virtual Result<api::http::ClientResponse> Do(
       std::string_view method, std::string_view target, std::string_view body = {},
       std::string_view content_type = "application/json") = 0;
+  // Do with extra request headers (e.g. Accept for the server's Table output, as `etna get`
+  // asks). The default ignores them; both transports here send them.
+  virtual Result<api::http::ClientResponse> DoWithHeaders(
+      std::string_view method, std::string_view target, std::string_view body,
+      std::string_view content_type,
+      const std::vector<std::pair<std::string, std::string>>& headers) {
+    (void)headers;
+    return Do(method, target, body, content_type);
+  }
   // Opens `target` (a watch) and calls on_line with each complete line until the server ends
   // the stream or Cancel() is called. Returns the HTTP status.
   virtual Result<int> Watch(const std::string& target,

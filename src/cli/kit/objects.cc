@@ -1,0 +1,164 @@
+#include "cli/kit/objects.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <filesystem>
+#include <fstream>
+#include <iostream>
+#include <iterator>
+#include <sstream>
+
+#include "api/codec/decode.h"
+
+namespace etna::cli {
+
+using nlohmann::json;
+namespace fs = std::filesystem;
+
+const ResourceInfo* FindResource(std::string_view name) {
+  return api::resources::ResourceRegistry::Default().FindByName(name);
+}
+
+const ResourceInfo* FindKind(const json& object) {
+  if (!object.is_object()) return nullptr;
+  return api::resources::ResourceRegistry::Default().FindKind(object.value("apiVersion", ""),
+                                                              object.value("kind", ""));
+}
+
+std::string ResourcePath(const ResourceInfo& info, std::string_view ns, std::string_view name) {
+  std::string path = info.group.empty() ? std::string("/api/v1")
+                                        : fmt::format("/apis/{}/{}", info.group, info.version);
+  if (info.namespaced && !ns.empty()) path += fmt::format("/namespaces/{}", ns);
+  path += "/" + info.plural;
+  if (!name.empty()) path += fmt::format("/{}", name);
+  return path;
+}
+
+std::string TypeName(const ResourceInfo& info) {
+  std::string kind = info.kind;
+  std::transform(kind.begin(), kind.end(), kind.begin(),
+                 [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+  return info.group.empty() ? kind : kind + "." + info.group;
+}
+
+std::string ObjectRef(const ResourceInfo& info, std::string_view name) {
+  return fmt::format("{}/{}", TypeName(info), name);
+}
+
+std::string QueryEscape(std::string_view value) {
+  std::string out;
+  for (unsigned char c : value) {
+    if (std::isalnum(c) || c == '-' || c == '_' || c == '.' || c == '~') {
+      out += static_cast<char>(c);
+    } else {
+      out += fmt::format("%{:02X}", c);
+    }
+  }
+  return out;
+}
+
+namespace {
+
+Status AddDocuments(const std::string& source, const std::string& text,
+                    std::vector<Manifest>* out) {
+  api::codec::DecodeLimits limits;
+  limits.max_bytes = 64 * 1024 * 1024;
+  auto docs = api::codec::DecodeYamlDocuments(text, limits);
+  if (!docs.ok()) {
+    return Status::InvalidArgument(
+        fmt::format("error: error parsing {}: {}", source, docs.status().message()));
+  }
+  for (json& doc : *docs) {
+    if (doc.is_null()) continue;
+    if (!doc.is_object()) {
+      return Status::InvalidArgument(
+          fmt::format("error: error parsing {}: a document is not an object", source));
+    }
+    std::string kind = doc.value("kind", "");
+    if (kind.size() > 4 && kind.compare(kind.size() - 4, 4, "List") == 0 && doc.contains("items") &&
+        doc["items"].is_array()) {
+      for (json& item : doc["items"]) out->push_back({source, std::move(item)});
+      continue;
+    }
+    out->push_back({source, std::move(doc)});
+  }
+  return Status::Ok();
+}
+
+}  // namespace
+
+Result<std::vector<Manifest>> ReadManifests(const std::vector<std::string>& paths) {
+  std::vector<Manifest> out;
+  for (const std::string& path : paths) {
+    if (path == "-") {
+      std::string text((std::istreambuf_iterator<char>(std::cin)),
+                       std::istreambuf_iterator<char>());
+      if (Status s = AddDocuments("STDIN", text, &out); !s.ok()) return s;
+      continue;
+    }
+    std::error_code ec;
+    std::vector<std::string> files;
+    if (fs::is_directory(path, ec)) {
+      for (const auto& entry : fs::directory_iterator(path, ec)) {
+        std::string ext = entry.path().extension().string();
+        if (entry.is_regular_file() && (ext == ".yaml" || ext == ".yml" || ext == ".json")) {
+          files.push_back(entry.path().string());
+        }
+      }
+      std::sort(files.begin(), files.end());
+    } else if (fs::exists(path, ec)) {
+      files.push_back(path);
+    } else {
+      return Status::NotFound(fmt::format("error: the path \"{}\" does not exist", path));
+    }
+    for (const std::string& file : files) {
+      std::ifstream in(file, std::ios::binary);
+      if (!in) return Status::NotFound(fmt::format("error: cannot read \"{}\"", file));
+      std::stringstream text;
+      text << in.rdbuf();
+      if (Status s = AddDocuments(file, text.str(), &out); !s.ok()) return s;
+    }
+  }
+  return out;
+}
+
+std::chrono::system_clock::time_point Now() { return std::chrono::system_clock::now(); }
+
+json JsonPathValue(const json& object, std::string_view path) {
+  if (!path.empty() && path.front() == '{') path.remove_prefix(1);
+  if (!path.empty() && path.back() == '}') path.remove_suffix(1);
+  const json* at = &object;
+  size_t i = 0;
+  while (i < path.size()) {
+    if (path[i] == '.') {
+      ++i;
+      continue;
+    }
+    if (path[i] == '[') {
+      size_t close = path.find(']', i);
+      if (close == std::string_view::npos) return nullptr;
+      std::string index(path.substr(i + 1, close - i - 1));
+      i = close + 1;
+      if (!at->is_array()) return nullptr;
+      size_t n = static_cast<size_t>(std::strtoul(index.c_str(), nullptr, 10));
+      if (n >= at->size()) return nullptr;
+      at = &(*at)[n];
+      continue;
+    }
+    size_t end = path.find_first_of(".[", i);
+    std::string key(path.substr(i, end == std::string_view::npos ? path.size() - i : end - i));
+    i = end == std::string_view::npos ? path.size() : end;
+    if (!at->is_object() || !at->contains(key)) return nullptr;
+    at = &(*at)[key];
+  }
+  return *at;
+}
+
+std::string JsonPathText(const json& value) {
+  if (value.is_string()) return value.get<std::string>();
+  if (value.is_null()) return "";
+  return value.dump();
+}
+
+}  // namespace etna::cli

@@ -1,0 +1,52 @@
+// Helpers the user commands share about API objects: resolving a resource name as kubectl does,
+// their URLs, kubectl's type names ("job.batch.volcano.sh"), reading manifests (files, folders,
+// stdin; multi-document YAML with the failing line named), selectors in URLs, and `now`.
+// Pure functions except ReadManifests (reads files); thread-safe.
+#pragma once
+
+#include <chrono>
+#include <nlohmann/json.hpp>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "api/resources/registry.h"
+#include "common/status.h"
+
+namespace etna::cli {
+
+using ResourceInfo = api::resources::ResourceInfo;
+
+// By kubectl's names (plural, singular, short name, kind, group-qualified); nullptr if unknown.
+const ResourceInfo* FindResource(std::string_view name);
+// By an object's apiVersion and kind.
+const ResourceInfo* FindKind(const nlohmann::json& object);
+
+// "/apis/batch.volcano.sh/v1alpha1/namespaces/ns/jobs/name" (ns ignored when cluster-scoped or
+// empty; name empty for the collection).
+std::string ResourcePath(const ResourceInfo& info, std::string_view ns, std::string_view name = {});
+// kubectl's "job.batch.volcano.sh" or "pod".
+std::string TypeName(const ResourceInfo& info);
+// An object's "kind.group/name" for -o name and the apply/delete lines.
+std::string ObjectRef(const ResourceInfo& info, std::string_view name);
+
+// Percent-escapes a query value.
+std::string QueryEscape(std::string_view value);
+
+struct Manifest {
+  std::string source;  // the file name, or "STDIN"
+  nlohmann::json object;
+};
+// Reads every object of `paths`: a file, a folder (its .yaml, .yml and .json files, sorted) or
+// "-" (stdin); List kinds are flattened. Errors name the file and the YAML line:
+// `error: error parsing bad.yaml: line 3: ...`.
+Result<std::vector<Manifest>> ReadManifests(const std::vector<std::string>& paths);
+
+std::chrono::system_clock::time_point Now();
+
+// The object at a dotted path (".status.state.phase", "{.status.conditions[0].type}"), or null.
+nlohmann::json JsonPathValue(const nlohmann::json& object, std::string_view path);
+// A value as kubectl's jsonpath prints it: strings bare, others as JSON.
+std::string JsonPathText(const nlohmann::json& value);
+
+}  // namespace etna::cli

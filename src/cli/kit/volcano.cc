@@ -1,0 +1,94 @@
+#include "cli/kit/volcano.h"
+
+#include <fmt/format.h>
+
+#include <random>
+
+#include "cli/kit/objects.h"
+#include "client/well_known.h"
+
+namespace etna::cli {
+
+using nlohmann::json;
+
+namespace {
+
+std::string RandomSuffix() {
+  static const char kChars[] = "bcdfghjklmnpqrstvwxz2456789";
+  std::random_device rd;
+  std::string s;
+  for (int i = 0; i < 5; ++i) s += kChars[rd() % (sizeof(kChars) - 1)];
+  return s;
+}
+
+std::string Lower(std::string s) {
+  for (char& c : s) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  return s;
+}
+
+}  // namespace
+
+Result<std::string> CreateBusCommand(Api* api, const std::string& ns, const std::string& action,
+                                     const json& target) {
+  const json& meta = target["metadata"];
+  std::string target_name = meta.value("name", "");
+  json ref = {{"apiVersion", target.value("apiVersion", "")},
+              {"kind", target.value("kind", "")},
+              {"name", target_name},
+              {"uid", meta.value("uid", "")},
+              {"controller", true},
+              {"blockOwnerDeletion", true}};
+  std::string name = fmt::format("{}-{}-{}", target_name, Lower(action), RandomSuffix());
+  json command = {{"apiVersion", "bus.volcano.sh/v1alpha1"},
+                  {"kind", "Command"},
+                  {"metadata", {{"name", name}, {"namespace", ns}}},
+                  {"action", action},
+                  {"target", ref}};
+  // An owner reference only where the target lives in the Command's namespace (a Job); a
+  // cluster-scoped Queue would otherwise be its owner across scopes.
+  if (!meta.value("namespace", "").empty()) {
+    command["metadata"]["ownerReferences"] = json::array({ref});
+  }
+  const ResourceInfo* info = FindResource("commands.bus.volcano.sh");
+  if (info == nullptr) return Status::Internal("error: the API has no bus.volcano.sh Command");
+  auto created = api->Call("POST", ResourcePath(*info, ns), &command);
+  if (!created.ok()) return created.status();
+  return name;
+}
+
+Result<std::vector<json>> JobPodGroups(Api* api, const json& job) {
+  const json& meta = job["metadata"];
+  std::string ns = meta.value("namespace", "");
+  std::string uid = meta.value("uid", "");
+  std::string name = meta.value("name", "");
+  const ResourceInfo* info = FindResource("podgroups.scheduling.volcano.sh");
+  auto list = api->Get(ResourcePath(*info, ns));
+  if (!list.ok()) return list.status();
+  std::vector<json> owned, named;
+  for (json& pg : (*list)["items"]) {
+    const json& pm = pg["metadata"];
+    bool owns = false;
+    for (const json& ref : pm.value("ownerReferences", json::array())) {
+      if (ref.value("uid", "") == uid && !uid.empty()) owns = true;
+    }
+    std::string pg_name = pm.value("name", "");
+    if (owns) {
+      owned.push_back(pg);
+    } else if (pg_name == client::kPodGroupPrefix + name || pg_name == name + "-" + uid) {
+      named.push_back(pg);
+    }
+  }
+  return owned.empty() ? named : owned;
+}
+
+std::string Quantities(const json& map) {
+  if (!map.is_object() || map.empty()) return "<none>";
+  std::string out;
+  for (auto it = map.begin(); it != map.end(); ++it) {
+    std::string v = it->is_string() ? it->get<std::string>() : it->dump();
+    out += fmt::format("{}{}={}", out.empty() ? "" : ",", it.key(), v);
+  }
+  return out;
+}
+
+}  // namespace etna::cli
