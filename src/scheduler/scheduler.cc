@@ -189,12 +189,35 @@ Result<CycleStats> Scheduler::Cycle() {
     }
     reservations_.push_back({r.job_uid, std::move(by_name)});
   }
+  CarryNominations(kept.snapshot, nodes, decision->nominations);
   applier_->Apply(kept, nodes, *decision);
   stats.apply_ms = MsSince(t2);
   stats.binds = decision->binds.size();
   stats.evictions = decision->evictions.size();
   ++cycles_;
   return stats;
+}
+
+void Scheduler::CarryNominations(const sched::Snapshot& kept, const std::vector<sched::Node>& nodes,
+                                 const std::vector<sched::NominateDecision>& nominations) {
+  // job uid -> node name -> what its pipelined tasks wait for there
+  std::map<std::string, std::map<std::string, ResourceVector>> held;
+  for (const auto& nom : nominations) {
+    if (nom.task < 0 || nom.task >= static_cast<sched::TaskIdx>(kept.tasks.size())) continue;
+    const sched::Task& t = kept.tasks[nom.task];
+    if (t.job < 0 || t.job >= static_cast<sched::JobIdx>(kept.jobs.size())) continue;
+    auto node = std::find_if(nodes.begin(), nodes.end(),
+                             [&](const sched::Node& n) { return n.name == nom.node; });
+    if (node == nodes.end()) continue;
+    held[kept.jobs[t.job].uid][nom.node] += t.request;
+  }
+  for (auto& [uid, by_node] : held) {
+    bool reserved = std::any_of(reservations_.begin(), reservations_.end(),
+                                [&](const auto& r) { return r.first == uid; });
+    if (reserved) continue;  // the core's own reservation already holds the capacity
+    std::vector<std::pair<std::string, ResourceVector>> amounts(by_node.begin(), by_node.end());
+    reservations_.push_back({uid, std::move(amounts)});
+  }
 }
 
 Status Scheduler::conf_status() const {

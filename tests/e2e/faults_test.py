@@ -48,6 +48,7 @@ spec:
           command: ["sh", "-c", {script}]
           resources:
             requests: {{cpu: "1", memory: 1Gi, nvidia.com/gpu: "{gpus}"}}
+            limits: {{nvidia.com/gpu: "{gpus}"}}
 """
 
 

@@ -35,6 +35,7 @@ spec:
   tasks:
   - name: worker
     replicas: {replicas}
+    minAvailable: {min}  # as in Volcano, a task's own minimum defaults to all its replicas
     template:
       spec:
         restartPolicy: Never
@@ -45,6 +46,7 @@ spec:
           command: ["sh", "-c", "{script}"]
           resources:
             requests: {{cpu: "1", memory: 1Gi, nvidia.com/gpu: "1"}}
+            limits: {{nvidia.com/gpu: "1"}}
 """
 
 QUEUES = """

@@ -1,7 +1,7 @@
 #!/usr/bin/python3
 """End to end: the seed's queues and its training job (chief + 3 workers, gang of 4, pytorch
-plugin) on real `etna` processes. The four start together on one node inside one NVLink domain
-when there is room, none start while only three GPUs fit, they see RANK/WORLD_SIZE/MASTER_ADDR,
+plugin) on real `etna` processes. None start while only three GPUs are free in the cluster; the
+four then start together on one node inside one NVLink domain (not on the two T4 nodes), they see RANK/WORLD_SIZE/MASTER_ADDR,
 the job completes when all exit 0 and its TTL removes it; PodFailed -> RestartJob honours
 maxRetry.
 
@@ -23,7 +23,7 @@ nodeGroups:
   switch: sw-a
   gpus: {model: NVIDIA-H100-80GB-HBM3, count: 8, memoryMiB: 81559, nvlink: nvswitch}
 - name: t4
-  count: 1
+  count: 2
   cpu: "64"
   memory: 256Gi
   switch: sw-b
@@ -33,11 +33,14 @@ nodeGroups:
 BLOCKER = """
 apiVersion: batch.volcano.sh/v1alpha1
 kind: Job
-metadata: {name: blocker, namespace: default}
+metadata:
+  name: blocker
+  namespace: default
+  labels: {team: algorithm, env: production}  # the queue's QueueBinding admits only these
 spec:
   queue: production-training
   priority: 1000
-  minAvailable: 1
+  minAvailable: 3
   tasks:
   - name: hold
     replicas: 1
@@ -54,6 +57,21 @@ spec:
           resources:
             requests: {cpu: "1", memory: 1Gi, nvidia.com/gpu: "5"}
             limits: {nvidia.com/gpu: "5"}
+  - name: hold-t4
+    replicas: 2
+    template:
+      metadata:
+        annotations: {volcano.sh/preemptable: "false"}
+      spec:
+        restartPolicy: Never
+        nodeSelector: {nvidia.com/gpu.model: Tesla-T4}
+        containers:
+        - name: c
+          image: busybox
+          command: ["sh", "-c", "sleep 600"]
+          resources:
+            requests: {cpu: "1", memory: 1Gi, nvidia.com/gpu: "2"}
+            limits: {nvidia.com/gpu: "2"}
 """
 
 FLAKY = """
@@ -78,6 +96,7 @@ spec:
           command: ["sh", "-c", "echo attempt; exit 1"]
           resources:
             requests: {cpu: "1", memory: 1Gi, nvidia.com/gpu: "1"}
+            limits: {nvidia.com/gpu: "1"}
 """
 
 
@@ -103,8 +122,8 @@ def unschedulable(pg):
 
 def gang_waits_then_starts_together(c, examples):
     c.apply(BLOCKER)
-    c.wait(lambda: any(p["status"].get("phase") == "Running" for p in c.pods("blocker")),
-           "the blocker running")
+    c.wait(lambda: sum(p["status"].get("phase") == "Running" for p in c.pods("blocker")) == 3,
+           "the blocker holding 5 H100 GPUs and both T4 nodes")
     job_yaml = open(os.path.join(examples, "seed-training-runnable.yaml")).read()
     job_yaml = job_yaml.replace("${EPOCH_SECONDS:-2}", "1").replace("${EPOCHS:-5}", "3")
     job_yaml = job_yaml.replace("ttlSeconds: 86400", "ttlSeconds: 3")
@@ -122,6 +141,7 @@ def gang_waits_then_starts_together(c, examples):
         p["spec"].get("nodeName") for p in ps) else None)(c.pods(name)),
         "all four members bound once the blocker left")
     nodes = {p["spec"]["nodeName"] for p in pods}
+    # Both T4 nodes are free again too, but only h100-0 holds the gang in one NVLink domain.
     check(nodes == {"h100-0"}, f"the gang spans {nodes}")
     ids = [i for p in pods for i in gpu_ids(p)]
     check(len(ids) == 4 and len(set(ids)) == 4, f"GPU ids {ids} are not four distinct GPUs")
@@ -156,7 +176,7 @@ def main():
     with open(profile, "w") as f:
         f.write(PROFILE)
     try:
-        with Cluster(etna, profile, ["h100-0", "t4-0"]) as c:
+        with Cluster(etna, profile, ["h100-0", "t4-0", "t4-1"]) as c:
             c.kubectl("apply", "-f", os.path.join(seed, "volcano-queues.yaml"))
             gang_waits_then_starts_together(c, examples)
             restart_job_honours_max_retry(c)

@@ -463,3 +463,28 @@ TEST(VictimSearchTest, FailedPreemptorDoesNotHideADifferentOne) {
 
 }  // namespace
 }  // namespace etna::sched
+
+namespace etna::sched {
+namespace {
+
+// The daemon's default configuration, as `etna dev` runs it: a high-priority gang of 4 in the
+// same queue takes the elastic members (above minAvailable) of a low-priority job that holds
+// every GPU, within the 30% cluster and 50% job limits.
+TEST(VictimSearchTest, DefaultConfPreemptsElasticMembersForAHigherPriorityGang) {
+  ClusterBuilder b;
+  b.Node("n1").Resources("cpu=128,memory=1Ti").Gpus(8);
+  b.Node("n2").Resources("cpu=128,memory=1Ti").Gpus(8);
+  auto& low = b.Job("low").Priority(10).MinAvailable(8);
+  for (int i = 0; i < 16; ++i) {
+    low.Running("w", 1, "cpu=1,memory=1Gi,nvidia.com/gpu=1", i % 2 ? "n2" : "n1", 1000 + i);
+  }
+  b.Job("high").Priority(100).MinAvailable(4).Tasks("w", 4, "cpu=1,memory=1Gi,nvidia.com/gpu=1");
+  Snapshot snap = b.Build();
+  Decision d =
+      testkit::ScheduleWith(snap, std::string(DefaultSchedulerConfYaml()), BuiltinRegistry());
+  EXPECT_EQ(d.evictions.size(), 4u);
+  for (const auto& e : d.evictions) EXPECT_EQ(e.reason, "Preempted");
+}
+
+}  // namespace
+}  // namespace etna::sched
