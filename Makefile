@@ -14,8 +14,10 @@ $(BUILD)/build.ninja:
 build: deps $(BUILD)/build.ninja
 	cmake --build $(BUILD) -j $(JOBS)
 
+# etna dev (server, scheduler, controllers, simulated GPU nodes) with the seed's queues and its
+# training job made runnable; shows the job's progress, then keeps running until Ctrl-C.
 demo: build
-	$(BUILD)/src/cli/etna demo
+	@scripts/demo.sh $(BUILD)
 
 test: build test-core-asan fuzz-smoke
 	cd $(BUILD) && ctest --output-on-failure -j $(JOBS)

@@ -5,37 +5,16 @@
 #include "client/node_gpus.h"
 #include "client/well_known.h"
 #include "scheduler/convert.h"
+#include "scheduler/json_fields.h"
 
 namespace etna::scheduler {
 namespace {
 
-const json kEmpty = json::object();
-
-const json& Obj(const json& j, const char* key) {
-  if (!j.is_object()) return kEmpty;
-  auto it = j.find(key);
-  return it != j.end() && it->is_object() ? *it : kEmpty;
-}
-
-std::string Str(const json& j, const char* key) {
-  if (!j.is_object()) return {};
-  auto it = j.find(key);
-  return it != j.end() && it->is_string() ? it->get<std::string>() : std::string();
-}
-
-int64_t Int(const json& j, const char* key, int64_t fallback) {
-  if (!j.is_object()) return fallback;
-  auto it = j.find(key);
-  return it != j.end() && it->is_number_integer() ? it->get<int64_t>() : fallback;
-}
-
-sched::Labels LabelsOf(const json& map) {
-  sched::Labels out;
-  for (const auto& [k, v] : map.items()) {
-    if (v.is_string()) out[k] = v.get<std::string>();
-  }
-  return out;
-}
+using fields::Arr;
+using fields::Int;
+using fields::LabelsOf;
+using fields::Obj;
+using fields::Str;
 
 Result<ResourceLimit> ParseLimit(const json& list, const std::string& field) {
   ResourceLimit out;

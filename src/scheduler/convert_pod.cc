@@ -7,37 +7,16 @@
 #include "client/well_known.h"
 #include "sched/devices/request.h"
 #include "scheduler/convert.h"
+#include "scheduler/json_fields.h"
 
 namespace etna::scheduler {
 namespace {
 
-const json kEmpty = json::object();
-
-const json& Obj(const json& j, const char* key) {
-  if (!j.is_object()) return kEmpty;
-  auto it = j.find(key);
-  return it != j.end() && it->is_object() ? *it : kEmpty;
-}
-
-const json* Arr(const json& j, const char* key) {
-  if (!j.is_object()) return nullptr;
-  auto it = j.find(key);
-  return it != j.end() && it->is_array() ? &*it : nullptr;
-}
-
-std::string Str(const json& j, const char* key) {
-  if (!j.is_object()) return {};
-  auto it = j.find(key);
-  return it != j.end() && it->is_string() ? it->get<std::string>() : std::string();
-}
-
-sched::Labels LabelsOf(const json& map) {
-  sched::Labels out;
-  for (const auto& [k, v] : map.items()) {
-    if (v.is_string()) out[k] = v.get<std::string>();
-  }
-  return out;
-}
+using fields::Arr;
+using fields::Int;
+using fields::LabelsOf;
+using fields::Obj;
+using fields::Str;
 
 sched::SelectorRequirement::Op OpOf(const std::string& op) {
   using Op = sched::SelectorRequirement::Op;

@@ -3,7 +3,7 @@
 so a test can SIGKILL and restart any of them. Objects are read through the REST API and
 written with kubectl, as a user would.
 
-    with Cluster(etna, profile) as c:
+    with Cluster(etna, profile_yaml, ["h100-0"]) as c:
         c.kubectl("apply", "-f", "job.yaml")
         c.wait(lambda: c.pods(job="j"), "pods of j")
 """
@@ -23,13 +23,15 @@ KUBECTL = os.environ.get("KUBECTL", "kubectl")
 
 
 class Cluster:
-    def __init__(self, etna, profile, nodes, lease_seconds=3, period="200ms"):
+    def __init__(self, etna, profile_yaml, nodes, lease_seconds=3, period="200ms"):
         self.etna = etna
-        self.profile = profile
         self.nodes = nodes
         self.lease_seconds = lease_seconds
         self.period = period
         self.work = tempfile.mkdtemp(prefix="etna-e2e-")
+        self.profile = os.path.join(self.work, "profile.yaml")
+        with open(self.profile, "w") as f:
+            f.write(profile_yaml)
         self.data = os.path.join(self.work, "server")
         self.procs = {}
         self.port = None
@@ -179,6 +181,19 @@ class Cluster:
                 return value
             time.sleep(0.1)
         raise AssertionError(f"timed out after {timeout} s waiting for {what}")
+
+
+def h100_profile(count):
+    """A cluster profile of `count` 8-GPU H100 nodes with NVSwitch under one switch."""
+    return f"""
+nodeGroups:
+- name: h100
+  count: {count}
+  cpu: "128"
+  memory: 1Ti
+  switch: sw-a
+  gpus: {{model: NVIDIA-H100-80GB-HBM3, count: 8, memoryMiB: 81559, nvlink: nvswitch}}
+"""
 
 
 def kill_processes_mentioning(text):

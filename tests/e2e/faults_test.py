@@ -15,17 +15,9 @@ import sys
 import threading
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from cluster import Cluster, check  # noqa: E402
+from cluster import Cluster, check, h100_profile  # noqa: E402
 
-PROFILE = """
-nodeGroups:
-- name: h100
-  count: 2
-  cpu: "128"
-  memory: 1Ti
-  switch: sw-a
-  gpus: {model: NVIDIA-H100-80GB-HBM3, count: 8, memoryMiB: 81559, nvlink: nvswitch}
-"""
+PROFILE = h100_profile(2)
 
 JOB = """
 apiVersion: batch.volcano.sh/v1alpha1
@@ -154,18 +146,12 @@ def lost_node_fails_over(c):
 
 def main():
     etna = sys.argv[1]
-    profile = os.path.join(os.environ.get("TMPDIR", "/tmp"), f"etna-faults-{os.getpid()}.yaml")
-    with open(profile, "w") as f:
-        f.write(PROFILE)
-    try:
-        with Cluster(etna, profile, ["h100-0", "h100-1"], lease_seconds=2) as c:
-            marks = os.path.join(c.work, "marks")
-            os.makedirs(marks)
-            restarts_lose_nothing(c)
-            agent_restart_adopts(c, marks)
-            lost_node_fails_over(c)
-    finally:
-        os.unlink(profile)
+    with Cluster(etna, PROFILE, ["h100-0", "h100-1"], lease_seconds=2) as c:
+        marks = os.path.join(c.work, "marks")
+        os.makedirs(marks)
+        restarts_lose_nothing(c)
+        agent_restart_adopts(c, marks)
+        lost_node_fails_over(c)
     print("PASS")
 
 

@@ -12,17 +12,9 @@ import sys
 import threading
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from cluster import Cluster, check  # noqa: E402
+from cluster import Cluster, check, h100_profile  # noqa: E402
 
-PROFILE = """
-nodeGroups:
-- name: h100
-  count: 2
-  cpu: "128"
-  memory: 1Ti
-  switch: sw-a
-  gpus: {model: NVIDIA-H100-80GB-HBM3, count: 8, memoryMiB: 81559, nvlink: nvswitch}
-"""
+PROFILE = h100_profile(2)
 
 JOB = """
 apiVersion: batch.volcano.sh/v1alpha1
@@ -131,15 +123,9 @@ def reclaim(c, marks):
 
 def main():
     etna = sys.argv[1]
-    profile = os.path.join(os.environ.get("TMPDIR", "/tmp"), f"etna-preempt-{os.getpid()}.yaml")
-    with open(profile, "w") as f:
-        f.write(PROFILE)
-    try:
-        with Cluster(etna, profile, ["h100-0", "h100-1"]) as c:
-            preempt(c, os.path.join(c.work, "preempt-marks"))
-            reclaim(c, os.path.join(c.work, "reclaim-marks"))
-    finally:
-        os.unlink(profile)
+    with Cluster(etna, PROFILE, ["h100-0", "h100-1"]) as c:
+        preempt(c, os.path.join(c.work, "preempt-marks"))
+        reclaim(c, os.path.join(c.work, "reclaim-marks"))
     print("PASS")
 
 

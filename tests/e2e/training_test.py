@@ -172,16 +172,10 @@ def restart_job_honours_max_retry(c):
 
 def main():
     etna, seed, examples = sys.argv[1], sys.argv[2], sys.argv[3]
-    profile = os.path.join(os.environ.get("TMPDIR", "/tmp"), f"etna-training-{os.getpid()}.yaml")
-    with open(profile, "w") as f:
-        f.write(PROFILE)
-    try:
-        with Cluster(etna, profile, ["h100-0", "t4-0", "t4-1"]) as c:
-            c.kubectl("apply", "-f", os.path.join(seed, "volcano-queues.yaml"))
-            gang_waits_then_starts_together(c, examples)
-            restart_job_honours_max_retry(c)
-    finally:
-        os.unlink(profile)
+    with Cluster(etna, PROFILE, ["h100-0", "t4-0", "t4-1"]) as c:
+        c.kubectl("apply", "-f", os.path.join(seed, "volcano-queues.yaml"))
+        gang_waits_then_starts_together(c, examples)
+        restart_job_honours_max_retry(c)
     print("PASS")
 
 
