@@ -116,14 +116,14 @@ TEST_F(JobControllerTest, SeedChiefTaskNamedWithMasterFlag) {
              Job("bert", {Task("chief", 1), Task("worker", 3)},
                  {{"plugins", {{"pytorch", {"--master=chief", "--worker=worker"}}}},
                   {"priorityClassName", "high"}}));
-  MustCreate("priorityclasses", "", {{"metadata", {{"name", "high"}}}, {"value", 1000}});
-  ASSERT_TRUE(WaitPods("bert", 4));
+  ASSERT_TRUE(WaitPods("bert", 4));  // "high" is one of the priority classes the server starts with
   auto pods = JobPods("bert");
   EXPECT_EQ(Env(pods["bert-chief-0"], "RANK"), "0");
   EXPECT_EQ(Env(pods["bert-worker-2"], "RANK"), "3");
   EXPECT_EQ(Env(pods["bert-worker-2"], "WORLD_SIZE"), "4");
   EXPECT_EQ(Env(pods["bert-worker-2"], "MASTER_ADDR"), "bert-chief-0.bert");
   EXPECT_EQ(pods["bert-chief-0"]["spec"]["priorityClassName"], "high");
+  EXPECT_EQ(pods["bert-chief-0"]["spec"]["priority"], 100);
 }
 
 TEST_F(JobControllerTest, RunningThenCompletedWhenAllPodsSucceed) {
