@@ -1,18 +1,18 @@
 // End-to-end scheduling benchmark: an in-process API server (the real REST engine over SQLite in
 // a temp dir, as `etna server` runs it) and the scheduler daemon (src/scheduler) talking to it
 // through in-process transports. Registers `--nodes` nodes (8 GPUs each, etna.io/gpus, Ready, in
-// switches of 32), starts the scheduler on the idle cluster, then submits `--pods` one-GPU pods
-// in gangs of `--gang` (a PodGroup with minMember = gang, then its pods) from 16 client threads
-// and waits until every pod has spec.nodeName. Prints exactly one line:
+// switches of 32), starts the scheduler on the idle cluster, then submits `--pods` pods in gangs
+// of `--gang` (a PodGroup with minMember = gang, then its pods) from 16 client threads — training
+// gangs of one-GPU pods, and `--cpu-pods` of them in CPU-only gangs (data loaders) — and waits
+// until every pod has spec.nodeName. Prints exactly one line:
 //   BENCH e2e nodes=<n> pods=<n> submit_to_all_bound_s=<x> binds_per_s=<n>
 // binds_per_s: pods / (time from the first to the last bind seen on the watch).
 //
 // TODO(lead): submit Volcano Jobs through the job controller instead of PodGroups and pods
 // (SubmitGang below is the one place to change).
 //
-// Usage: e2e_bench [--nodes 1250] [--pods 10000] [--gang 8] [--keep]
-// The default 1,250 nodes hold exactly the 10,000 one-GPU pods (1,000 nodes of 8 GPUs could not:
-// 8,000 GPUs); --nodes 1000 --pods 8000 fills a 1,000-node cluster.
+// Usage: e2e_bench [--nodes 1000] [--pods 10000] [--cpu-pods 2000] [--gang 8] [--keep]
+// By default the 8,000 GPU pods fill every GPU of the 1,000 nodes exactly.
 #include <fmt/format.h>
 #include <stdlib.h>
 
@@ -40,8 +40,9 @@ using nlohmann::json;
 using Steady = std::chrono::steady_clock;
 
 struct Flags {
-  int nodes = 1250;
+  int nodes = 1000;
   int pods = 10000;
+  int cpu_pods = 2000;  // of `pods`, in CPU-only gangs
   int gang = 8;
   bool keep = false;
 };
@@ -97,26 +98,25 @@ void AddNode(etna::client::RestClient& rest, int i) {
   if (!patched.ok()) Die(patched.status().ToString());
 }
 
-void SubmitGang(etna::client::RestClient& rest, int g, int size) {
+void SubmitGang(etna::client::RestClient& rest, int g, int size, bool gpu) {
+  json requests = gpu ? json{{"cpu", "8"}, {"memory", "64Gi"}, {"nvidia.com/gpu", "1"}}
+                      : json{{"cpu", "4"}, {"memory", "16Gi"}};
+  json limits = gpu ? json{{"nvidia.com/gpu", "1"}} : json::object();
   std::string group = fmt::format("job-{:05d}", g);
   auto pg = rest.Create(
       etna::client::Path("podgroups", "default"),
       {{"metadata", {{"name", group}}}, {"spec", {{"minMember", size}, {"queue", "default"}}}});
   if (!pg.ok()) Die(pg.status().ToString());
   for (int i = 0; i < size; ++i) {
-    json pod = {
-        {"metadata",
-         {{"name", fmt::format("{}-worker-{}", group, i)},
-          {"annotations", {{etna::client::kGroupNameAnnotation, group}}}}},
-        {"spec",
-         {{"schedulerName", "volcano"},
-          {"containers",
-           json::array(
-               {{{"name", "main"},
-                 {"image", "pytorch:2.0"},
-                 {"resources",
-                  {{"requests", {{"cpu", "8"}, {"memory", "64Gi"}, {"nvidia.com/gpu", "1"}}},
-                   {"limits", {{"nvidia.com/gpu", "1"}}}}}}})}}}};
+    json pod = {{"metadata",
+                 {{"name", fmt::format("{}-worker-{}", group, i)},
+                  {"annotations", {{etna::client::kGroupNameAnnotation, group}}}}},
+                {"spec",
+                 {{"schedulerName", "volcano"},
+                  {"containers",
+                   json::array({{{"name", "main"},
+                                 {"image", "pytorch:2.0"},
+                                 {"resources", {{"requests", requests}, {"limits", limits}}}}})}}}};
     auto created = rest.Create(etna::client::Path("pods", "default"), pod);
     if (!created.ok()) Die(created.status().ToString());
   }
@@ -134,19 +134,24 @@ Flags ParseFlags(int argc, char** argv) {
       f.nodes = next();
     } else if (a == "--pods") {
       f.pods = next();
+    } else if (a == "--cpu-pods") {
+      f.cpu_pods = next();
     } else if (a == "--gang") {
       f.gang = next();
     } else if (a == "--keep") {
       f.keep = true;
     } else {
-      Die("unknown flag " + a + " (--nodes N --pods N --gang N --keep)");
+      Die("unknown flag " + a + " (--nodes N --pods N --cpu-pods N --gang N --keep)");
     }
   }
-  if (f.nodes <= 0 || f.pods <= 0 || f.gang <= 0 || f.pods % f.gang != 0) {
-    Die("--nodes, --pods and --gang must be positive and --pods a multiple of --gang");
+  if (f.nodes <= 0 || f.pods <= 0 || f.gang <= 0 || f.pods % f.gang != 0 || f.cpu_pods < 0 ||
+      f.cpu_pods > f.pods || f.cpu_pods % f.gang != 0) {
+    Die("--nodes, --pods and --gang must be positive, --cpu-pods at most --pods, and both "
+        "multiples of --gang");
   }
-  if (f.pods > f.nodes * 8) {
-    Die(fmt::format("{} one-GPU pods cannot all be bound on {} nodes of 8 GPUs", f.pods, f.nodes));
+  if (f.pods - f.cpu_pods > f.nodes * 8) {
+    Die(fmt::format("{} one-GPU pods cannot all be bound on {} nodes of 8 GPUs",
+                    f.pods - f.cpu_pods, f.nodes));
   }
   return f;
 }
@@ -218,8 +223,10 @@ int main(int argc, char** argv) {
 
   auto start = Steady::now();
   int gangs = flags.pods / flags.gang;
-  std::thread submitter(
-      [&] { ParallelFor(gangs, 16, [&](int g) { SubmitGang(rest, g, flags.gang); }); });
+  int gpu_gangs = (flags.pods - flags.cpu_pods) / flags.gang;
+  std::thread submitter([&] {
+    ParallelFor(gangs, 16, [&](int g) { SubmitGang(rest, g, flags.gang, g < gpu_gangs); });
+  });
   auto deadline = start + std::chrono::minutes(10);
   while (true) {
     {
