@@ -42,8 +42,8 @@ bench: build
 bench-api: build
 	$(BUILD)/bench/api_bench --etna $(BUILD)/src/cli/etna
 
-# The API server and the scheduler in one process: 1,250 nodes, 10,000 one-GPU pods in gangs of
-# 8; prints the BENCH e2e line (submit to all bound, binds per second).
+# The API server and the scheduler in one process: 1,000 nodes of 8 GPUs, 10,000 pods in gangs
+# of 8 (8,000 one-GPU, 2,000 CPU-only); prints the BENCH e2e line (submit to all bound, binds/s).
 bench-e2e: build
 	$(BUILD)/bench/e2e_bench
 
