@@ -42,7 +42,7 @@ k apply -f "$root/examples/jobs/seed-training-runnable.yaml"
 last=""
 for _ in $(seq 1 600); do
   phase=$(k get vcjob "$job" -o jsonpath='{.status.state.phase}' 2>/dev/null || true)
-  now=$(k get pods -l volcano.sh/job-name=$job -o wide --no-headers 2>/dev/null || true)
+  now=$(k get pods -l volcano.sh/job-name=$job 2>/dev/null -o custom-columns='POD:.metadata.name,PHASE:.status.phase,NODE:.spec.nodeName,GPUS:.metadata.annotations.etna\.io/gpu-ids' || true)
   if [ "$now" != "$last" ]; then
     echo "== job $job: ${phase:-Pending}"
     echo "$now"
