@@ -13,6 +13,11 @@ bool Large(const Job& job) {
          job.total_request.Get(kGpu) >= WorkloadDefaultsPlugin::kLargeTrainingMilliGpu;
 }
 
+int WholeGpus(const Task& t) {
+  int64_t gpu = t.request.Get(kGpu);
+  return gpu > 0 && gpu % 1000 == 0 ? static_cast<int>(gpu / 1000) : 0;
+}
+
 double FillAfter(const Task& t, const Node& n) {
   int64_t alloc = n.allocatable.Get(kGpu);
   if (alloc <= 0) return 0;
@@ -51,18 +56,35 @@ Result<std::unique_ptr<Plugin>> WorkloadDefaultsPlugin::Create(PluginBuildContex
 void WorkloadDefaultsPlugin::OnSessionOpen(Session& s) {
   if (weight_ == 0) return;
   bool cross_node = false;
+  bool small_gangs = false;
   for (const Job& job : s.jobs()) {
-    if (Large(job) && s.PendingTasks(job).size() >= 2) cross_node = true;
+    if (job.kind != Job::Kind::kTraining || job.total_request.Get(kGpu) <= 1000) continue;
+    bool several = s.PendingTasks(job).size() >= 2;
+    if (Large(job)) cross_node |= several;
+    if (!Large(job)) small_gangs |= several;
   }
-  // Member dependent: the small-training term depends on how much of the job is placed.
-  s.AddNodeOrderFn([this, &s](const Task& t, const Node& n) { return Score(s, t, n); },
-                   /*member_dependent=*/true);
+  s.AddNodeOrderFn([this, &s](const Task& t, const Node& n) { return Score(s, t, n); });
+  if (small_gangs) {
+    // How much of a small gang one NVLink domain can hold depends on how much of it is placed.
+    s.AddNodeOrderFn([this, &s](const Task& t, const Node& n) { return GangDomainScore(s, t, n); },
+                     /*member_dependent=*/true);
+  }
   if (cross_node) {
     // The switch term depends on where the other members went.
     topology_ = std::make_unique<HyperNodeIndex>(s.nodes(), s.hypernodes());
     s.AddNodeOrderFn([this, &s](const Task& t, const Node& n) { return TogetherScore(s, t, n); },
                      /*member_dependent=*/true);
   }
+}
+
+double WorkloadDefaultsPlugin::GangDomainScore(const Session& s, const Task& t, const Node& n) {
+  int whole = WholeGpus(t);
+  if (whole == 0 || t.job == kNone) return 0;
+  const Job& job = s.job(t.job);
+  if (job.kind != Job::Kind::kTraining || Large(job) || job.total_request == t.request) return 0;
+  // Replaces the task's own domain term (in Score) with the gang's.
+  double own = GpuTopologyPlugin::Score(n, whole) / 100.0;
+  return 50 * (DomainFit(s, t, n, whole) - own) * static_cast<double>(weight_);
 }
 
 double WorkloadDefaultsPlugin::TogetherScore(const Session& s, const Task& t, const Node& n) {
@@ -95,8 +117,7 @@ double WorkloadDefaultsPlugin::Score(const Session& s, const Task& t, const Node
     }
     score = 50 * fill + 50 * device;
   } else if (!Large(job)) {
-    int whole = gpu % 1000 == 0 ? static_cast<int>(gpu / 1000) : 0;
-    score = 50 * fill + 50 * (whole > 0 ? DomainFit(s, t, n, whole) : 0);
+    score = 50 * fill + 50 * GpuTopologyPlugin::Score(n, WholeGpus(t)) / 100.0;
   } else {
     // Large training: spread (least-loaded nodes); TogetherScore adds the same-switch term.
     score = 50 * (1 - fill) + (topology_ ? 0 : 50);

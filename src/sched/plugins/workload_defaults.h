@@ -41,6 +41,8 @@ class WorkloadDefaultsPlugin : public Plugin {
  private:
   double Score(const Session& s, const Task& t, const Node& n);
   double TogetherScore(const Session& s, const Task& t, const Node& n);
+  // Small training gangs: the gang's domain fit (DomainFit) in place of the task's own.
+  double GangDomainScore(const Session& s, const Task& t, const Node& n);
 
   int64_t weight_;
   std::unique_ptr<HyperNodeIndex> topology_;
