@@ -3,6 +3,8 @@
 // old one went away, the logs endpoint and probes.
 #include <gtest/gtest.h>
 
+#include <mutex>
+
 #include "agent/agent_test_fixture.h"
 
 namespace etna::agent::testing {
@@ -156,20 +158,27 @@ TEST_F(AgentTest, LogsEndpointTailsAndFollows) {
   o.port = agent_->port();
   o.tls = false;
   api::http::HttpClient client(o);
+  std::mutex mu;
   std::string streamed;
+  auto seen = [&] {
+    std::lock_guard<std::mutex> lock(mu);
+    return streamed;
+  };
   std::thread follower([&] {
     client
         .Stream("GET", "/containerLogs/default/p9/main?follow=true&tailLines=1",
                 [&](std::string_view data) {
+                  std::lock_guard<std::mutex> lock(mu);
                   streamed += data;
                   return true;
                 })
         .ok();
   });
-  std::this_thread::sleep_for(std::chrono::milliseconds(100));  // not for ordering: let it attach
+  bool attached = WaitFor([&] { return seen() == "5\n"; });  // it has the tail line
   std::ofstream(go).close();
   follower.join();  // the stream ends when the container does
-  EXPECT_EQ(streamed, "5\nend\n");
+  ASSERT_TRUE(attached) << seen();
+  EXPECT_EQ(seen(), "5\nend\n");
   api::http::HttpClient health(o);
   auto h = health.Do("GET", "/healthz");
   ASSERT_TRUE(h.ok());
