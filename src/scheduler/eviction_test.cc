@@ -2,6 +2,8 @@
 // configuration from the ConfigMap.
 #include <gtest/gtest.h>
 
+#include <vector>
+
 #include "scheduler/scheduler.h"
 #include "scheduler/test_kit.h"
 
@@ -101,6 +103,48 @@ TEST(EvictionTest, QueueReclaimsItsDeservedShare) {
   auto qa = kit.rest().Get(client::Path("queues", "", "qa"));
   ASSERT_TRUE(qa.ok());
   EXPECT_EQ((*qa)["status"]["allocated"].value("nvidia.com/gpu", ""), "2") << qa->dump();
+}
+
+// The capacity a reclaimer waits for is held for it: a victim's requeued pod (its job is elastic)
+// must not take a GPU freed by the first victim while the gang still waits for the second.
+TEST(EvictionTest, ReclaimedCapacityIsHeldUntilTheReclaimerBinds) {
+  Kit kit;
+  kit.AddNode("n1", 8);
+  kit.AddQueue("qa", {{"weight", 1}, {"deserved", {{"nvidia.com/gpu", 4}}}});
+  kit.AddQueue("qb", {{"weight", 1}, {"reclaimable", true}, {"deserved", {{"nvidia.com/gpu", 4}}}});
+  kit.AddGang("hog", 8, 1, 1, "qb");
+  auto s = kit.MakeScheduler();
+  ASSERT_TRUE(WaitFor([&] { return s->cache().Assemble(0).snapshot.tasks.size() == 8; }));
+  ASSERT_TRUE(s->RunOnce().ok());
+  for (int i = 0; i < 8; ++i) kit.SetRunning(fmt::format("hog-{}", i));
+  kit.AddGang("want", 2, 2, 1, "qa");
+  ASSERT_TRUE(WaitFor([&] { return s->cache().Assemble(0).snapshot.tasks.size() == 10; }));
+  ASSERT_TRUE(WaitFor([&] {
+    EXPECT_TRUE(s->RunOnce().ok());
+    return CountVictims(kit, "hog", 8, "Reclaimed", "want") >= 2;
+  }));
+  ASSERT_TRUE(s->RunOnce().ok());  // the gang waits, pipelined onto the releasing GPUs
+  // One victim is gone and its job's replacement arrives; the other victim still releases.
+  std::vector<std::string> victims;
+  for (int i = 0; i < 8; ++i) {
+    std::string name = fmt::format("hog-{}", i);
+    if (kit.GetPod(name)["metadata"].contains("deletionTimestamp")) victims.push_back(name);
+  }
+  ASSERT_EQ(victims.size(), 2u);
+  ASSERT_TRUE(kit.rest().Delete(client::Path("pods", "default", victims[0]), 0).ok());
+  kit.AddPod("hog-requeued", "hog", 1);
+  ASSERT_TRUE(WaitFor([&] {
+    auto snap = s->cache().Assemble(0).snapshot;
+    return snap.tasks.size() == 10;  // 7 hog (one releasing) + the requeued one + want's 2
+  }));
+  ASSERT_TRUE(s->RunOnce().ok());
+  EXPECT_EQ(kit.NodeOf("hog-requeued"), "") << "the requeued pod took the reclaimed GPU";
+  ASSERT_TRUE(kit.rest().Delete(client::Path("pods", "default", victims[1]), 0).ok());
+  ASSERT_TRUE(WaitFor([&] {
+    EXPECT_TRUE(s->RunOnce().ok());
+    return !kit.NodeOf("want-0").empty() && !kit.NodeOf("want-1").empty();
+  }));
+  EXPECT_EQ(kit.NodeOf("hog-requeued"), "");
 }
 
 TEST(EvictionTest, ConfigMapWithUnknownPluginIsRejectedByName) {
