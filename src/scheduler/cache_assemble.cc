@@ -130,6 +130,11 @@ Assembled Cache::Assemble(TimeMs now_ms) {
     sched::TaskIdx ti = static_cast<sched::TaskIdx>(s.tasks.size());
     s.jobs[j].tasks.push_back(ti);
     if (holds) out.queue_allocated[s.jobs[j].queue] += t.request;
+    // A group that completed gets new pods when its job restarts (RestartJob, ResumeJob): it
+    // is pending again, as Volcano's scheduler derives the phase from the tasks each session.
+    if (s.jobs[j].phase == sched::PodGroupPhase::kCompleted && !rec.terminal && !holds) {
+      s.jobs[j].phase = sched::PodGroupPhase::kPending;
+    }
     s.tasks.push_back(std::move(t));
     out.task_keys.push_back(key);
   }

@@ -136,6 +136,25 @@ TEST(SchedulerTest, OtherSchedulersPodsAreIgnoredButTheirResourcesCount) {
   EXPECT_EQ(kit.NodeOf("h-1"), "n1");
 }
 
+// A job restarted by its policy (RestartJob) gets new pods in a group the scheduler had marked
+// Completed when the old ones ended; they are scheduled like any pending pods.
+TEST(SchedulerTest, RestartedJobsPodsInACompletedGroupAreScheduled) {
+  Kit kit;
+  kit.AddNode("n1", 2);
+  kit.AddGang("g", 2, 2, 1);
+  auto patched = kit.rest().MergePatch(client::Path("podgroups", "default", "g"),
+                                       {{"status", {{"phase", "Completed"}}}}, "status");
+  ASSERT_TRUE(patched.ok()) << patched.status().ToString();
+  auto s = kit.MakeScheduler();
+  ASSERT_TRUE(WaitFor([&] {
+    return s->cache().Assemble(0).snapshot.tasks.size() == 2 &&
+           kit.GetPodGroup("g")["status"].value("phase", "") == "Completed";
+  }));
+  ASSERT_TRUE(s->RunOnce().ok());
+  EXPECT_EQ(kit.NodeOf("g-0"), "n1");
+  EXPECT_EQ(kit.NodeOf("g-1"), "n1");
+}
+
 TEST(SchedulerTest, LoopBindsASubmittedJobWithoutRunOnce) {
   Kit kit;
   kit.AddNode("n1", 8);
