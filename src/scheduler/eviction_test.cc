@@ -2,6 +2,7 @@
 // configuration from the ConfigMap.
 #include <gtest/gtest.h>
 
+#include <memory>
 #include <vector>
 
 #include "scheduler/scheduler.h"
@@ -73,13 +74,15 @@ TEST(EvictionTest, HighPriorityJobPreemptsLowPriorityOne) {
   }));
 }
 
-TEST(EvictionTest, QueueReclaimsItsDeservedShare) {
-  Kit kit;
+// Queue qb's elastic job "hog" holds all 8 GPUs of n1 (both queues deserve 4); qa's gang "want"
+// of two arrives, and cycles run until two hog pods are marked Reclaimed and evicted.
+void ReclaimTwoFromTheHog(Kit& kit, std::unique_ptr<Scheduler>* scheduler) {
   kit.AddNode("n1", 8);
   kit.AddQueue("qa", {{"weight", 1}, {"deserved", {{"nvidia.com/gpu", 4}}}});
   kit.AddQueue("qb", {{"weight", 1}, {"reclaimable", true}, {"deserved", {{"nvidia.com/gpu", 4}}}});
   kit.AddGang("hog", 8, 1, 1, "qb");
-  auto s = kit.MakeScheduler();
+  *scheduler = kit.MakeScheduler();
+  Scheduler* s = scheduler->get();
   ASSERT_TRUE(WaitFor([&] { return s->cache().Assemble(0).snapshot.tasks.size() == 8; }));
   ASSERT_TRUE(s->RunOnce().ok());
   for (int i = 0; i < 8; ++i) {
@@ -95,6 +98,13 @@ TEST(EvictionTest, QueueReclaimsItsDeservedShare) {
     return victims >= 2;
   }));
   EXPECT_EQ(victims, 2);
+}
+
+TEST(EvictionTest, QueueReclaimsItsDeservedShare) {
+  Kit kit;
+  std::unique_ptr<Scheduler> s;
+  ReclaimTwoFromTheHog(kit, &s);
+  ASSERT_FALSE(HasFatalFailure());
   FinishEvictions(kit, "hog", 8);
   ASSERT_TRUE(WaitFor([&] {
     EXPECT_TRUE(s->RunOnce().ok());
@@ -109,20 +119,9 @@ TEST(EvictionTest, QueueReclaimsItsDeservedShare) {
 // must not take a GPU freed by the first victim while the gang still waits for the second.
 TEST(EvictionTest, ReclaimedCapacityIsHeldUntilTheReclaimerBinds) {
   Kit kit;
-  kit.AddNode("n1", 8);
-  kit.AddQueue("qa", {{"weight", 1}, {"deserved", {{"nvidia.com/gpu", 4}}}});
-  kit.AddQueue("qb", {{"weight", 1}, {"reclaimable", true}, {"deserved", {{"nvidia.com/gpu", 4}}}});
-  kit.AddGang("hog", 8, 1, 1, "qb");
-  auto s = kit.MakeScheduler();
-  ASSERT_TRUE(WaitFor([&] { return s->cache().Assemble(0).snapshot.tasks.size() == 8; }));
-  ASSERT_TRUE(s->RunOnce().ok());
-  for (int i = 0; i < 8; ++i) kit.SetRunning(fmt::format("hog-{}", i));
-  kit.AddGang("want", 2, 2, 1, "qa");
-  ASSERT_TRUE(WaitFor([&] { return s->cache().Assemble(0).snapshot.tasks.size() == 10; }));
-  ASSERT_TRUE(WaitFor([&] {
-    EXPECT_TRUE(s->RunOnce().ok());
-    return CountVictims(kit, "hog", 8, "Reclaimed", "want") >= 2;
-  }));
+  std::unique_ptr<Scheduler> s;
+  ReclaimTwoFromTheHog(kit, &s);
+  ASSERT_FALSE(HasFatalFailure());
   ASSERT_TRUE(s->RunOnce().ok());  // the gang waits, pipelined onto the releasing GPUs
   // One victim is gone and its job's replacement arrives; the other victim still releases.
   std::vector<std::string> victims;
@@ -133,10 +132,8 @@ TEST(EvictionTest, ReclaimedCapacityIsHeldUntilTheReclaimerBinds) {
   ASSERT_EQ(victims.size(), 2u);
   ASSERT_TRUE(kit.rest().Delete(client::Path("pods", "default", victims[0]), 0).ok());
   kit.AddPod("hog-requeued", "hog", 1);
-  ASSERT_TRUE(WaitFor([&] {
-    auto snap = s->cache().Assemble(0).snapshot;
-    return snap.tasks.size() == 10;  // 7 hog (one releasing) + the requeued one + want's 2
-  }));
+  // 7 hog pods (one releasing), the requeued one and want's 2.
+  ASSERT_TRUE(WaitFor([&] { return s->cache().Assemble(0).snapshot.tasks.size() == 10; }));
   ASSERT_TRUE(s->RunOnce().ok());
   EXPECT_EQ(kit.NodeOf("hog-requeued"), "") << "the requeued pod took the reclaimed GPU";
   ASSERT_TRUE(kit.rest().Delete(client::Path("pods", "default", victims[1]), 0).ok());
