@@ -9,28 +9,9 @@ namespace etna::controllers {
 namespace {
 
 using nlohmann::json;
+using testing::Job;
+using testing::Task;
 using testing::WaitUntil;
-
-json Task(const std::string& name, int replicas, const std::string& cpu = "1") {
-  return {{"name", name},
-          {"replicas", replicas},
-          {"template",
-           {{"spec",
-             {{"restartPolicy", "Never"},
-              {"containers",
-               {{{"name", "c"},
-                 {"image", "busybox"},
-                 {"resources", {{"requests", {{"cpu", cpu}, {"memory", "1Gi"}}}}}}}}}}}}};
-}
-
-json Job(const std::string& name, std::vector<json> tasks, json extra = json::object()) {
-  json job = {{"apiVersion", "batch.volcano.sh/v1alpha1"},
-              {"kind", "Job"},
-              {"metadata", {{"name", name}, {"namespace", "default"}}},
-              {"spec", {{"tasks", tasks}}}};
-  job["spec"].update(extra);
-  return job;
-}
 
 std::string Env(const json& pod, const std::string& name) {
   for (const json& e : pod["spec"]["containers"][0].value("env", json::array())) {

@@ -8,26 +8,14 @@ namespace etna::controllers {
 namespace {
 
 using nlohmann::json;
+using testing::Job;
 using testing::WaitUntil;
 
+// A task with policies of its own.
 json Task(const std::string& name, int replicas, json policies = json::array()) {
-  json t = {
-      {"name", name},
-      {"replicas", replicas},
-      {"template",
-       {{"spec",
-         {{"restartPolicy", "Never"}, {"containers", {{{"name", "c"}, {"image", "busybox"}}}}}}}}};
+  json t = testing::Task(name, replicas);
   if (!policies.empty()) t["policies"] = policies;
   return t;
-}
-
-json Job(const std::string& name, std::vector<json> tasks, json extra = json::object()) {
-  json job = {{"apiVersion", "batch.volcano.sh/v1alpha1"},
-              {"kind", "Job"},
-              {"metadata", {{"name", name}, {"namespace", "default"}}},
-              {"spec", {{"tasks", tasks}}}};
-  job["spec"].update(extra);
-  return job;
 }
 
 json Policy(const std::string& event, const std::string& action) {

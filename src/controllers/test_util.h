@@ -8,7 +8,9 @@
 #include <chrono>
 #include <functional>
 #include <nlohmann/json.hpp>
+#include <string>
 #include <thread>
+#include <vector>
 
 #include "client/testing/in_process_api.h"
 #include "common/clock.h"
@@ -17,6 +19,29 @@
 namespace etna::controllers::testing {
 
 using nlohmann::json;
+
+// A Volcano Job task of `replicas` busybox pods requesting `cpu`.
+inline json Task(const std::string& name, int replicas, const std::string& cpu = "1") {
+  return {{"name", name},
+          {"replicas", replicas},
+          {"template",
+           {{"spec",
+             {{"restartPolicy", "Never"},
+              {"containers",
+               {{{"name", "c"},
+                 {"image", "busybox"},
+                 {"resources", {{"requests", {{"cpu", cpu}, {"memory", "1Gi"}}}}}}}}}}}}};
+}
+
+// A Volcano Job in namespace default with `tasks`; `extra` is merged into its spec.
+inline json Job(const std::string& name, std::vector<json> tasks, json extra = json::object()) {
+  json job = {{"apiVersion", "batch.volcano.sh/v1alpha1"},
+              {"kind", "Job"},
+              {"metadata", {{"name", name}, {"namespace", "default"}}},
+              {"spec", {{"tasks", tasks}}}};
+  job["spec"].update(extra);
+  return job;
+}
 
 // Polls `done` every 10 ms for up to 20 s.
 inline bool WaitUntil(const std::function<bool()>& done) {
