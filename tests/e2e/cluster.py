@@ -196,6 +196,25 @@ nodeGroups:
 """
 
 
+def worker_job(name, script, replicas=1, gpus=1, spec=None, task=None, env=None, grace=10):
+    """A Volcano Job (as JSON, which kubectl applies like YAML) of one task "worker": `replicas`
+    busybox pods running `sh -c script` with `gpus` GPUs each. `spec` and `task` add fields to
+    the job's spec and to the task; `env` is the container's env list."""
+    container = {"name": "c", "image": "busybox", "command": ["sh", "-c", script],
+                 "resources": {"requests": {"cpu": "1", "memory": "1Gi",
+                                            "nvidia.com/gpu": str(gpus)},
+                               "limits": {"nvidia.com/gpu": str(gpus)}}}
+    if env:
+        container["env"] = env
+    worker = {"name": "worker", "replicas": replicas, **(task or {}),
+              "template": {"spec": {"restartPolicy": "Never",
+                                    "terminationGracePeriodSeconds": grace,
+                                    "containers": [container]}}}
+    return json.dumps({"apiVersion": "batch.volcano.sh/v1alpha1", "kind": "Job",
+                       "metadata": {"name": name, "namespace": "default"},
+                       "spec": {**(spec or {}), "tasks": [worker]}})
+
+
 def kill_processes_mentioning(text):
     """SIGKILLs every process whose command line contains `text`, with its process group (a
     shim's container runs in the shim's group); no procps needed."""

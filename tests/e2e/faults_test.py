@@ -15,38 +15,13 @@ import sys
 import threading
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from cluster import Cluster, check, h100_profile  # noqa: E402
+from cluster import Cluster, check, h100_profile, worker_job  # noqa: E402
 
 PROFILE = h100_profile(2)
 
-JOB = """
-apiVersion: batch.volcano.sh/v1alpha1
-kind: Job
-metadata: {{name: {name}, namespace: default}}
-spec:
-  minAvailable: {replicas}
-  policies:
-  - {{event: PodFailed, action: RestartJob}}
-  tasks:
-  - name: worker
-    replicas: {replicas}
-    template:
-      spec:
-        restartPolicy: Never
-        terminationGracePeriodSeconds: 5
-        containers:
-        - name: c
-          image: busybox
-          command: ["sh", "-c", {script}]
-          resources:
-            requests: {{cpu: "1", memory: 1Gi, nvidia.com/gpu: "{gpus}"}}
-            limits: {{nvidia.com/gpu: "{gpus}"}}
-"""
-
-
 def job_yaml(name, replicas, gpus, script):
-    quoted = '"' + script.replace("\\", "\\\\").replace('"', '\\"') + '"'
-    return JOB.format(name=name, replicas=replicas, gpus=gpus, script=quoted)
+    return worker_job(name, script, replicas, gpus, grace=5, spec={
+        "minAvailable": replicas, "policies": [{"event": "PodFailed", "action": "RestartJob"}]})
 
 
 def live(pod):

@@ -12,34 +12,9 @@ import sys
 import threading
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from cluster import Cluster, check, h100_profile  # noqa: E402
+from cluster import Cluster, check, h100_profile, worker_job  # noqa: E402
 
 PROFILE = h100_profile(2)
-
-JOB = """
-apiVersion: batch.volcano.sh/v1alpha1
-kind: Job
-metadata: {{name: {name}, namespace: default}}
-spec:
-  queue: {queue}
-  minAvailable: {min}
-  priorityClassName: {priority}
-  tasks:
-  - name: worker
-    replicas: {replicas}
-    minAvailable: {min}  # as in Volcano, a task's own minimum defaults to all its replicas
-    template:
-      spec:
-        restartPolicy: Never
-        terminationGracePeriodSeconds: 10
-        containers:
-        - name: c
-          image: busybox
-          command: ["sh", "-c", "{script}"]
-          resources:
-            requests: {{cpu: "1", memory: 1Gi, nvidia.com/gpu: "1"}}
-            limits: {{nvidia.com/gpu: "1"}}
-"""
 
 QUEUES = """
 apiVersion: scheduling.volcano.sh/v1beta1
@@ -55,13 +30,15 @@ spec: {weight: 1, reclaimable: true, deserved: {nvidia.com/gpu: 8}}
 
 
 def job_yaml(name, queue, priority, replicas, min_available, marks):
+    """Workers that log their SIGTERM to `marks` and take a second to checkpoint."""
     script = (f"trap 'echo $(POD_NAME) term >> {marks}; sleep 1; exit 0' TERM; "
               "while true; do sleep 0.1; done")
-    text = JOB.format(name=name, queue=queue, priority=priority, replicas=replicas,
-                      min=min_available, script=script)
-    return text.replace("        - name: c\n", "        - name: c\n          env:\n"
-                        "          - name: POD_NAME\n            valueFrom: {fieldRef: "
-                        "{fieldPath: metadata.name}}\n")
+    pod_name = {"name": "POD_NAME", "valueFrom": {"fieldRef": {"fieldPath": "metadata.name"}}}
+    return worker_job(
+        name, script, replicas, env=[pod_name],
+        spec={"queue": queue, "minAvailable": min_available, "priorityClassName": priority},
+        # as in Volcano, a task's own minimum defaults to all its replicas
+        task={"minAvailable": min_available})
 
 
 def running(c, job):

@@ -12,7 +12,7 @@ import os
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from cluster import Cluster, check  # noqa: E402
+from cluster import Cluster, check, worker_job  # noqa: E402
 
 PROFILE = """
 nodeGroups:
@@ -74,30 +74,9 @@ spec:
             limits: {nvidia.com/gpu: "2"}
 """
 
-FLAKY = """
-apiVersion: batch.volcano.sh/v1alpha1
-kind: Job
-metadata: {name: flaky, namespace: default}
-spec:
-  queue: experiment-training
-  minAvailable: 2
-  maxRetry: 2
-  policies:
-  - {event: PodFailed, action: RestartJob}
-  tasks:
-  - name: worker
-    replicas: 2
-    template:
-      spec:
-        restartPolicy: Never
-        containers:
-        - name: c
-          image: busybox
-          command: ["sh", "-c", "echo attempt; exit 1"]
-          resources:
-            requests: {cpu: "1", memory: 1Gi, nvidia.com/gpu: "1"}
-            limits: {nvidia.com/gpu: "1"}
-"""
+FLAKY = worker_job("flaky", "echo attempt; exit 1", replicas=2, spec={
+    "queue": "experiment-training", "minAvailable": 2, "maxRetry": 2,
+    "policies": [{"event": "PodFailed", "action": "RestartJob"}]})
 
 
 def gpu_ids(pod):
