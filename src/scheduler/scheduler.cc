@@ -189,7 +189,7 @@ Result<CycleStats> Scheduler::Cycle() {
     }
     reservations_.push_back({r.job_uid, std::move(by_name)});
   }
-  CarryNominations(kept.snapshot, nodes, decision->nominations);
+  CarryNominations(kept.snapshot, decision->nominations);
   applier_->Apply(kept, nodes, *decision);
   stats.apply_ms = MsSince(t2);
   stats.binds = decision->binds.size();
@@ -198,17 +198,15 @@ Result<CycleStats> Scheduler::Cycle() {
   return stats;
 }
 
-void Scheduler::CarryNominations(const sched::Snapshot& kept, const std::vector<sched::Node>& nodes,
+void Scheduler::CarryNominations(const sched::Snapshot& kept,
                                  const std::vector<sched::NominateDecision>& nominations) {
-  // job uid -> node name -> what its pipelined tasks wait for there
+  // job uid -> node name -> what its pipelined tasks wait for there (a node that is gone by the
+  // next cycle is dropped there, with every other reservation on it)
   std::map<std::string, std::map<std::string, ResourceVector>> held;
   for (const auto& nom : nominations) {
     if (nom.task < 0 || nom.task >= static_cast<sched::TaskIdx>(kept.tasks.size())) continue;
     const sched::Task& t = kept.tasks[nom.task];
     if (t.job < 0 || t.job >= static_cast<sched::JobIdx>(kept.jobs.size())) continue;
-    auto node = std::find_if(nodes.begin(), nodes.end(),
-                             [&](const sched::Node& n) { return n.name == nom.node; });
-    if (node == nodes.end()) continue;
     held[kept.jobs[t.job].uid][nom.node] += t.request;
   }
   for (auto& [uid, by_node] : held) {

@@ -87,7 +87,7 @@ class Scheduler {
   // Holds what a preemptor's pipelined tasks wait for (the resources its victims release) as a
   // reservation for the next cycles, so the victims' requeued pods, or anyone else, cannot
   // take it back before the preemptor binds. Kept while the core keeps nominating the tasks.
-  void CarryNominations(const sched::Snapshot& kept, const std::vector<sched::Node>& nodes,
+  void CarryNominations(const sched::Snapshot& kept,
                         const std::vector<sched::NominateDecision>& nominations);
   void AddInformer(const std::string& path, client::Informer::Handler handler,
                    const std::string& field_selector = {});
