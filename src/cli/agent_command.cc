@@ -9,7 +9,6 @@
 // leave the containers running for the next agent to adopt. `etna agent-shim` is the container
 // supervisor the agent starts for each container (not for direct use).
 #include <fmt/format.h>
-#include <signal.h>
 
 #include <cstdio>
 #include <memory>
@@ -18,6 +17,7 @@
 #include "agent/agent.h"
 #include "agent/gpu/nvml_source.h"
 #include "agent/runtime/shim.h"
+#include "cli/flags.h"
 #include "client/kubeconfig.h"
 
 namespace etna::cli {
@@ -55,55 +55,37 @@ int RunAgentShim(int argc, char** argv) { return agent::runtime::RunShim(argc, a
 
 int RunAgent(int argc, char** argv) {
   AgentFlags f;
-  for (int i = 1; i < argc; ++i) {
-    std::string a = argv[i];
-    auto value = [&](std::string* dst) {
-      if (i + 1 >= argc) {
-        std::fprintf(stderr, "etna agent: %s needs a value\n", a.c_str());
-        return false;
-      }
-      *dst = argv[++i];
-      return true;
-    };
-    std::string lease;
+  FlagParser p("etna agent", argc, argv);
+  while (p.Next()) {
     bool ok = true;
-    if (a == "--help" || a == "-h") {
+    if (p.Is("--help") || p.Is("-h")) {
       PrintAgentHelp(stdout);
       return 0;
-    } else if (a == "--kubeconfig") {
-      ok = value(&f.kubeconfig);
-    } else if (a == "--node-name") {
-      ok = value(&f.node_name);
-    } else if (a == "--data-dir") {
-      ok = value(&f.data_dir);
-    } else if (a == "--listen") {
-      ok = value(&f.listen);
-    } else if (a == "--profile") {
-      ok = value(&f.profile);
-    } else if (a == "--profile-node") {
-      ok = value(&f.profile_node);
-    } else if (a == "--nvml-lib") {
-      ok = value(&f.nvml_lib);
+    } else if (p.Is("--kubeconfig")) {
+      ok = p.Value(&f.kubeconfig);
+    } else if (p.Is("--node-name")) {
+      ok = p.Value(&f.node_name);
+    } else if (p.Is("--data-dir")) {
+      ok = p.Value(&f.data_dir);
+    } else if (p.Is("--listen")) {
+      ok = p.Value(&f.listen);
+    } else if (p.Is("--profile")) {
+      ok = p.Value(&f.profile);
+    } else if (p.Is("--profile-node")) {
+      ok = p.Value(&f.profile_node);
+    } else if (p.Is("--nvml-lib")) {
+      ok = p.Value(&f.nvml_lib);
       f.nvml_lib_set = true;
-    } else if (a == "--internal-ip") {
-      ok = value(&f.internal_ip);
-    } else if (a == "--cpu") {
-      ok = value(&f.cpu);
-    } else if (a == "--memory") {
-      ok = value(&f.memory);
-    } else if (a == "--lease-seconds") {
-      ok = value(&lease);
-      if (ok) {
-        f.lease_seconds = std::atoi(lease.c_str());
-        if (f.lease_seconds < 1) {
-          std::fprintf(stderr, "etna agent: --lease-seconds: \"%s\" must be >= 1\n", lease.c_str());
-          return 1;
-        }
-      }
+    } else if (p.Is("--internal-ip")) {
+      ok = p.Value(&f.internal_ip);
+    } else if (p.Is("--cpu")) {
+      ok = p.Value(&f.cpu);
+    } else if (p.Is("--memory")) {
+      ok = p.Value(&f.memory);
+    } else if (p.Is("--lease-seconds")) {
+      ok = p.IntValue(&f.lease_seconds, 1);
     } else {
-      std::fprintf(stderr, "etna agent: unknown flag %s\n", a.c_str());
-      PrintAgentHelp(stderr);
-      return 1;
+      return p.Unknown(PrintAgentHelp);
     }
     if (!ok) return 1;
   }
@@ -165,11 +147,7 @@ int RunAgent(int argc, char** argv) {
   options.internal_ip = f.internal_ip;
   options.lease_seconds = f.lease_seconds;
 
-  sigset_t signals;
-  sigemptyset(&signals);
-  sigaddset(&signals, SIGINT);
-  sigaddset(&signals, SIGTERM);
-  pthread_sigmask(SIG_BLOCK, &signals, nullptr);
+  BlockStopSignals();
   agent::Agent agent(std::move(options));
   Status started = agent.Start();
   if (!started.ok()) {
@@ -179,10 +157,8 @@ int RunAgent(int argc, char** argv) {
   std::printf("etna agent: node %s ready (GPUs: %s), logs on port %u\n", agent.node_name().c_str(),
               gpu_source.c_str(), agent.port());
   std::fflush(stdout);
-  int sig = 0;
-  sigwait(&signals, &sig);
-  std::printf("etna agent: %s, stopping (containers keep running)\n",
-              sig == SIGINT ? "SIGINT" : "SIGTERM");
+  const char* sig = WaitForStopSignal();
+  std::printf("etna agent: %s, stopping (containers keep running)\n", sig);
   agent.Stop();
   return 0;
 }

@@ -2,7 +2,6 @@
 
 #include <fmt/format.h>
 #include <malloc.h>
-#include <signal.h>
 
 namespace etna::cli {
 namespace {
@@ -88,24 +87,6 @@ client::TransportFactory ApiRuntime::InProcessTransports() {
     return client::MakeInProcessTransport(
         [api](const api::http::Request& r) { return api->Handle(r); }, token);
   };
-}
-
-void BlockStopSignals() {
-  sigset_t signals;
-  sigemptyset(&signals);
-  sigaddset(&signals, SIGINT);
-  sigaddset(&signals, SIGTERM);
-  pthread_sigmask(SIG_BLOCK, &signals, nullptr);
-}
-
-const char* WaitForStopSignal() {
-  sigset_t signals;
-  sigemptyset(&signals);
-  sigaddset(&signals, SIGINT);
-  sigaddset(&signals, SIGTERM);
-  int sig = 0;
-  sigwait(&signals, &sig);
-  return sig == SIGINT ? "SIGINT" : "SIGTERM";
 }
 
 }  // namespace etna::cli

@@ -51,9 +51,4 @@ class ApiRuntime {
   std::unique_ptr<api::http::HttpServer> http_;
 };
 
-// Blocks SIGINT and SIGTERM in the calling thread (call before starting threads) and returns
-// once one arrives; the name of the signal is returned.
-void BlockStopSignals();
-const char* WaitForStopSignal();
-
 }  // namespace etna::cli

@@ -1,6 +1,5 @@
 // `etna controllers`: runs the controllers (job, queue, podgroup, node lifecycle) against an
 // API server given by a kubeconfig, until SIGINT or SIGTERM.
-#include <signal.h>
 
 #include <algorithm>
 #include <cstdio>
@@ -8,6 +7,7 @@
 #include <sstream>
 #include <string>
 
+#include "cli/flags.h"
 #include "client/kubeconfig.h"
 #include "client/transport.h"
 #include "controllers/manager.h"
@@ -47,32 +47,22 @@ bool ParseSeconds(const std::string& flag, const std::string& text, double* out)
 int RunControllers(int argc, char** argv) {
   std::string kubeconfig, list;
   double grace = 5, resync = 30;
-  for (int i = 1; i < argc; ++i) {
-    std::string a = argv[i];
-    if (a == "--help" || a == "-h") {
+  FlagParser p("etna controllers", argc, argv);
+  while (p.Next()) {
+    std::string v;
+    if (p.Is("--help") || p.Is("-h")) {
       PrintControllersHelp(stdout);
       return 0;
-    }
-    auto value = [&](std::string* dst) {
-      if (i + 1 >= argc) {
-        std::fprintf(stderr, "etna controllers: %s needs a value\n", a.c_str());
-        return false;
-      }
-      *dst = argv[++i];
-      return true;
-    };
-    std::string v;
-    if (a == "--kubeconfig") {
-      if (!value(&kubeconfig)) return 2;
-    } else if (a == "--controllers") {
-      if (!value(&list)) return 2;
-    } else if (a == "--lease-grace-seconds") {
-      if (!value(&v) || !ParseSeconds(a, v, &grace)) return 2;
-    } else if (a == "--resync-seconds") {
-      if (!value(&v) || !ParseSeconds(a, v, &resync)) return 2;
+    } else if (p.Is("--kubeconfig")) {
+      if (!p.Value(&kubeconfig)) return 2;
+    } else if (p.Is("--controllers")) {
+      if (!p.Value(&list)) return 2;
+    } else if (p.Is("--lease-grace-seconds")) {
+      if (!p.Value(&v) || !ParseSeconds("--lease-grace-seconds", v, &grace)) return 2;
+    } else if (p.Is("--resync-seconds")) {
+      if (!p.Value(&v) || !ParseSeconds("--resync-seconds", v, &resync)) return 2;
     } else {
-      std::fprintf(stderr, "etna controllers: unknown flag \"%s\"\n", a.c_str());
-      PrintControllersHelp(stderr);
+      p.Unknown(PrintControllersHelp);
       return 2;
     }
   }
@@ -85,11 +75,7 @@ int RunControllers(int argc, char** argv) {
     std::fprintf(stderr, "etna controllers: %s\n", config.status().ToString().c_str());
     return 1;
   }
-  sigset_t signals;
-  sigemptyset(&signals);
-  sigaddset(&signals, SIGINT);
-  sigaddset(&signals, SIGTERM);
-  pthread_sigmask(SIG_BLOCK, &signals, nullptr);
+  BlockStopSignals();
 
   controllers::ControllerManagerOptions options;
   client::KubeConfig kc = *config;
@@ -111,9 +97,8 @@ int RunControllers(int argc, char** argv) {
   std::printf("etna controllers: running against %s:%u\n", kc.host.c_str(),
               static_cast<unsigned>(kc.port));
   std::fflush(stdout);
-  int sig = 0;
-  sigwait(&signals, &sig);
-  std::printf("etna controllers: %s, shutting down\n", sig == SIGINT ? "SIGINT" : "SIGTERM");
+  const char* sig = WaitForStopSignal();
+  std::printf("etna controllers: %s, shutting down\n", sig);
   manager.Stop();
   return 0;
 }

@@ -1,6 +1,7 @@
 #include "cli/flags.h"
 
 #include <fmt/format.h>
+#include <signal.h>
 
 #include <charconv>
 #include <cmath>
@@ -51,6 +52,30 @@ Result<std::chrono::milliseconds> ParseDuration(const std::string& text) {
         fmt::format("\"{}\" is not a duration such as 500ms, 2s or 1m", text));
   }
   return std::chrono::milliseconds(static_cast<int64_t>(std::ceil(value * scale)));
+}
+
+namespace {
+
+sigset_t StopSignals() {
+  sigset_t signals;
+  sigemptyset(&signals);
+  sigaddset(&signals, SIGINT);
+  sigaddset(&signals, SIGTERM);
+  return signals;
+}
+
+}  // namespace
+
+void BlockStopSignals() {
+  sigset_t signals = StopSignals();
+  pthread_sigmask(SIG_BLOCK, &signals, nullptr);
+}
+
+const char* WaitForStopSignal() {
+  sigset_t signals = StopSignals();
+  int sig = 0;
+  sigwait(&signals, &sig);
+  return sig == SIGINT ? "SIGINT" : "SIGTERM";
 }
 
 }  // namespace etna::cli

@@ -1,6 +1,6 @@
-// Flag parsing for the daemon subcommands (server, dev, scheduler, controllers, agent): one
-// loop shape and one set of error lines, so every command answers a missing value or an
-// unknown flag the same way.
+// What the daemon subcommands (server, dev, scheduler, controllers, agent) share: flag parsing
+// (one loop shape and one set of error lines, so every command answers a missing value or an
+// unknown flag the same way) and waiting for the signal that stops them.
 //
 //   FlagParser p("etna dev", argc, argv);
 //   while (p.Next()) {
@@ -46,5 +46,10 @@ class FlagParser {
 
 // "500ms", "2s", "1m", "1.5s": a positive duration. Errors name the text.
 Result<std::chrono::milliseconds> ParseDuration(const std::string& text);
+
+// Blocks SIGINT and SIGTERM in the calling thread (call before starting threads, so every
+// thread inherits the mask) and, in WaitForStopSignal, returns the name of the one that came.
+void BlockStopSignals();
+const char* WaitForStopSignal();
 
 }  // namespace etna::cli

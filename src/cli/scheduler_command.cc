@@ -5,7 +5,6 @@
 // Without --conf the configuration is read (and reloaded) from the ConfigMap
 // volcano-system/volcano-scheduler-configmap, key volcano-scheduler.conf, else the default.
 // Runs until SIGINT or SIGTERM.
-#include <signal.h>
 
 #include <cstdio>
 #include <fstream>
@@ -106,11 +105,7 @@ int RunScheduler(int argc, char** argv) {
     return 1;
   }
   options.transports = [cfg = *config] { return client::MakeHttpTransport(cfg); };
-  sigset_t signals;
-  sigemptyset(&signals);
-  sigaddset(&signals, SIGINT);
-  sigaddset(&signals, SIGTERM);
-  pthread_sigmask(SIG_BLOCK, &signals, nullptr);
+  BlockStopSignals();
 
   scheduler::Scheduler sched(std::move(options));
   if (Status st = sched.Start(); !st.ok()) {
@@ -120,9 +115,8 @@ int RunScheduler(int argc, char** argv) {
   std::printf("etna scheduler: ready (serving schedulerName %s, period %s)\n", names.c_str(),
               period.c_str());
   std::fflush(stdout);
-  int sig = 0;
-  sigwait(&signals, &sig);
-  std::printf("etna scheduler: %s, shutting down\n", sig == SIGINT ? "SIGINT" : "SIGTERM");
+  const char* sig = WaitForStopSignal();
+  std::printf("etna scheduler: %s, shutting down\n", sig);
   std::fflush(stdout);
   sched.Stop();
   return 0;
