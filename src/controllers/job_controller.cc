@@ -141,6 +141,9 @@ Status JobController::ReconcileJob(const std::string& key, JobContext& c) {
       c.phase == "Aborted") {
     if (auto action = NextAction(c)) {
       ETNA_RETURN_IF_ERROR(ApplyAction(c, action->first, action->second));
+      // The action's phase is on disk before RunPhase deletes any pod: a failed write then
+      // leaves the pods that caused the action, and the next reconcile takes it again.
+      ETNA_RETURN_IF_ERROR(WriteStatus(c));
     }
   }
   if (!c.pods_deleted) ETNA_RETURN_IF_ERROR(RunPhase(c));

@@ -151,6 +151,30 @@ TEST_F(JobControllerTest, PodFailedRestartJobHonoursMaxRetryThenFails) {
   EXPECT_EQ((*j)["status"]["state"]["reason"], "MaxRetryExceeded");
 }
 
+TEST_F(JobControllerTest, RestartSurvivesAConflictOnItsStatusWrite) {
+  Start();
+  MustCreate("jobs", "default",
+             Job("cj", {Task("w", 2)},
+                 {{"policies", {{{"event", "PodFailed"}, {"action", "RestartJob"}}}}}));
+  ASSERT_TRUE(WaitPods("cj", 2));
+  SetAll("cj", "Running");
+  ASSERT_TRUE(WaitPhase("cj", "Running"));
+  // The write of the Restarting phase meets a stale resourceVersion: no pod may be deleted
+  // before the restart is on disk, or the failure that caused it would be forgotten.
+  api_.ConflictNext("PUT", "/jobs/cj/status");
+  SetPhase("cj-w-0", "Failed", 1);
+  ASSERT_TRUE(WaitUntil([&] {
+    FinishTerminating();
+    auto pods = JobPods("cj");
+    if (pods.size() != 2) return false;
+    for (auto& [n, p] : pods) {
+      if (p["metadata"]["labels"]["volcano.sh/job-version"] != "1") return false;
+    }
+    return true;
+  }));
+  EXPECT_EQ((*Get("jobs", "default", "cj"))["status"]["retryCount"], 1);
+}
+
 TEST_F(JobControllerTest, FailedPodWithoutPolicyStaysFailedAndFailsTheJob) {
   Start();
   MustCreate("jobs", "default", Job("np", {Task("w", 2)}));

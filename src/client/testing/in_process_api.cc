@@ -22,8 +22,35 @@ InProcessApi::~InProcessApi() = default;
 TransportFactory InProcessApi::Factory() {
   return [this] {
     return MakeInProcessTransport(
-        [this](const api::http::Request& r) { return server_->Handle(r); }, "t");
+        [this](const api::http::Request& r) {
+          if (TakeConflict(r)) {
+            api::http::Response conflict;
+            conflict.status = 409;
+            conflict.body =
+                R"({"kind":"Status","apiVersion":"v1","status":"Failure","reason":"Conflict",)"
+                R"("message":"injected conflict","code":409})";
+            return conflict;
+          }
+          return server_->Handle(r);
+        },
+        "t");
   };
+}
+
+void InProcessApi::ConflictNext(std::string method, std::string path_suffix, int count) {
+  std::lock_guard lock(mu_);
+  conflict_method_ = std::move(method);
+  conflict_suffix_ = std::move(path_suffix);
+  conflicts_left_ = count;
+}
+
+bool InProcessApi::TakeConflict(const api::http::Request& r) {
+  std::lock_guard lock(mu_);
+  if (conflicts_left_ == 0 || r.method != conflict_method_ || !r.path.ends_with(conflict_suffix_)) {
+    return false;
+  }
+  --conflicts_left_;
+  return true;
 }
 
 }  // namespace etna::client::testing

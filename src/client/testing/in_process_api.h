@@ -5,6 +5,8 @@
 #pragma once
 
 #include <memory>
+#include <mutex>
+#include <string>
 
 #include "api/server/api_server.h"
 #include "client/rest.h"
@@ -23,7 +25,17 @@ class InProcessApi {
   api::server::ApiServer& server() { return *server_; }
   store::MemoryStore& store() { return store_; }
 
+  // Answers the next `count` requests whose method is `method` and whose path ends with
+  // `path_suffix` with a 409 Conflict, as a write against a stale resourceVersion gets.
+  void ConflictNext(std::string method, std::string path_suffix, int count = 1);
+
  private:
+  // Whether a planned conflict applies to `r` (and uses it up).
+  bool TakeConflict(const api::http::Request& r);
+
+  std::mutex mu_;
+  std::string conflict_method_, conflict_suffix_;
+  int conflicts_left_ = 0;
   store::MemoryStore store_;
   api::server::Authenticator authn_;
   api::server::Authorizer authz_;
