@@ -33,8 +33,14 @@ Result<std::unique_ptr<ApiRuntime>> ApiRuntime::Start(const ApiRuntimeOptions& o
   mallopt(M_MMAP_THRESHOLD, 256 << 20);
   mallopt(M_TRIM_THRESHOLD, 512 << 20);
 
+  rt->metrics_ = std::make_unique<api::server::ApiMetrics>(options.metrics ? options.metrics
+                                                                           : &rt->own_registry_);
   store::SqliteStoreOptions store_options;
   store_options.data_dir = options.data_dir;
+  store_options.after_commit = [m = rt->metrics_.get()](size_t writes, double seconds,
+                                                        store::Revision revision) {
+    m->ObserveCommit(writes, seconds, revision);
+  };
   auto store = store::SqliteStore::Open(store_options);
   if (!store.ok()) return store.status();
   rt->store_ = std::move(*store);
@@ -56,6 +62,7 @@ Result<std::unique_ptr<ApiRuntime>> ApiRuntime::Start(const ApiRuntimeOptions& o
   api_options.authenticator = rt->authn_.get();
   api_options.authorizer = &rt->authz_;
   api_options.server_address = options.listen;
+  api_options.metrics = rt->metrics_.get();
   rt->api_ = std::make_unique<api::server::ApiServer>(rt->store_.get(), api_options);
   if (Status st = rt->api_->Bootstrap(); !st.ok()) return st;
   api::http::ServerOptions http_options;

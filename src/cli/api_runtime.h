@@ -8,6 +8,7 @@
 #include <string>
 
 #include "api/http/server.h"
+#include "api/server/api_metrics.h"
 #include "api/server/api_server.h"
 #include "api/server/data_dir.h"
 #include "client/transport.h"
@@ -23,6 +24,9 @@ struct ApiRuntimeOptions {
   std::string authorization_file;
   bool anonymous = false;
   bool tls = true;
+  // The registry /metrics renders (`etna dev` shares one with its scheduler and controllers);
+  // null: the runtime's own.
+  metrics::Registry* metrics = nullptr;
 };
 
 class ApiRuntime {
@@ -43,6 +47,8 @@ class ApiRuntime {
 
   ApiRuntimeOptions options_;
   std::string host_;
+  metrics::Registry own_registry_;
+  std::unique_ptr<api::server::ApiMetrics> metrics_;
   std::unique_ptr<store::SqliteStore> store_;
   api::server::DataDirFiles files_;
   std::unique_ptr<api::server::Authenticator> authn_;

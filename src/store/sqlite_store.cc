@@ -6,6 +6,7 @@
 #include <unistd.h>
 
 #include <cerrno>
+#include <chrono>
 #include <cstring>
 #include <filesystem>
 
@@ -214,6 +215,7 @@ void SqliteStore::CommitBatch(std::deque<Request*>& batch) {
   std::vector<Event> events;
   Revision last = committed_;
   Revision compacted = compacted_;
+  auto start = std::chrono::steady_clock::now();
   Status st = wdb_->Exec("BEGIN IMMEDIATE");
   if (st.ok()) st = ApplyBatch(batch, results, events, last, compacted);
   if (st.ok()) st = ws_->set_rev.Reset().Bind(1, last).Run();
@@ -231,6 +233,11 @@ void SqliteStore::CommitBatch(std::deque<Request*>& batch) {
     published_ = last;
     compacted_ = compacted;
     if (!events.empty()) hub_.Publish(events);
+  }
+  if (options_.after_commit) {
+    options_.after_commit(
+        batch.size(),
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count(), last);
   }
   for (size_t i = 0; i < batch.size(); ++i) batch[i]->done.set_value(std::move(results[i]));
 }

@@ -2,6 +2,8 @@
 
 #include <fmt/format.h>
 
+#include <chrono>
+
 #include "api/resources/discovery.h"
 #include "api/server/api_error.h"
 #include "api/server/request_info.h"
@@ -31,7 +33,7 @@ http::Response TextReply(int status, std::string body) {
 
 bool IsPublicPath(const std::string& path) {
   return path == "/healthz" || path == "/livez" || path == "/readyz" || path == "/version" ||
-         path.rfind("/healthz/", 0) == 0 || path.rfind("/livez/", 0) == 0 ||
+         path == "/metrics" || path.rfind("/healthz/", 0) == 0 || path.rfind("/livez/", 0) == 0 ||
          path.rfind("/readyz/", 0) == 0;
 }
 
@@ -56,6 +58,11 @@ ApiServer::ApiServer(store::Store* store, ApiServerOptions options)
       objects_(store, &registry_, options_.clock ? options_.clock : &system_clock_) {
   if (!options_.clock) options_.clock = &system_clock_;
   if (!options_.log_fetcher) options_.log_fetcher = FetchLogFromAgent;
+  if (!options_.metrics) {
+    own_registry_ = std::make_unique<metrics::Registry>();
+    own_metrics_ = std::make_unique<ApiMetrics>(own_registry_.get());
+  }
+  metrics_ = options_.metrics ? options_.metrics : own_metrics_.get();
 }
 
 ApiServer::~ApiServer() = default;
@@ -65,24 +72,37 @@ std::chrono::system_clock::time_point ApiServer::Now() const {
 }
 
 http::Response ApiServer::Handle(const http::Request& request) {
+  auto start = std::chrono::steady_clock::now();
+  RequestLabels labels{request.method, "", ""};
+  http::Response reply;
   try {
-    return Route(request);
+    reply = Route(request, labels);
   } catch (const std::exception& e) {
-    return ApiError::Internal(fmt::format("internal error: {}", e.what())).ToResponse();
+    reply = ApiError::Internal(fmt::format("internal error: {}", e.what())).ToResponse();
   }
+  if (reply.stream && labels.verb == "WATCH") {
+    reply.stream = metrics_->CountOpenWatch(std::move(reply.stream), labels.resource);
+  }
+  metrics_->ObserveRequest(
+      labels, reply.status,
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count());
+  return reply;
 }
 
-http::Response ApiServer::Route(const http::Request& request) {
+http::Response ApiServer::Route(const http::Request& request, RequestLabels& labels) {
   const std::string& path = request.path;
   if (IsPublicPath(path)) {
     if (path == "/version") return JsonReply(200, resources::VersionInfo());
+    if (path == "/metrics") {
+      http::Response r;
+      r.content_type = metrics::kTextContentType;
+      r.body = metrics_->registry().Render();
+      return r;
+    }
     return TextReply(200, "ok");
   }
   std::optional<UserInfo> user = options_.authenticator->Authenticate(request);
   if (!user) return ApiError::Unauthorized().ToResponse();
-  if (path == "/metrics") {
-    return TextReply(200, "# etna API server metrics are served by issue 7's exporter\n");
-  }
   if (path == "/api" || path == "/apis" || path.rfind("/openapi", 0) == 0 ||
       (path.rfind("/api/", 0) == 0 && SplitPath(path).size() == 2) ||
       (path.rfind("/apis/", 0) == 0 && SplitPath(path).size() <= 3)) {
@@ -93,7 +113,7 @@ http::Response ApiServer::Route(const http::Request& request) {
     }
     return Discovery(request);
   }
-  return Resource(request, *user);
+  return Resource(request, *user, labels);
 }
 
 http::Response ApiServer::Discovery(const http::Request& request) {
@@ -144,9 +164,15 @@ http::Response ApiServer::Discovery(const http::Request& request) {
   return ApiError::NotFoundPath().ToResponse();
 }
 
-http::Response ApiServer::Resource(const http::Request& request, const UserInfo& user) {
+http::Response ApiServer::Resource(const http::Request& request, const UserInfo& user,
+                                   RequestLabels& labels) {
   std::optional<RequestInfo> ri = ParseRequestInfo(request);
   if (!ri) return ApiError::NotFoundPath().ToResponse();
+  labels.resource = ri->plural;
+  labels.subresource = ri->subresource;
+  if (ri->verb == "list" || ri->verb == "watch") {
+    labels.verb = ri->verb == "list" ? "LIST" : "WATCH";
+  }
   const ResourceInfo* info = registry_.Find(ri->group, ri->version, ri->plural);
   if (!info) return ApiError::NotFoundPath().ToResponse();
   if ((!info->namespaced && ri->namespace_in_path) ||

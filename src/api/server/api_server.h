@@ -16,6 +16,7 @@
 #include "api/codec/decode.h"
 #include "api/http/message.h"
 #include "api/resources/registry.h"
+#include "api/server/api_metrics.h"
 #include "api/server/auth.h"
 #include "api/server/object_service.h"
 #include "api/server/ticker.h"
@@ -42,6 +43,8 @@ struct ApiServerOptions {
   std::string server_address = "127.0.0.1:6443";
   codec::DecodeLimits limits;
   LogFetcher log_fetcher;  // empty: the agent's HTTP endpoint from the Node's status
+  // Where requests are counted and /metrics renders from; null: the server's own registry.
+  ApiMetrics* metrics = nullptr;
 };
 
 class ApiServer {
@@ -52,11 +55,13 @@ class ApiServer {
   Status Bootstrap() { return objects_.Bootstrap(); }
   http::Response Handle(const http::Request& request);
   ObjectService& objects() { return objects_; }
+  ApiMetrics& metrics() { return *metrics_; }
 
  private:
-  http::Response Route(const http::Request& request);
+  http::Response Route(const http::Request& request, RequestLabels& labels);
   http::Response Discovery(const http::Request& request);
-  http::Response Resource(const http::Request& request, const UserInfo& user);
+  http::Response Resource(const http::Request& request, const UserInfo& user,
+                          RequestLabels& labels);
   http::Response Dispatch(const http::Request& request, const RequestInfo& ri,
                           const resources::ResourceInfo& info);
   http::Response Get(const http::Request& request, const RequestInfo& ri,
@@ -90,6 +95,9 @@ class ApiServer {
   const resources::ResourceRegistry& registry_;
   ObjectService objects_;
   Ticker ticker_;
+  std::unique_ptr<metrics::Registry> own_registry_;  // when options_.metrics is null
+  std::unique_ptr<ApiMetrics> own_metrics_;
+  ApiMetrics* metrics_;
 };
 
 // The default LogFetcher: GET http://<node InternalIP>:<kubelet port>/containerLogs/<ns>/<pod>/

@@ -4,8 +4,10 @@
 
 namespace etna::sched {
 
-Result<Decision> RunCycle(Snapshot snapshot, const SchedulerConf& conf, const Registry& registry) {
+Result<Decision> RunCycle(Snapshot snapshot, const SchedulerConf& conf, const Registry& registry,
+                          std::function<double()> monotonic_ms) {
   Session session(std::move(snapshot), conf, registry);
+  if (monotonic_ms) session.SetTimer(std::move(monotonic_ms));
   ETNA_RETURN_IF_ERROR(session.Open());
   ETNA_RETURN_IF_ERROR(session.RunActions());
   return session.Close();

@@ -1,6 +1,9 @@
 // RunCycle: one scheduling cycle, the whole public face of the core: a snapshot and a
 // configuration in, a Decision out. Pure: no I/O, no clock but the snapshot's, deterministic.
+// `monotonic_ms`, when given, is read only to fill Decision::timings (never to decide).
 #pragma once
+
+#include <functional>
 
 #include "sched/framework/conf.h"
 #include "sched/framework/decision.h"
@@ -10,6 +13,7 @@
 namespace etna::sched {
 
 Result<Decision> RunCycle(Snapshot snapshot, const SchedulerConf& conf,
-                          const Registry& registry = BuiltinRegistry());
+                          const Registry& registry = BuiltinRegistry(),
+                          std::function<double()> monotonic_ms = {});
 
 }  // namespace etna::sched

@@ -1,7 +1,8 @@
 // Decision: everything one scheduling cycle concluded, for the daemon (or the simulator) to
 // apply: binds naming concrete GPU devices, evictions with reasons, nominations of pipelined
 // tasks, PodGroup phase/condition/backoff updates with a reason a person can act on for every
-// job left pending, and the reservations to carry into the next cycle.
+// job left pending, the reservations to carry into the next cycle, and what the daemon's metrics
+// report: each queue's allocation and fair share, and where the cycle's time went.
 #pragma once
 
 #include <string>
@@ -51,12 +52,38 @@ struct JobUpdate {
   Backoff backoff;
 };
 
+// A queue as the cycle left it, for the scheduler's queue metrics (Volcano's queue gauges).
+struct QueueReport {
+  std::string name;
+  int32_t weight = 1;
+  ResourceVector allocated;        // held and pipelined
+  ResourceVector request;          // allocated + its jobs' pending tasks
+  ResourceLimit deserved;          // from the fair-share plugin; empty: no plugin computed one
+  ResourceLimit capability;        // as the queue wrote it (unnamed dimensions unbounded)
+  ResourceVector real_capability;  // capability less the other queues' guarantees
+  double share = 0;                // allocated / deserved, dominant over deserved's dimensions
+  bool overused = false;
+};
+
+// Where a cycle's time went, in milliseconds; filled only when RunCycle is given a clock.
+struct CycleTimings {
+  struct Step {
+    std::string name;   // the action, or the plugin
+    std::string phase;  // plugins: "OnSessionOpen" or "OnSessionClose"; actions: ""
+    double ms = 0;
+  };
+  std::vector<Step> actions;  // in run order
+  std::vector<Step> plugins;
+};
+
 struct Decision {
   std::vector<BindDecision> binds;
   std::vector<EvictDecision> evictions;
   std::vector<NominateDecision> nominations;
   std::vector<JobUpdate> jobs;
   std::vector<Reservation> reservations;
+  std::vector<QueueReport> queues;  // one per snapshot queue, in snapshot order
+  CycleTimings timings;
 };
 
 }  // namespace etna::sched

@@ -5,6 +5,8 @@
 #include <algorithm>
 #include <map>
 
+#include "sched/fairness/quota.h"
+#include "sched/fairness/share.h"
 #include "sched/framework/registry.h"
 
 namespace etna::sched {
@@ -280,7 +282,12 @@ Status Session::Open() {
       ETNA_ASSIGN_OR_RETURN(auto plugin, registry_.BuildPlugin(option));
       current_option_ = &option;
       current_tier_ = static_cast<int>(t);
+      double start = timer_ ? timer_() : 0;
       plugin->OnSessionOpen(*this);
+      if (timer_) {
+        decision_.timings.plugins.push_back(
+            {std::string(plugin->name()), "OnSessionOpen", timer_() - start});
+      }
       plugins_.push_back(std::move(plugin));
     }
   }
@@ -295,7 +302,9 @@ Status Session::RunActions() {
       args = it->second;
     }
     ETNA_ASSIGN_OR_RETURN(auto action, registry_.BuildAction(name, args));
+    double start = timer_ ? timer_() : 0;
     action->Execute(*this);
+    if (timer_) decision_.timings.actions.push_back({name, "", timer_() - start});
   }
   return Status::Ok();
 }
@@ -774,8 +783,54 @@ PodGroupPhase Session::DerivePhase(const Job& job) const {
   return job.phase;
 }
 
+void Session::ReportQueueDeserved(QueueIdx q, const ResourceLimit& deserved) {
+  if (queue_deserved_.size() < snap_.queues.size()) queue_deserved_.resize(snap_.queues.size());
+  queue_deserved_[q] = deserved;
+}
+
+std::vector<ResourceVector> Session::QueueRequests() const {
+  std::vector<ResourceVector> out(snap_.queues.size());
+  for (size_t q = 0; q < snap_.queues.size(); ++q) out[q] = snap_.queues[q].allocated;
+  for (const Task& t : snap_.tasks) {
+    if (t.status != TaskStatus::kPending || t.job == kNone) continue;
+    const Job& job = snap_.jobs[t.job];
+    if (job.queue != kNone && job.phase != PodGroupPhase::kCompleted) out[job.queue] += t.request;
+  }
+  return out;
+}
+
+void Session::ReportQueues() {
+  std::vector<ResourceVector> requests = QueueRequests();
+  queue_deserved_.resize(snap_.queues.size());
+  ResourceVector total_guarantee;
+  for (const Queue& q : snap_.queues) total_guarantee += q.guarantee.value();
+  for (size_t i = 0; i < snap_.queues.size(); ++i) {
+    const Queue& q = snap_.queues[i];
+    QueueReport r;
+    r.name = q.name;
+    r.weight = q.weight;
+    r.allocated = q.allocated;
+    r.request = requests[i];
+    r.deserved = queue_deserved_[i];
+    r.capability = q.capability;
+    r.real_capability =
+        fairness::RealCapability(cluster_total_, total_guarantee, q.guarantee, q.capability);
+    r.share = r.deserved.empty() ? 0 : fairness::ShareOfLimit(q.allocated, r.deserved).ToDouble();
+    r.overused = Overused(q);
+    decision_.queues.push_back(std::move(r));
+  }
+}
+
 Decision Session::Close() {
-  for (auto& p : plugins_) p->OnSessionClose(*this);
+  for (auto& p : plugins_) {
+    double start = timer_ ? timer_() : 0;
+    p->OnSessionClose(*this);
+    if (timer_) {
+      decision_.timings.plugins.push_back(
+          {std::string(p->name()), "OnSessionClose", timer_() - start});
+    }
+  }
+  ReportQueues();
   for (size_t ji = 0; ji < snap_.jobs.size(); ++ji) {
     Job& job = snap_.jobs[ji];
     JobOutcome& out = job_outcomes_[ji];

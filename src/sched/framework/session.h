@@ -92,6 +92,15 @@ class Session {
   Status RunActions();
   // Closes plugins and produces the decision (job phases, conditions, backoff, reasons).
   Decision Close();
+  // A monotonic clock in milliseconds: each plugin's open and close and each action is timed
+  // into Decision::timings. Never read to decide anything.
+  void SetTimer(std::function<double()> monotonic_ms) { timer_ = std::move(monotonic_ms); }
+
+  // ---- Reports (for the decision's queue reports) ----
+  // The fair-share plugin's deserved share of queue `q` this cycle.
+  void ReportQueueDeserved(QueueIdx q, const ResourceLimit& deserved);
+  // Per queue: allocated plus the pending tasks of its jobs that are not completed.
+  std::vector<ResourceVector> QueueRequests() const;
 
   // ---- Model ----
   TimeMs now() const { return snap_.now_ms; }
@@ -271,6 +280,8 @@ class Session {
   void AccountAdd(Task& t, bool pipelined);
   void AccountRemove(Task& t, bool pipelined);
   PodGroupPhase DerivePhase(const Job& job) const;
+  // Fills decision_.queues.
+  void ReportQueues();
 
   Snapshot snap_;
   const SchedulerConf& conf_;
@@ -294,6 +305,8 @@ class Session {
   bool reservations_set_ = false;
   bool cross_node_predicates_ = false;
   Decision decision_;
+  std::function<double()> timer_;
+  std::vector<ResourceLimit> queue_deserved_;
 };
 
 }  // namespace etna::sched

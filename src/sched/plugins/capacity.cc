@@ -19,6 +19,9 @@ Result<std::unique_ptr<Plugin>> CapacityPlugin::Create(PluginBuildContext& ctx) 
 void CapacityPlugin::OnSessionOpen(Session& s) {
   tree_ = std::make_unique<fairness::QueueTree>(s.queues(), hierarchy_);
   ComputeAttrs(s);
+  for (size_t q = 0; q < attrs_.size(); ++q) {
+    s.ReportQueueDeserved(static_cast<QueueIdx>(q), attrs_[q].deserved);
+  }
   Register(s);
 }
 

@@ -16,22 +16,19 @@ Result<std::unique_ptr<Plugin>> ProportionPlugin::Create(PluginBuildContext&) {
 
 void ProportionPlugin::OnSessionOpen(Session& s) {
   ComputeAttrs(s);
+  for (size_t q = 0; q < attrs_.size(); ++q) {
+    s.ReportQueueDeserved(static_cast<QueueIdx>(q), fairness::FullLimit(attrs_[q].deserved));
+  }
   Register(s);
 }
 
 void ProportionPlugin::ComputeAttrs(const Session& s) {
   attrs_.assign(s.queues().size(), Attr{});
   ResourceVector total_guarantee;
+  std::vector<ResourceVector> requests = s.QueueRequests();
   for (size_t q = 0; q < s.queues().size(); ++q) {
-    attrs_[q].request = s.queues()[q].allocated;
+    attrs_[q].request = requests[q];
     total_guarantee += s.queues()[q].guarantee.value();
-  }
-  for (const Task& t : s.tasks()) {
-    if (t.status != TaskStatus::kPending || t.job == kNone) continue;
-    const Job& job = s.job(t.job);
-    if (job.queue != kNone && job.phase != PodGroupPhase::kCompleted) {
-      attrs_[job.queue].request += t.request;
-    }
   }
   job_inqueue_.assign(s.jobs().size(), ResourceVector());
   for (size_t j = 0; j < s.jobs().size(); ++j) {
