@@ -50,11 +50,13 @@ def good_dashboard():
             {"id": 2, "type": "timeseries", "title": "util", "datasource": DATASOURCE,
              "gridPos": {"x": 0, "y": 1, "w": 12, "h": 8},
              "targets": [{"refId": "A", "datasource": DATASOURCE,
-                          "expr": 'avg by (Hostname) (DCGM_FI_DEV_GPU_UTIL{Hostname=~"$Hostname"})'}]},
+                          "expr": "avg by (Hostname) "
+                                  '(DCGM_FI_DEV_GPU_UTIL{Hostname=~"$Hostname"})'}]},
             {"id": 3, "type": "stat", "title": "p99", "datasource": DATASOURCE,
              "gridPos": {"x": 12, "y": 1, "w": 12, "h": 8},
-             "targets": [{"refId": "A", "expr": "histogram_quantile(0.99, sum by (le) (rate("
-                          "volcano_e2e_scheduling_latency_milliseconds_bucket[$__rate_interval])))"}]},
+             "targets": [{"refId": "A",
+                          "expr": "histogram_quantile(0.99, sum by (le) (rate(volcano_e2e_"
+                                  "scheduling_latency_milliseconds_bucket[$__rate_interval])))"}]},
         ],
     }
 
