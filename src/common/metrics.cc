@@ -104,6 +104,11 @@ double GaugeFamily::Value(const LabelValues& values) const {
   return it == series_.end() ? 0 : it->second;
 }
 
+void GaugeFamily::Remove(const LabelValues& values) {
+  std::lock_guard lock(mu_);
+  series_.erase(Fit(values));
+}
+
 void GaugeFamily::ReplaceAll(std::map<LabelValues, double> series) {
   std::map<LabelValues, double> fitted;
   for (auto& [labels, v] : series) fitted[Fit(labels)] = v;

@@ -67,6 +67,8 @@ class GaugeFamily final : public Family {
   void Set(const LabelValues& values, double value);
   void Add(const LabelValues& values, double amount);
   double Value(const LabelValues& values) const;
+  // Drops one series (e.g. a deleted queue's).
+  void Remove(const LabelValues& values);
   // Replaces every series at once, so a scrape never sees a half-updated set (series that are
   // not in `series` disappear, e.g. a deleted queue's).
   void ReplaceAll(std::map<LabelValues, double> series);

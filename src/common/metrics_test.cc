@@ -55,6 +55,8 @@ TEST(MetricsTest, ReplaceAllDropsSeriesNotGiven) {
   EXPECT_EQ(g.Value({"a"}), 0);
   EXPECT_EQ(r.Render().find("queue_name=\"a\""), std::string::npos);
   EXPECT_NE(r.Render().find("w{queue_name=\"b\"} 3\n"), std::string::npos);
+  g.Remove({"b"});
+  EXPECT_EQ(r.Render(), "# HELP w Weight.\n# TYPE w gauge\n");
 }
 
 TEST(MetricsTest, DeclaringTwiceReturnsTheSameFamily) {

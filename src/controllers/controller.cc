@@ -24,6 +24,9 @@ Controller::Controller(std::string name, ControllerOptions options)
     : name_(std::move(name)),
       options_(std::move(options)),
       clock_(options_.clock ? options_.clock : &system_clock_),
+      own_metrics_(options_.metrics ? nullptr
+                                    : std::make_unique<ControllerMetrics>(&own_registry_)),
+      metrics_(options_.metrics ? options_.metrics : own_metrics_.get()),
       transport_(options_.factory()),
       rest_(transport_.get()),
       queue_(clock_) {

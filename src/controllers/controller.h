@@ -22,6 +22,7 @@
 #include "client/rest.h"
 #include "client/transport.h"
 #include "common/clock.h"
+#include "controllers/controller_metrics.h"
 #include "controllers/work_queue.h"
 
 namespace etna::controllers {
@@ -32,6 +33,7 @@ struct ControllerOptions {
   std::chrono::milliseconds resync_period{30000};
   std::chrono::milliseconds backoff_initial{20};
   std::chrono::milliseconds backoff_max{5000};
+  ControllerMetrics* metrics = nullptr;  // nullptr: the controller's own
 };
 
 // "<ns>/<name>" of an object ("/<name>" when cluster-scoped), as the informer keys its cache.
@@ -66,6 +68,7 @@ class Controller {
 
   client::RestClient& rest() { return rest_; }
   const Clock& clock() const { return *clock_; }
+  ControllerMetrics& metrics() { return *metrics_; }
 
  private:
   void RunWorker();
@@ -74,6 +77,9 @@ class Controller {
   ControllerOptions options_;
   SystemClock system_clock_;
   const Clock* clock_;
+  metrics::Registry own_registry_;
+  std::unique_ptr<ControllerMetrics> own_metrics_;
+  ControllerMetrics* metrics_;
   std::unique_ptr<client::Transport> transport_;
   client::RestClient rest_;
   WorkQueue queue_;

@@ -149,6 +149,10 @@ TEST_F(JobControllerTest, PodFailedRestartJobHonoursMaxRetryThenFails) {
   j = Get("jobs", "default", "rj");
   EXPECT_EQ((*j)["status"]["retryCount"], 2);
   EXPECT_EQ((*j)["status"]["state"]["reason"], "MaxRetryExceeded");
+  EXPECT_TRUE(MetricsHave(R"(etna_job_retries_total{queue_name="default"} 2)"))
+      << registry_.Render();
+  EXPECT_TRUE(MetricsHave(R"(etna_job_phase_transitions_total{phase="Restarting"} 2)"));
+  EXPECT_TRUE(MetricsHave(R"(etna_job_phase_transitions_total{phase="Failed"} 1)"));
 }
 
 TEST_F(JobControllerTest, RestartSurvivesAConflictOnItsStatusWrite) {

@@ -286,6 +286,11 @@ Status JobController::WriteStatus(JobContext& c) {
   auto written =
       rest().UpdateStatus(client::Path("jobs", JobNamespace(c.job), JobName(c.job)), c.job);
   if (!written.ok()) return written.status();
+  std::string phase = StringAt(c.job, "/status/state/phase");
+  if (phase != StringAt(c.original_status, "/state/phase")) metrics().JobPhaseEntered(phase);
+  if (IntAt(c.job, "/status/retryCount", 0) > IntAt(c.original_status, "/retryCount", 0)) {
+    metrics().JobRestarted(StringAt(c.job, "/spec/queue", "default"));
+  }
   // Later writes in this reconcile build on this one.
   c.job["metadata"]["resourceVersion"] = StringAt(*written, "/metadata/resourceVersion");
   c.original_status = c.job["status"];

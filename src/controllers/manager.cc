@@ -15,7 +15,8 @@ const std::vector<std::string>& ControllerManager::AllControllers() {
 }
 
 ControllerManager::ControllerManager(ControllerManagerOptions options)
-    : options_(std::move(options)) {}
+    : options_(std::move(options)),
+      metrics_(options_.metrics ? options_.metrics : &own_registry_) {}
 
 ControllerManager::~ControllerManager() { Stop(); }
 
@@ -32,6 +33,7 @@ Status ControllerManager::Start(std::chrono::milliseconds sync_timeout) {
   o.factory = options_.factory;
   o.clock = options_.clock;
   o.resync_period = options_.resync_period;
+  o.metrics = &metrics_;
   auto wanted = [&](const std::string& name) {
     return options_.controllers.empty() || options_.controllers.count(name);
   };
@@ -49,10 +51,12 @@ Status ControllerManager::Start(std::chrono::milliseconds sync_timeout) {
     return Status::Unavailable(fmt::format("controllers: {} could not list from the API server",
                                            fmt::join(unsynced, ", ")));
   }
+  ready_ = true;
   return Status::Ok();
 }
 
 void ControllerManager::Stop() {
+  ready_ = false;
   for (auto& c : controllers_) c->Stop();
 }
 

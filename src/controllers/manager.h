@@ -3,6 +3,7 @@
 // Thread-safety: Start/Stop from the owner thread.
 #pragma once
 
+#include <atomic>
 #include <memory>
 #include <set>
 #include <string>
@@ -20,6 +21,8 @@ struct ControllerManagerOptions {
   std::chrono::milliseconds resync_period{30000};
   // Added to a Lease's leaseDurationSeconds before its node is declared lost.
   std::chrono::milliseconds lease_grace{5000};
+  // Where the controllers' metrics go (`etna dev` shares one registry); null: the manager's own.
+  metrics::Registry* metrics = nullptr;
 };
 
 class ControllerManager {
@@ -35,9 +38,15 @@ class ControllerManager {
   // Every controller's queue is idle (for tests).
   bool Idle();
   static const std::vector<std::string>& AllControllers();
+  metrics::Registry& metrics_registry() { return metrics_.registry(); }
+  // Every controller started and its informers synced.
+  bool ready() const { return ready_; }
 
  private:
   ControllerManagerOptions options_;
+  metrics::Registry own_registry_;
+  ControllerMetrics metrics_;
+  std::atomic<bool> ready_{false};
   std::vector<std::unique_ptr<Controller>> controllers_;
 };
 

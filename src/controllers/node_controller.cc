@@ -42,7 +42,11 @@ std::string ReadyStatus(const Json& node) {
 Status NodeLifecycleController::Reconcile(const std::string& key) {
   std::string name = SplitKey(key).second;
   auto node = nodes_->Get("", name);
-  if (!node) return Status::Ok();
+  if (!node) {
+    metrics().RemoveNode(name);
+    return Status::Ok();
+  }
+  metrics().SetNodeReady(name, ReadyStatus(*node));
   ETNA_RETURN_IF_ERROR(Drain(*node));
   auto lease = leases_->Get(wk::kNodeLeaseNamespace, name);
   if (!lease) return Status::Ok();

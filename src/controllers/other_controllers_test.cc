@@ -39,6 +39,7 @@ class ManagerTest : public testing::ControllerTest {
     o.controllers = std::move(which);
     o.resync_period = std::chrono::milliseconds(200);
     o.lease_grace = std::chrono::milliseconds(500);
+    o.metrics = &registry_;
     manager_ = std::make_unique<ControllerManager>(o);
     ASSERT_TRUE(manager_->Start().ok());
   }
@@ -79,6 +80,8 @@ TEST_F(ManagerTest, QueueCloseGoesClosingThenClosedAndCounts) {
     auto q = Get("queues", "", "q1");
     return q && q->value("/status/pending"_json_pointer, 0) == 1;
   }));
+  EXPECT_TRUE(MetricsHave(R"(volcano_queue_pod_group_pending_count{queue_name="q1"} 1)"))
+      << registry_.Render();
   json target = {
       {"apiVersion", "scheduling.volcano.sh/v1beta1"}, {"kind", "Queue"}, {"name", "q1"}};
   Command("close-q1", "CloseQueue", target);
@@ -189,6 +192,10 @@ TEST_F(NodeTest, LeaseLapseLosesTheNodeFailsItsPodsAndTheJobRestarts) {
     json n = NodeObject("n1");
     return Ready(n) == "Unknown" && Tainted(n, kUnreachableTaint);
   }));
+  EXPECT_TRUE(WaitUntil([&] {
+    return MetricsHave(
+        R"(kube_node_status_condition{node="n1",condition="Ready",status="unknown"} 1)");
+  })) << registry_.Render();
   for (const json& c : NodeObject("n1")["status"]["conditions"]) {
     if (c["type"] == "Ready") {
       EXPECT_EQ(c["reason"], "NodeStatusUnknown");

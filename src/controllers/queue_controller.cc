@@ -20,7 +20,10 @@ QueueController::QueueController(ControllerOptions options)
 Status QueueController::Reconcile(const std::string& key) {
   std::string name = SplitKey(key).second;
   auto q = queues_->Get("", name);
-  if (!q) return Status::Ok();
+  if (!q) {
+    metrics().RemoveQueue(name);
+    return Status::Ok();
+  }
   std::string path = client::Path("queues", "", name);
   // Commands first: they set spec.state.
   for (const Json& cmd : commands_->List()) {
@@ -55,6 +58,7 @@ Status QueueController::Reconcile(const std::string& key) {
   std::string state = spec_state == "Open"     ? "Open"
                       : spec_state == "Closed" ? (groups > 0 ? "Closing" : "Closed")
                                                : "Unknown";
+  metrics().SetQueuePodGroups(name, counts);
   Json status = counts;
   status["state"] = state;
   Json current = ObjectAt(*q, "/status");

@@ -64,6 +64,7 @@ class ControllerTest : public ::testing::Test {
     o.resync_period = std::chrono::milliseconds(200);
     o.backoff_initial = std::chrono::milliseconds(5);
     o.backoff_max = std::chrono::milliseconds(100);
+    o.metrics = &metrics_;
     return o;
   }
   client::RestClient& rest() { return api_.rest(); }
@@ -132,8 +133,15 @@ class ControllerTest : public ::testing::Test {
     }
   }
 
+  // Whether the controllers' /metrics text has `line`.
+  bool MetricsHave(const std::string& line) {
+    return registry_.Render().find(line + "\n") != std::string::npos;
+  }
+
   client::testing::InProcessApi api_;
   FakeClock clock_;
+  metrics::Registry registry_;
+  ControllerMetrics metrics_{&registry_};
 };
 
 }  // namespace etna::controllers::testing

@@ -202,6 +202,7 @@ Result<PodRecord> ConvertPod(const json& pod, const std::vector<std::string>& sc
   t.preemptable = Str(annotations, client::kPreemptableAnnotation) != "false";
   t.start_ms = api::server::ParseTimestamp(Str(status, "startTime"));
   if (t.start_ms < 0) t.start_ms = 0;
+  t.creation_ms = std::max<TimeMs>(0, api::server::ParseTimestamp(Str(md, "creationTimestamp")));
   if (!r.node_name.empty()) {
     Status s = DecodeHeldDevices(annotations, &t.devices, &r.mig_ids);
     if (!s.ok()) return Status::InvalidArgument(fmt::format("pod {}: {}", r.key, s.message()));

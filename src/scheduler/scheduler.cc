@@ -19,6 +19,8 @@ double MsSince(std::chrono::steady_clock::time_point start) {
 
 Scheduler::Scheduler(SchedulerOptions options)
     : options_(std::move(options)),
+      registry_(options_.metrics ? options_.metrics : &own_registry_),
+      metrics_(std::make_unique<SchedulerMetrics>(registry_)),
       clock_(options_.clock ? options_.clock : &system_clock_),
       rest_transport_(options_.transports()),
       rest_(rest_transport_.get()),
@@ -75,10 +77,12 @@ Status Scheduler::Start() {
     stop_ = false;
     loop_ = std::thread([this] { Loop(); });
   }
+  ready_ = true;
   return Status::Ok();
 }
 
 void Scheduler::Stop() {
+  ready_ = false;
   {
     std::lock_guard<std::mutex> lock(loop_mu_);
     stop_ = true;
@@ -166,9 +170,15 @@ Result<CycleStats> Scheduler::Cycle() {
     light.uid = t.uid;
     light.job = t.job;
     light.request = t.request;
+    light.status = t.status;
+    light.creation_ms = t.creation_ms;
     kept.snapshot.tasks.push_back(std::move(light));
   }
-  auto decision = sched::RunCycle(std::move(snap), conf);
+  auto decision = sched::RunCycle(std::move(snap), conf, sched::BuiltinRegistry(), [] {
+    return std::chrono::duration<double, std::milli>(
+               std::chrono::steady_clock::now().time_since_epoch())
+        .count();
+  });
   if (!decision.ok()) return decision.status();
   stats.cycle_ms = MsSince(t1);
   auto t2 = std::chrono::steady_clock::now();
@@ -194,6 +204,7 @@ Result<CycleStats> Scheduler::Cycle() {
   stats.apply_ms = MsSince(t2);
   stats.binds = decision->binds.size();
   stats.evictions = decision->evictions.size();
+  metrics_->ObserveCycle(kept.snapshot, *decision, MsSince(t0), clock_->NowMs());
   ++cycles_;
   return stats;
 }

@@ -23,10 +23,12 @@
 #include "client/rest.h"
 #include "client/transport.h"
 #include "common/clock.h"
+#include "common/metrics.h"
 #include "sched/framework/conf.h"
 #include "scheduler/apply.h"
 #include "scheduler/cache.h"
 #include "scheduler/events.h"
+#include "scheduler/scheduler_metrics.h"
 
 namespace etna::scheduler {
 
@@ -55,6 +57,8 @@ struct SchedulerOptions {
   std::chrono::milliseconds sync_timeout{30000};
   // Called after each cycle of the loop (for benchmarks and logs); on the loop's thread.
   std::function<void(const CycleStats&)> on_cycle;
+  // Where the scheduler's metrics go (`etna dev` shares one registry); null: its own.
+  metrics::Registry* metrics = nullptr;
 };
 
 class Scheduler {
@@ -78,6 +82,9 @@ class Scheduler {
   EventRecorder& events() { return *events_; }
   ApplyStats apply_stats() const { return applier_->stats(); }
   uint64_t cycles() const { return cycles_; }
+  metrics::Registry& metrics_registry() { return *registry_; }
+  // Started: the informers have listed everything once and the loop runs.
+  bool ready() const { return ready_; }
 
  private:
   void Loop();
@@ -93,6 +100,10 @@ class Scheduler {
                    const std::string& field_selector = {});
 
   SchedulerOptions options_;
+  metrics::Registry own_registry_;
+  metrics::Registry* registry_;
+  std::unique_ptr<SchedulerMetrics> metrics_;
+  std::atomic<bool> ready_{false};
   SystemClock system_clock_;
   const Clock* clock_;
   std::unique_ptr<client::Transport> rest_transport_;

@@ -245,6 +245,7 @@ struct Task {
   int32_t priority = 0;
   bool preemptable = true;
   std::string priority_class;
+  TimeMs creation_ms = 0;                 // when its pod was created (for latency metrics)
   TimeMs start_ms = 0;                    // when it started running
   TimeMs last_checkpoint_ms = 0;          // last checkpoint the workload reported; 0: never
   std::vector<DeviceAllocation> devices;  // what the task holds of `node`'s GPUs
