@@ -3,16 +3,13 @@
 #include <fmt/format.h>
 #include <malloc.h>
 
+#include "cli/flags.h"
+
 namespace etna::cli {
 namespace {
 
 bool IsLoopbackHost(const std::string& host) {
   return host == "127.0.0.1" || host == "localhost" || host == "[::1]" || host == "::1";
-}
-
-std::string HostOf(const std::string& listen) {
-  size_t colon = listen.rfind(':');
-  return colon == std::string::npos ? listen : listen.substr(0, colon);
 }
 
 }  // namespace

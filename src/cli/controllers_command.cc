@@ -8,6 +8,7 @@
 #include <string>
 
 #include "cli/flags.h"
+#include "cli/monitoring_server.h"
 #include "client/kubeconfig.h"
 #include "client/transport.h"
 #include "controllers/manager.h"
@@ -27,7 +28,9 @@ void PrintControllersHelp(FILE* out) {
                "                             (default: all)\n"
                "  --lease-grace-seconds N    extra seconds past a node Lease's duration before\n"
                "                             the node is declared lost (default 5)\n"
-               "  --resync-seconds N         re-check every object this often (default 30)\n");
+               "  --resync-seconds N         re-check every object this often (default 30)\n"
+               "  --listen HOST:PORT         serve /metrics, /healthz and /readyz over HTTP\n"
+               "                             (default 127.0.0.1:8081; port 0 picks one)\n");
 }
 
 bool ParseSeconds(const std::string& flag, const std::string& text, double* out) {
@@ -45,7 +48,7 @@ bool ParseSeconds(const std::string& flag, const std::string& text, double* out)
 }  // namespace
 
 int RunControllers(int argc, char** argv) {
-  std::string kubeconfig, list;
+  std::string kubeconfig, list, listen = "127.0.0.1:8081";
   double grace = 5, resync = 30;
   FlagParser p("etna controllers", argc, argv);
   while (p.Next()) {
@@ -57,6 +60,8 @@ int RunControllers(int argc, char** argv) {
       if (!p.Value(&kubeconfig)) return 2;
     } else if (p.Is("--controllers")) {
       if (!p.Value(&list)) return 2;
+    } else if (p.Is("--listen")) {
+      if (!p.Value(&listen)) return 2;
     } else if (p.Is("--lease-grace-seconds")) {
       if (!p.Value(&v) || !ParseSeconds("--lease-grace-seconds", v, &grace)) return 2;
     } else if (p.Is("--resync-seconds")) {
@@ -88,6 +93,15 @@ int RunControllers(int argc, char** argv) {
     if (!name.empty()) options.controllers.insert(name);
   }
   controllers::ControllerManager manager(options);
+  auto monitoring = MonitoringServer::Start(listen, &manager.metrics_registry(), [&manager] {
+    return manager.ready() ? std::string() : std::string("controllers: informers not synced");
+  });
+  if (!monitoring.ok()) {
+    std::fprintf(stderr, "etna controllers: %s\n", monitoring.status().ToString().c_str());
+    return 1;
+  }
+  std::printf("etna controllers: metrics on http://%s:%u/metrics\n", HostOf(listen).c_str(),
+              static_cast<unsigned>((*monitoring)->port()));
   Status started = manager.Start();
   if (started.code() == StatusCode::kInvalidArgument) {
     std::fprintf(stderr, "etna controllers: %s\n", started.message().c_str());

@@ -5,13 +5,18 @@
 //   etna dev [--data-dir DIR] [--listen HOST:PORT] [--profile FILE] [--period DURATION]
 //
 // The parts talk to the server through in-process transports (the same client interface as
-// over HTTP); kubectl and the other clients use DIR/kubeconfig. Stopping leaves the containers
+// over HTTP); kubectl and the other clients use DIR/kubeconfig. The server's /metrics carries
+// the server's, the scheduler's and the controllers' metrics (one registry); each simulated
+// node's agent serves its own, and DIR/prometheus-targets.json lists them all for Prometheus'
+// file_sd_configs (deploy/prometheus/). Stopping leaves the containers
 // running, as `etna agent` does: the next `etna dev` on the same data dir adopts them.
 #include <fmt/format.h>
 
 #include <cstdio>
 #include <cstdlib>
+#include <fstream>
 #include <memory>
+#include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
 
@@ -45,6 +50,31 @@ void PrintDevHelp(FILE* out) {
       "  --profile FILE      the simulated nodes (default: 4 x 8 H100 with NVSwitch,\n"
       "                      2 x 4 A100-80GB with MIG, 2 x 2 T4; see examples/clusters/)\n"
       "  --period D          the scheduler's cycle period (default 1s; 500ms, 2s, ...)\n");
+}
+
+// DIR/prometheus-targets.json in Prometheus' file_sd format: the API server (whose /metrics
+// also carries the scheduler's and controllers' families) and every simulated node's agent.
+Status WritePrometheusTargets(const std::string& data_dir, const ApiRuntime& api,
+                              const std::vector<agent::NodeSpec>& nodes,
+                              const std::vector<std::unique_ptr<agent::Agent>>& agents) {
+  nlohmann::json groups = nlohmann::json::array();
+  groups.push_back({{"targets", {fmt::format("127.0.0.1:{}", api.port())}},
+                    {"labels", {{"job", "etna-apiserver"}}}});
+  for (size_t i = 0; i < agents.size(); ++i) {
+    groups.push_back({{"targets", {fmt::format("127.0.0.1:{}", agents[i]->port())}},
+                      {"labels", {{"job", "etna-agents"}, {"Hostname", nodes[i].name}}}});
+  }
+  std::string path = data_dir + "/prometheus-targets.json";
+  std::string tmp = path + ".tmp";
+  {
+    std::ofstream out(tmp, std::ios::trunc);
+    out << groups.dump(2) << "\n";
+    if (!out.flush()) return Status::Internal(fmt::format("cannot write {}", tmp));
+  }
+  if (std::rename(tmp.c_str(), path.c_str()) != 0) {
+    return Status::Internal(fmt::format("cannot write {}", path));
+  }
+  return Status::Ok();
 }
 
 std::string DefaultDataDir() {
@@ -86,6 +116,8 @@ int RunDev(int argc, char** argv) {
     return 1;
   }
   BlockStopSignals();
+  metrics::Registry registry;
+  flags.api.metrics = &registry;
   auto api = ApiRuntime::Start(flags.api);
   if (!api.ok()) {
     std::fprintf(stderr, "etna dev: %s\n", api.status().ToString().c_str());
@@ -95,6 +127,7 @@ int RunDev(int argc, char** argv) {
 
   controllers::ControllerManagerOptions controller_options;
   controller_options.factory = transports;
+  controller_options.metrics = &registry;
   controllers::ControllerManager controllers(controller_options);
   if (Status st = controllers.Start(); !st.ok()) {
     std::fprintf(stderr, "etna dev: controllers: %s\n", st.ToString().c_str());
@@ -102,6 +135,7 @@ int RunDev(int argc, char** argv) {
   }
   scheduler::SchedulerOptions scheduler_options;
   scheduler_options.transports = transports;
+  scheduler_options.metrics = &registry;
   scheduler_options.period = *period;
   scheduler::Scheduler scheduler(std::move(scheduler_options));
   if (Status st = scheduler.Start(); !st.ok()) {
@@ -118,6 +152,10 @@ int RunDev(int argc, char** argv) {
       return 1;
     }
     gpus += static_cast<int>(node.gpus.size());
+  }
+  if (Status st = WritePrometheusTargets(flags.api.data_dir, **api, *nodes, agents); !st.ok()) {
+    std::fprintf(stderr, "etna dev: %s\n", st.ToString().c_str());
+    return 1;
   }
   std::printf("etna dev: serving %s (data in %s)\n", (*api)->url().c_str(),
               flags.api.data_dir.c_str());

@@ -78,4 +78,9 @@ const char* WaitForStopSignal() {
   return sig == SIGINT ? "SIGINT" : "SIGTERM";
 }
 
+std::string HostOf(const std::string& listen) {
+  size_t colon = listen.rfind(':');
+  return colon == std::string::npos ? listen : listen.substr(0, colon);
+}
+
 }  // namespace etna::cli

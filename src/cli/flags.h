@@ -47,6 +47,9 @@ class FlagParser {
 // "500ms", "2s", "1m", "1.5s": a positive duration. Errors name the text.
 Result<std::chrono::milliseconds> ParseDuration(const std::string& text);
 
+// The host of a --listen HOST:PORT value ("127.0.0.1:8080" → "127.0.0.1").
+std::string HostOf(const std::string& listen);
+
 // Blocks SIGINT and SIGTERM in the calling thread (call before starting threads, so every
 // thread inherits the mask) and, in WaitForStopSignal, returns the name of the one that came.
 void BlockStopSignals();

@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "cli/flags.h"
+#include "cli/monitoring_server.h"
 #include "client/kubeconfig.h"
 #include "client/transport.h"
 #include "scheduler/scheduler.h"
@@ -34,7 +35,10 @@ void PrintSchedulerHelp(FILE* out) {
       "  --period DURATION         time between cycles when nothing happens (default 1s;\n"
       "                            500ms, 2s, ...)\n"
       "  --scheduler-name LIST     the spec.schedulerName values served (default\n"
-      "                            volcano,etna)\n");
+      "                            volcano,etna)\n"
+      "  --listen HOST:PORT        serve /metrics, /healthz and /readyz over HTTP (default\n"
+      "                            127.0.0.1:8080, as Volcano's --listen-address; port 0\n"
+      "                            picks one)\n");
 }
 
 std::vector<std::string> SplitList(const std::string& s) {
@@ -50,7 +54,8 @@ std::vector<std::string> SplitList(const std::string& s) {
 }  // namespace
 
 int RunScheduler(int argc, char** argv) {
-  std::string kubeconfig, conf_file, period = "1s", names = "volcano,etna";
+  std::string kubeconfig, conf_file, period = "1s", names = "volcano,etna",
+                                     listen = "127.0.0.1:8080";
   FlagParser p("etna scheduler", argc, argv);
   while (p.Next()) {
     if (p.Is("--kubeconfig")) {
@@ -61,6 +66,8 @@ int RunScheduler(int argc, char** argv) {
       if (!p.Value(&period)) return 1;
     } else if (p.Is("--scheduler-name")) {
       if (!p.Value(&names)) return 1;
+    } else if (p.Is("--listen")) {
+      if (!p.Value(&listen)) return 1;
     } else if (p.Is("-h") || p.Is("--help")) {
       PrintSchedulerHelp(stdout);
       return 0;
@@ -108,6 +115,15 @@ int RunScheduler(int argc, char** argv) {
   BlockStopSignals();
 
   scheduler::Scheduler sched(std::move(options));
+  auto monitoring = MonitoringServer::Start(listen, &sched.metrics_registry(), [&sched] {
+    return sched.ready() ? std::string() : std::string("scheduler: informers not synced");
+  });
+  if (!monitoring.ok()) {
+    std::fprintf(stderr, "etna scheduler: %s\n", monitoring.status().ToString().c_str());
+    return 1;
+  }
+  std::printf("etna scheduler: metrics on http://%s:%u/metrics\n", HostOf(listen).c_str(),
+              static_cast<unsigned>((*monitoring)->port()));
   if (Status st = sched.Start(); !st.ok()) {
     std::fprintf(stderr, "etna scheduler: %s\n", st.ToString().c_str());
     return 1;

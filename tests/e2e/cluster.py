@@ -41,9 +41,9 @@ class Cluster:
     def __enter__(self):
         self.start_server()
         self.start("scheduler", ["scheduler", "--kubeconfig", self.kubeconfig,
-                                 "--period", self.period])
+                                 "--period", self.period, "--listen", "127.0.0.1:0"])
         self.start("controllers", ["controllers", "--kubeconfig", self.kubeconfig,
-                                   "--lease-grace-seconds", "1"])
+                                   "--lease-grace-seconds", "1", "--listen", "127.0.0.1:0"])
         for node in self.nodes:
             self.start_agent(node)
         for node in self.nodes:

@@ -16,7 +16,7 @@ expect_fail "unknown controller" "unknown controller" \
   "$ETNA" controllers --kubeconfig "$KUBECONFIG_FILE" --controllers jobs
 
 "$ETNA" controllers --kubeconfig "$KUBECONFIG_FILE" --lease-grace-seconds 1 \
-  >"$WORK/controllers.log" 2>&1 &
+  --listen 127.0.0.1:0 >"$WORK/controllers.log" 2>&1 &
 CONTROLLERS_PID=$!
 AGENT_PID=$CONTROLLERS_PID  # lib.sh's cleanup kills it
 wait_for_file_line "$WORK/controllers.log" "etna controllers: running"
@@ -82,6 +82,18 @@ for _ in $(seq 1 200); do
   sleep 0.05
 done
 [ "$state" = Closed ] || fail "queue q1 is \"$state\", not Closed"
+
+# /metrics, /healthz and /readyz on the --listen address it printed.
+METRICS_URL=$(sed -n 's|^etna controllers: metrics on \(http://[^ ]*\)/metrics$|\1|p' \
+  "$WORK/controllers.log")
+[ -n "$METRICS_URL" ] || fail "no metrics line in the controllers' log"
+[ "$(curl -sS "$METRICS_URL/readyz")" = ok ] || fail "controllers /readyz is not ok"
+[ "$(curl -sS "$METRICS_URL/healthz")" = ok ] || fail "controllers /healthz is not ok"
+curl -sS "$METRICS_URL/metrics" >"$WORK/controllers.metrics" || fail "GET /metrics"
+grep -q '^etna_job_phase_transitions_total{phase="Pending"} ' "$WORK/controllers.metrics" ||
+  fail "no job phase counter in the controllers' /metrics"
+grep -q '^volcano_queue_pod_group_pending_count{queue_name="q1"} ' "$WORK/controllers.metrics" ||
+  fail "no PodGroup count of queue q1 in the controllers' /metrics"
 
 kill -TERM "$CONTROLLERS_PID"
 wait "$CONTROLLERS_PID" || fail "etna controllers exited non-zero on SIGTERM"

@@ -1,0 +1,39 @@
+#include "cli/monitoring_server.h"
+
+namespace etna::cli {
+
+Result<std::unique_ptr<MonitoringServer>> MonitoringServer::Start(
+    const std::string& listen, metrics::Registry* registry,
+    std::function<std::string()> not_ready) {
+  api::http::ServerOptions options;
+  options.listen = listen;
+  options.io_threads = 1;
+  options.worker_threads = 2;
+  auto handler = [registry, not_ready](const api::http::Request& r) {
+    api::http::Response reply;
+    reply.content_type = "text/plain; charset=utf-8";
+    if (r.method != "GET" && r.method != "HEAD") {
+      reply.status = 405;
+      reply.body = "only GET\n";
+    } else if (r.path == "/metrics") {
+      reply.content_type = metrics::kTextContentType;
+      reply.body = registry->Render();
+    } else if (r.path == "/healthz" || r.path == "/livez") {
+      reply.body = "ok";
+    } else if (r.path == "/readyz") {
+      std::string reason = not_ready();
+      reply.status = reason.empty() ? 200 : 503;
+      reply.body = reason.empty() ? "ok" : reason;
+    } else {
+      reply.status = 404;
+      reply.body = "not found: serves /metrics, /healthz, /readyz\n";
+    }
+    return reply;
+  };
+  std::unique_ptr<MonitoringServer> server(new MonitoringServer());
+  server->http_ = std::make_unique<api::http::HttpServer>(options, handler);
+  ETNA_RETURN_IF_ERROR(server->http_->Start().WithContext("--listen " + listen));
+  return server;
+}
+
+}  // namespace etna::cli

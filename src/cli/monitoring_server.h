@@ -1,0 +1,30 @@
+// MonitoringServer: a daemon's /metrics (Prometheus text), /healthz and /readyz over plain HTTP
+// on its --listen address, for `etna scheduler` (default :8080, Volcano's --listen-address)
+// and `etna controllers` (default :8081). /readyz answers 503 with the reason until ready.
+// Thread-safety: the handler runs on the server's threads; `registry` and `not_ready` must be
+// safe to call from them.
+#pragma once
+
+#include <functional>
+#include <memory>
+#include <string>
+
+#include "api/http/server.h"
+#include "common/metrics.h"
+#include "common/status.h"
+
+namespace etna::cli {
+
+class MonitoringServer {
+ public:
+  // `not_ready` returns "" when ready, else why not ("informers not synced").
+  static Result<std::unique_ptr<MonitoringServer>> Start(const std::string& listen,
+                                                         metrics::Registry* registry,
+                                                         std::function<std::string()> not_ready);
+  uint16_t port() const { return http_->port(); }
+
+ private:
+  std::unique_ptr<api::http::HttpServer> http_;
+};
+
+}  // namespace etna::cli
