@@ -181,6 +181,8 @@ void Agent::Stop() {
   {
     std::lock_guard<std::mutex> lock(mu_);
     stop_ = true;
+    registered_ = false;
+    pods_synced_ = false;
   }
   cv_.notify_all();
   if (heartbeat_.joinable()) heartbeat_.join();
