@@ -60,10 +60,23 @@ std::vector<GpuDevice> Agent::RefreshGpus() {
   return devices;
 }
 
+std::vector<GpuDevice> Agent::CurrentGpusLocked() const {
+  std::vector<GpuDevice> gpus = gpus_;
+  if (options_.gpu_source) options_.gpu_source->ApplyHolders(holders_, &gpus);
+  return gpus;
+}
+
+std::string Agent::NotReadyReason() const {
+  std::lock_guard<std::mutex> lock(mu_);
+  if (!registered_) return "node not registered";
+  if (!pods_synced_) return "pod informer not synced";
+  return "";
+}
+
 nlohmann::json Agent::GpuReport() const {
   std::lock_guard<std::mutex> lock(mu_);
   nlohmann::json out = nlohmann::json::array();
-  for (const auto& d : gpus_) {
+  for (const auto& d : CurrentGpusLocked()) {
     nlohmann::json g = nlohmann::json::parse(client::EncodeNodeGpus({d.gpu}))[0];
     g["migEnabled"] = d.mig_enabled;
     g["xids"] = d.xids;
@@ -72,6 +85,11 @@ nlohmann::json Agent::GpuReport() const {
     g["utilizationMemory"] = d.metrics.memory_utilization_percent;
     g["temperatureC"] = d.metrics.temperature_c;
     g["powerMw"] = d.metrics.power_mw;
+    g["smClockMHz"] = d.metrics.sm_clock_mhz;
+    g["memClockMHz"] = d.metrics.memory_clock_mhz;
+    g["energyMj"] = d.metrics.energy_mj;
+    g["nvlinkBytes"] = d.metrics.nvlink_bytes;
+    g["pciBusId"] = d.pci_bus_id;
     out.push_back(g);
   }
   return out;
@@ -119,8 +137,9 @@ Status Agent::Start() {
               runtime_.get(), [this] { return GpuReport(); },
               [this] {
                 std::lock_guard<std::mutex> lock(mu_);
-                return DcgmMetrics(options_.node.name, gpus_);
-              }));
+                return DcgmMetrics(options_.node.name, CurrentGpusLocked(), holders_);
+              },
+              [this] { return NotReadyReason(); }));
   ETNA_RETURN_IF_ERROR(http_->Start().WithContext("listen " + options_.listen));
 
   NodeReport report{options_.node, RefreshGpus(),  options_.internal_ip, "",
@@ -132,6 +151,11 @@ Status Agent::Start() {
   if (!registered.ok()) {
     http_->Stop();
     return registered;
+  }
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    registered_ = true;
+    pods_synced_ = false;
   }
 
   informer_transport_ = options_.transports();
@@ -157,6 +181,8 @@ void Agent::Stop() {
   {
     std::lock_guard<std::mutex> lock(mu_);
     stop_ = true;
+    registered_ = false;
+    pods_synced_ = false;
   }
   cv_.notify_all();
   if (heartbeat_.joinable()) heartbeat_.join();
@@ -206,11 +232,15 @@ void Agent::PodLoop() {
     if (stop_) return;
   }
   std::unique_lock<std::mutex> lock(mu_);
+  pods_synced_ = true;
   while (!stop_) {
     pods_changed_ = false;
     lock.unlock();
-    runtime_->Sync(informer_->List());
+    std::vector<nlohmann::json> pods = informer_->List();
+    runtime_->Sync(pods);
+    GpuHolders holders = GpuHoldersFromPods(pods);
     lock.lock();
+    holders_ = std::move(holders);
     cv_.wait_for(lock, options_.sync_period, [this] { return stop_ || pods_changed_; });
   }
 }

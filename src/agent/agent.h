@@ -4,6 +4,9 @@
 // (`etna dev`: one per profile node), each with its own data dir; they share nothing.
 // Stop() (and the destructor) leave the containers running: a later Agent on the same data
 // dir adopts them.
+// Its HTTP port also serves /metrics (the GPUs' readings as dcgm-exporter writes them, each
+// attributed to the pods holding the device), /healthz, and /readyz: ready once the Node is
+// registered and the pod informer has synced.
 // Thread-safety: Start/Stop from the owner thread; port() from any thread after Start.
 #pragma once
 
@@ -17,6 +20,7 @@
 #include <vector>
 
 #include "agent/gpu/cluster_profile.h"
+#include "agent/gpu/gpu_holders.h"
 #include "agent/gpu/gpu_source.h"
 #include "client/transport.h"
 #include "common/clock.h"
@@ -77,7 +81,10 @@ class Agent {
   void HeartbeatLoop();
   void PodLoop();
   std::vector<GpuDevice> RefreshGpus();
+  // The last reading with what follows from the holders (simulated sources); holds mu_.
+  std::vector<GpuDevice> CurrentGpusLocked() const;
   nlohmann::json GpuReport() const;
+  std::string NotReadyReason() const;  // "" when ready
 
   AgentOptions options_;
   SystemClock system_clock_;
@@ -93,6 +100,9 @@ class Agent {
   bool stop_ = false;
   bool pods_changed_ = false;
   std::vector<GpuDevice> gpus_;  // the last reading
+  GpuHolders holders_;           // from the pods of the last sync
+  bool registered_ = false;
+  bool pods_synced_ = false;
   std::thread heartbeat_;
   std::thread pods_;
   bool started_ = false;

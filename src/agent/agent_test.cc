@@ -108,11 +108,97 @@ TEST_F(AgentTest, FakeNvmlXidMakesTheGpuUnhealthy) {
   api::http::HttpClient client(http);
   auto metrics = client.Do("GET", "/metrics");
   ASSERT_TRUE(metrics.ok());
-  EXPECT_NE(
-      metrics->body.find("DCGM_FI_DEV_XID_ERRORS{gpu=\"1\",UUID=\"GPU-t1\",device=\"nvidia1\","
-                         "modelName=\"Tesla-T4\",Hostname=\"t4-node\"} 79"),
-      std::string::npos)
+  EXPECT_NE(metrics->body.find("DCGM_FI_DEV_XID_ERRORS{gpu=\"1\",UUID=\"GPU-t1\","
+                               "pci_bus_id=\"00000000:11:00.0\",device=\"nvidia1\","
+                               "modelName=\"Tesla-T4\",Hostname=\"t4-node\"} 79"),
+            std::string::npos)
       << metrics->body;
+}
+
+// GET `path` on the agent's port: the status, then the body.
+std::pair<int, std::string> AgentGet(const Agent& agent, const std::string& path) {
+  api::http::ClientOptions http;
+  http.port = agent.port();
+  http.tls = false;
+  api::http::HttpClient client(http);
+  auto r = client.Do("GET", path);
+  if (!r.ok()) return {0, r.status().ToString()};
+  return {r->status, r->body};
+}
+
+// The sample lines of `text` whose labels contain `needle`.
+std::vector<std::string> SampleLines(const std::string& text, const std::string& needle) {
+  std::vector<std::string> out;
+  std::istringstream in(text);
+  for (std::string line; std::getline(in, line);) {
+    if (!line.empty() && line[0] != '#' && line.find(needle) != std::string::npos) {
+      out.push_back(line);
+    }
+  }
+  return out;
+}
+
+TEST_F(AgentTest, MetricsNameThePodHoldingAGpuAndReadyzSaysReady) {
+  json config = {{"devices",
+                  {{{"name", "Tesla T4"}, {"uuid", "GPU-t0"}, {"memoryMiB", 15360}},
+                   {{"name", "Tesla T4"},
+                    {"uuid", "GPU-t1"},
+                    {"memoryMiB", 15360},
+                    {"usedMiB", 2048},
+                    {"smClockMHz", 1590}}}}};
+  std::ofstream(dir_ + "/nvml.json") << config.dump();
+  setenv("ETNA_FAKE_NVML_CONFIG", (dir_ + "/nvml.json").c_str(), 1);
+  auto nvml = NvmlGpuSource::Open(ETNA_FAKE_NVML_PATH);
+  ASSERT_TRUE(nvml.ok()) << nvml.status().ToString();
+  AgentOptions o = Options("t4-node");
+  o.gpu_source = std::move(*nvml);
+  StartAgent(std::move(o));
+  ASSERT_TRUE(WaitFor([&] { return AgentGet(*agent_, "/readyz").first == 200; }));
+  EXPECT_EQ(AgentGet(*agent_, "/readyz").second, "ok");
+
+  CreatePod("holder", "t4-node", "sleep 30", "Never", json::array(),
+            {{client::kGpuIdsAnnotation, "1"}, {client::kGpuUuidsAnnotation, "GPU-t1"}});
+  std::string text;
+  ASSERT_TRUE(WaitFor([&] {
+    text = AgentGet(*agent_, "/metrics").second;
+    return text.find("pod=\"holder\"") != std::string::npos;
+  })) << text;
+  std::vector<std::string> gpu1 = SampleLines(text, "{gpu=\"1\"");
+  ASSERT_FALSE(gpu1.empty());
+  for (const std::string& line : gpu1) {
+    EXPECT_NE(line.find(",Hostname=\"t4-node\",container=\"main\",namespace=\"default\","
+                        "pod=\"holder\"}"),
+              std::string::npos)
+        << line;
+  }
+  std::vector<std::string> gpu0 = SampleLines(text, "{gpu=\"0\"");
+  ASSERT_FALSE(gpu0.empty());
+  for (const std::string& line : gpu0) EXPECT_EQ(line.find("pod="), std::string::npos) << line;
+  EXPECT_EQ(SampleLines(text, "DCGM_FI_DEV_SM_CLOCK{").size(), 1u) << text;  // GPU 1 only
+  EXPECT_NE(text.find("DCGM_FI_DEV_FB_USED{gpu=\"1\""), std::string::npos);
+  EXPECT_NE(text.find("DCGM_FI_DEV_COUNT{Hostname=\"t4-node\"} 2\n"), std::string::npos);
+}
+
+TEST_F(AgentTest, SimulatedNodeReadingsFollowThePodsItRuns) {
+  auto nodes = LoadClusterProfile(std::string(ETNA_SOURCE_DIR) + "/examples/clusters/dev.yaml");
+  ASSERT_TRUE(nodes.ok());
+  auto node = FindProfileNode(*nodes, "t4-0");
+  ASSERT_TRUE(node.ok());
+  AgentOptions o = SimulatedNodeOptions(*node, api_.Factory(), dir_);
+  o.shim_binary = ETNA_AGENT_SHIM_PATH;
+  o.sync_period = std::chrono::milliseconds(20);
+  StartAgent(std::move(o));
+  CreatePod("busy", "t4-0", "sleep 30", "Never", json::array(), {{client::kGpuIdsAnnotation, "1"}});
+  std::string text;
+  ASSERT_TRUE(WaitFor([&] {
+    text = AgentGet(*agent_, "/metrics").second;
+    return text.find("pod=\"busy\"") != std::string::npos;
+  })) << text;
+  std::vector<std::string> util = SampleLines(text, "DCGM_FI_DEV_GPU_UTIL{");
+  ASSERT_EQ(util.size(), 2u) << text;
+  EXPECT_EQ(util[0].substr(util[0].rfind(' ')), " 0");
+  EXPECT_EQ(util[1].substr(util[1].rfind(' ')), " 87");  // 80 + 7*1 mod 16
+  EXPECT_NE(util[1].find("pod=\"busy\""), std::string::npos);
 }
 
 TEST_F(AgentTest, SeveralSimulatedNodesInOneProcess) {

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # `etna agent` against `etna server`: registers a profile node, runs a bound pod as a process
-# (kubectl logs goes through the agent's endpoint), survives its own SIGKILL without launching
-# a running container twice, and stops a pod on graceful delete.
+# (kubectl logs goes through the agent's endpoint), answers /readyz, serves dcgm-exporter's
+# GPU metrics naming the pod that holds a GPU (and promtool parses them), survives its own
+# SIGKILL without launching a running container twice, and stops a pod on graceful delete.
 # Usage: agent_test.sh ETNA_BINARY PROFILE
 set -euo pipefail
 ETNA=$1
@@ -66,6 +67,33 @@ expect_output "kubectl logs through the agent" "gpus=1/GPU-x" "${K[@]}" logs hel
 # ("$$$$": Kubernetes' $(VAR) expansion turns "$$" into "$".)
 pod long "echo \$\$\$\$ > $WORK/long.pid; echo started >> $WORK/starts; trap 'echo term >> $WORK/starts; exit 0' TERM; while true; do sleep 0.05; done"
 wait_phase long Running
+
+# The agent's own endpoints: /readyz, then /metrics while pod long holds GPU 1.
+AGENT_URL="http://127.0.0.1:$(sed -n 's/.*logs on port \([0-9]*\).*/\1/p' "$WORK/agent.log" | tail -1)"
+for _ in $(seq 1 200); do
+  [ "$(curl -s "$AGENT_URL/readyz")" = "ok" ] && break
+  sleep 0.05
+done
+expect_output "agent /readyz" "ok" curl -sf "$AGENT_URL/readyz"
+for _ in $(seq 1 200); do
+  curl -sf "$AGENT_URL/metrics" >"$WORK/metrics.txt" || true
+  grep -q 'pod="long"' "$WORK/metrics.txt" && break
+  sleep 0.05
+done
+expect_output "gpu 1 names its pod" 'DCGM_FI_DEV_GPU_UTIL{gpu="1",' grep -F ',container="main",namespace="default",pod="long"}' "$WORK/metrics.txt"
+expect_output "healthy gpus" 'DCGM_FI_DEV_COUNT{Hostname="t4-0"} 2' cat "$WORK/metrics.txt"
+if grep '{gpu="0"' "$WORK/metrics.txt" | grep -q 'pod='; then fail "gpu 0 is idle but names a pod"; fi
+# promtool lints dcgm-exporter's naming (upper-case names, camelCase labels such as modelName,
+# counters without "_total", non-base units such as MiB and mJ): the same lines dcgm-exporter's
+# own output draws, and dashboards depend on those names, so lint lines are expected. Only a
+# parse error fails: exit status 1 (lint findings alone exit 3) or an "error while linting" line.
+LINT=$("${PROMTOOL:-promtool}" check metrics <"$WORK/metrics.txt" 2>&1) && RC=0 || RC=$?
+if { [ "$RC" -ne 0 ] && [ "$RC" -ne 3 ]; } || grep -qE "error while|parsing error" <<<"$LINT"; then
+  echo "$LINT" >&2
+  fail "promtool cannot parse the agent's /metrics (exit $RC)"
+fi
+UNEXPECTED=$(grep -vE "no help text|should have \"_total\" suffix|should be written in 'snake_case'|base unit|abbreviated unit" <<<"$LINT" | grep -v '^$' || true)
+[ -z "$UNEXPECTED" ] || { echo "$UNEXPECTED" >&2; fail "promtool: output other than lint"; }
 kill -9 "$AGENT_PID"
 wait "$AGENT_PID" 2>/dev/null || true
 start_agent

@@ -1,17 +1,36 @@
-// GPU metrics in the Prometheus text format under DCGM-exporter's names and labels
-// (DCGM_FI_DEV_GPU_UTIL, _FB_USED, _FB_FREE, _GPU_TEMP, _POWER_USAGE, _XID_ERRORS with gpu,
-// UUID, device, modelName, Hostname), served by the agent at /metrics so dashboards and alert
-// rules written for dcgm-exporter work unchanged. A reading the source does not have is left out.
-// Thread-safety: a pure function.
+// The agent's /metrics: GPU readings in the Prometheus text format (0.0.4) under dcgm-exporter's
+// names, types, HELP texts and labels, so that dashboards and alert rules written for
+// dcgm-exporter work unchanged. The families and units are the contract of docs/monitoring.md
+// ("Agent").
+//
+// Labels, in dcgm-exporter's order: gpu, UUID, pci_bus_id, device ("nvidia<index>"), modelName,
+// [GPU_I_PROFILE, GPU_I_ID for a MIG instance], Hostname, then container, namespace, pod of a
+// pod holding the device (none when idle).
+// A device several pods hold (shares, or MIG instances of it) gets one series per pod, as
+// dcgm-exporter writes with --kubernetes-virtual-gpus (without its `vgpu` label; its default
+// mode keeps one of the pods only): summing a family over pods counts such a device more than
+// once, so aggregate per device (max by UUID) where that matters.
+// MIG: the framebuffer families, the only readings NVML gives per instance, also get one series
+// per instance with a reading, labelled with the pods holding that instance; every other family
+// has the parent device's series only.
+// A reading the source does not have is left out, not written as 0 (its HELP and TYPE stay).
+// DCGM_FI_DEV_COUNT{Hostname} is the number of healthy devices.
+// Thread-safety: pure functions.
 #pragma once
 
 #include <string>
+#include <string_view>
 #include <vector>
 
+#include "agent/gpu/gpu_holders.h"
 #include "agent/gpu/gpu_source.h"
 
 namespace etna::agent {
 
-std::string DcgmMetrics(const std::string& hostname, const std::vector<GpuDevice>& gpus);
+std::string DcgmMetrics(const std::string& hostname, const std::vector<GpuDevice>& gpus,
+                        const GpuHolders& holders);
+
+// A label value as the text format wants it: \ " and newline escaped.
+std::string EscapeLabelValue(std::string_view value);
 
 }  // namespace etna::agent

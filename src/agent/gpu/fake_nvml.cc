@@ -4,9 +4,16 @@
 // ETNA_FAKE_NVML_CONFIG names the file, read at nvmlInit_v2:
 //   {"devices": [{"name": "NVIDIA H100 80GB HBM3", "uuid": "GPU-…", "memoryMiB": 81559,
 //                 "usedMiB": 0, "utilization": {"gpu": 0, "memory": 0}, "temperature": 35,
-//                 "powerMw": 70000, "nvlinkPeers": [1], "nvswitch": false, "migMode": true,
-//                 "mig": [{"profile": "1g.10gb", "id": 7}]}],
+//                 "powerMw": 70000, "smClockMHz": 1980, "memClockMHz": 2619,
+//                 "energyMj": 123456789, "nvlinkTxKiB": 1000, "nvlinkRxKiB": 2000,
+//                 "nvlinkPeers": [1], "nvswitch": false, "migMode": true,
+//                 "mig": [{"profile": "1g.10gb", "id": 7, "memoryMiB": 9984, "usedMiB": 10}]}],
 //    "xidFile": "/tmp/xids"}
+// smClockMHz, memClockMHz (nvmlDeviceGetClockInfo), energyMj
+// (nvmlDeviceGetTotalEnergyConsumption) and nvlinkTxKiB / nvlinkRxKiB (nvmlDeviceGetFieldValues'
+// NVLINK_THROUGHPUT_DATA_TX/RX with scopeId UINT_MAX; per-link scopes are not served) answer
+// NOT_SUPPORTED when absent, as NVML does on devices without them. A MIG instance answers
+// nvmlDeviceGetMemoryInfo with its own memoryMiB / usedMiB, NOT_SUPPORTED without memoryMiB.
 // XIDs are injected by appending lines "<device index> <xid>" to xidFile; each becomes one
 // critical-XID event. nvlinkPeers are device indices joined by a link each; nvswitch puts every
 // device with it on links to one NVSwitch.
@@ -34,6 +41,7 @@ struct nvmlDevice_st {
   bool is_mig = false;
   std::string mig_profile;
   unsigned int gpu_instance = 0;
+  nlohmann::json mig_config;  // a MIG instance's own entry
   nvmlDevice_st* parent = nullptr;
   std::vector<std::unique_ptr<nvmlDevice_st>> mig;
 };
@@ -90,6 +98,7 @@ nvmlReturn_t Load() {
       mig->mig_profile = m.value("profile", "");
       mig->gpu_instance = m.value("id", 0u);
       mig->config = d;
+      mig->mig_config = m;
       dev->mig.push_back(std::move(mig));
     }
     devices.push_back(std::move(dev));
@@ -204,8 +213,10 @@ __attribute__((visibility("default"))) nvmlReturn_t nvmlDeviceGetUUID(nvmlDevice
 __attribute__((visibility("default"))) nvmlReturn_t nvmlDeviceGetMemoryInfo(nvmlDevice_t d,
                                                                             nvmlMemory_t* m) {
   std::lock_guard<std::mutex> lock(mu);
-  unsigned long long total = d->config.value("memoryMiB", 16384ull) << 20;
-  unsigned long long used = d->config.value("usedMiB", 0ull) << 20;
+  const nlohmann::json& c = d->is_mig ? d->mig_config : d->config;
+  if (d->is_mig && !c.contains("memoryMiB")) return kErrorNotSupported;
+  unsigned long long total = c.value("memoryMiB", 16384ull) << 20;
+  unsigned long long used = c.value("usedMiB", 0ull) << 20;
   m->total = total;
   m->used = used;
   m->free = total > used ? total - used : 0;
@@ -233,6 +244,50 @@ __attribute__((visibility("default"))) nvmlReturn_t nvmlDeviceGetPowerUsage(nvml
                                                                             unsigned int* mw) {
   std::lock_guard<std::mutex> lock(mu);
   *mw = d->config.value("powerMw", 50000u);
+  return kSuccess;
+}
+
+__attribute__((visibility("default"))) nvmlReturn_t nvmlDeviceGetClockInfo(nvmlDevice_t d,
+                                                                           unsigned int type,
+                                                                           unsigned int* mhz) {
+  std::lock_guard<std::mutex> lock(mu);
+  const char* key = type == etna::agent::nvml::kClockSm    ? "smClockMHz"
+                    : type == etna::agent::nvml::kClockMem ? "memClockMHz"
+                                                           : nullptr;
+  if (key == nullptr || d->is_mig || !d->config.contains(key)) return kErrorNotSupported;
+  *mhz = d->config.value(key, 0u);
+  return kSuccess;
+}
+
+__attribute__((visibility("default"))) nvmlReturn_t nvmlDeviceGetTotalEnergyConsumption(
+    nvmlDevice_t d, unsigned long long* mj) {
+  std::lock_guard<std::mutex> lock(mu);
+  if (d->is_mig || !d->config.contains("energyMj")) return kErrorNotSupported;
+  *mj = d->config.value("energyMj", 0ull);
+  return kSuccess;
+}
+
+__attribute__((visibility("default"))) nvmlReturn_t nvmlDeviceGetFieldValues(
+    nvmlDevice_t d, int count, nvmlFieldValue_t* values) {
+  std::lock_guard<std::mutex> lock(mu);
+  if (count < 0 || (count > 0 && values == nullptr)) return kErrorInvalidArgument;
+  for (int i = 0; i < count; ++i) {
+    nvmlFieldValue_t& f = values[i];
+    const char* key = f.fieldId == etna::agent::nvml::kFieldNvLinkDataTxKiB   ? "nvlinkTxKiB"
+                      : f.fieldId == etna::agent::nvml::kFieldNvLinkDataRxKiB ? "nvlinkRxKiB"
+                                                                              : nullptr;
+    f.timestamp = 0;
+    f.latencyUsec = 0;
+    f.value = {};
+    if (key == nullptr || d->is_mig || f.scopeId != etna::agent::nvml::kScopeAllLinks ||
+        !d->config.contains(key)) {
+      f.nvmlReturn = kErrorNotSupported;
+      continue;
+    }
+    f.valueType = etna::agent::nvml::kValueUnsignedLongLong;
+    f.value.ullVal = d->config.value(key, 0ull);
+    f.nvmlReturn = kSuccess;
+  }
   return kSuccess;
 }
 

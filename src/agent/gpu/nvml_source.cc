@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <numeric>
+#include <optional>
 
 namespace etna::agent {
 
@@ -24,6 +25,9 @@ struct NvmlGpuSource::Api {
   nvml::GetUintFn get_max_mig = nullptr;
   nvml::GetMigDeviceByIndexFn get_mig_device = nullptr;
   nvml::GetUintFn get_gpu_instance_id = nullptr;
+  nvml::GetClockInfoFn get_clock = nullptr;
+  nvml::GetEnergyFn get_energy = nullptr;
+  nvml::GetFieldValuesFn get_field_values = nullptr;
   nvml::GetPciInfoFn get_pci = nullptr;
   nvml::GetNvLinkStateFn get_nvlink_state = nullptr;
   nvml::GetNvLinkRemotePciFn get_nvlink_remote = nullptr;
@@ -45,6 +49,27 @@ bool Resolve(void* handle, const char* name, Fn* out, bool required, std::string
 std::string Dashed(std::string s) {
   std::replace(s.begin(), s.end(), ' ', '-');
   return s;
+}
+
+// An integer field's value; nullopt unless NVML answered it.
+std::optional<int64_t> FieldInt(const nvmlFieldValue_t& f) {
+  if (f.nvmlReturn != nvml::kSuccess) return std::nullopt;
+  switch (f.valueType) {
+    case nvml::kValueUnsignedInt:
+      return static_cast<int64_t>(f.value.uiVal);
+    case nvml::kValueUnsignedLong:
+      return static_cast<int64_t>(f.value.ulVal);
+    case nvml::kValueUnsignedLongLong:
+      return static_cast<int64_t>(f.value.ullVal);
+    case nvml::kValueSignedLongLong:
+      return static_cast<int64_t>(f.value.sllVal);
+    case nvml::kValueSignedInt:
+      return static_cast<int64_t>(f.value.siVal);
+    case nvml::kValueDouble:
+      return static_cast<int64_t>(f.value.dVal);
+    default:
+      return std::nullopt;
+  }
 }
 
 // Union-find over bus ids: GPUs reachable over NVLink (through switches too) end up together.
@@ -86,6 +111,9 @@ Result<std::unique_ptr<NvmlGpuSource>> NvmlGpuSource::Open(const std::string& li
   Resolve(handle, "nvmlDeviceGetMaxMigDeviceCount", &api->get_max_mig, false, &missing);
   Resolve(handle, "nvmlDeviceGetMigDeviceHandleByIndex", &api->get_mig_device, false, &missing);
   Resolve(handle, "nvmlDeviceGetGpuInstanceId", &api->get_gpu_instance_id, false, &missing);
+  Resolve(handle, "nvmlDeviceGetClockInfo", &api->get_clock, false, &missing);
+  Resolve(handle, "nvmlDeviceGetTotalEnergyConsumption", &api->get_energy, false, &missing);
+  Resolve(handle, "nvmlDeviceGetFieldValues", &api->get_field_values, false, &missing);
   Resolve(handle, "nvmlDeviceGetPciInfo_v3", &api->get_pci, false, &missing);
   Resolve(handle, "nvmlDeviceGetNvLinkState", &api->get_nvlink_state, false, &missing);
   Resolve(handle, "nvmlDeviceGetNvLinkRemotePciInfo_v2", &api->get_nvlink_remote, false, &missing);
@@ -146,6 +174,80 @@ void NvmlGpuSource::DrainXids() {
   }
 }
 
+void NvmlGpuSource::ReadReadings(nvmlDevice_t dev, GpuDevice* d) const {
+  GpuMetrics& m = d->metrics;
+  nvmlMemory_t mem{};
+  if (api_->get_memory(dev, &mem) == nvml::kSuccess) {
+    d->gpu.memory_mib = static_cast<int64_t>(mem.total >> 20);
+    m.memory_used_mib = static_cast<int64_t>(mem.used >> 20);
+  }
+  nvmlUtilization_t util{};
+  if (api_->get_utilization && api_->get_utilization(dev, &util) == nvml::kSuccess) {
+    m.gpu_utilization_percent = static_cast<int>(util.gpu);
+    m.memory_utilization_percent = static_cast<int>(util.memory);
+  }
+  unsigned int value = 0;
+  if (api_->get_temperature &&
+      api_->get_temperature(dev, nvml::kTemperatureGpu, &value) == nvml::kSuccess) {
+    m.temperature_c = static_cast<int>(value);
+  }
+  if (api_->get_power && api_->get_power(dev, &value) == nvml::kSuccess) m.power_mw = value;
+  if (api_->get_clock && api_->get_clock(dev, nvml::kClockSm, &value) == nvml::kSuccess) {
+    m.sm_clock_mhz = static_cast<int>(value);
+  }
+  if (api_->get_clock && api_->get_clock(dev, nvml::kClockMem, &value) == nvml::kSuccess) {
+    m.memory_clock_mhz = static_cast<int>(value);
+  }
+  unsigned long long energy = 0;
+  if (api_->get_energy && api_->get_energy(dev, &energy) == nvml::kSuccess) {
+    m.energy_mj = static_cast<int64_t>(energy);
+  }
+}
+
+void NvmlGpuSource::ReadMig(nvmlDevice_t dev, GpuDevice* d) const {
+  unsigned int mig_current = 0, mig_pending = 0;
+  if (api_->get_mig_mode && api_->get_mig_mode(dev, &mig_current, &mig_pending) == nvml::kSuccess) {
+    d->mig_enabled = mig_current == nvml::kMigEnabled;
+  }
+  unsigned int max = 0;
+  if (!d->mig_enabled || !api_->get_max_mig || !api_->get_mig_device ||
+      !api_->get_gpu_instance_id || api_->get_max_mig(dev, &max) != nvml::kSuccess) {
+    return;
+  }
+  for (unsigned int m = 0; m < max; ++m) {
+    nvmlDevice_t mig;
+    if (api_->get_mig_device(dev, m, &mig) != nvml::kSuccess) continue;
+    char name[128] = {0};
+    unsigned int gi = 0;
+    if (api_->get_name(mig, name, sizeof(name)) != nvml::kSuccess ||
+        api_->get_gpu_instance_id(mig, &gi) != nvml::kSuccess) {
+      continue;
+    }
+    // "NVIDIA A100-SXM4-80GB MIG 1g.10gb" -> "1g.10gb"
+    std::string n = name;
+    size_t at = n.rfind("MIG ");
+    d->gpu.mig.push_back(
+        {at == std::string::npos ? n : n.substr(at + 4), static_cast<int32_t>(gi)});
+    nvmlMemory_t mem{};
+    if (api_->get_memory(mig, &mem) == nvml::kSuccess) {
+      d->mig_metrics.push_back({static_cast<int32_t>(gi), static_cast<int64_t>(mem.total >> 20),
+                                static_cast<int64_t>(mem.used >> 20)});
+    }
+  }
+}
+
+int64_t NvmlGpuSource::NvLinkBytes(nvmlDevice_t dev) const {
+  if (!api_->get_field_values) return -1;
+  nvmlFieldValue_t fields[2] = {};
+  fields[0].fieldId = nvml::kFieldNvLinkDataTxKiB;
+  fields[1].fieldId = nvml::kFieldNvLinkDataRxKiB;
+  fields[0].scopeId = fields[1].scopeId = nvml::kScopeAllLinks;
+  if (api_->get_field_values(dev, 2, fields) != nvml::kSuccess) return -1;
+  auto tx = FieldInt(fields[0]), rx = FieldInt(fields[1]);
+  if (!tx || !rx) return -1;
+  return (*tx + *rx) * 1024;
+}
+
 Result<std::vector<GpuDevice>> NvmlGpuSource::Devices() {
   DrainXids();
   unsigned int count = 0;
@@ -164,63 +266,28 @@ Result<std::vector<GpuDevice>> NvmlGpuSource::Devices() {
     if (api_->get_name(dev, buf, sizeof(buf)) == nvml::kSuccess) d.gpu.model = Dashed(buf);
     char uuid[96] = {0};
     if (api_->get_uuid(dev, uuid, sizeof(uuid)) == nvml::kSuccess) d.gpu.uuid = uuid;
-    nvmlMemory_t mem{};
-    if (api_->get_memory(dev, &mem) == nvml::kSuccess) {
-      d.gpu.memory_mib = static_cast<int64_t>(mem.total >> 20);
-      d.metrics.memory_used_mib = static_cast<int64_t>(mem.used >> 20);
-    }
-    nvmlUtilization_t util{};
-    if (api_->get_utilization && api_->get_utilization(dev, &util) == nvml::kSuccess) {
-      d.metrics.gpu_utilization_percent = static_cast<int>(util.gpu);
-      d.metrics.memory_utilization_percent = static_cast<int>(util.memory);
-    }
-    unsigned int value = 0;
-    if (api_->get_temperature &&
-        api_->get_temperature(dev, nvml::kTemperatureGpu, &value) == nvml::kSuccess) {
-      d.metrics.temperature_c = static_cast<int>(value);
-    }
-    if (api_->get_power && api_->get_power(dev, &value) == nvml::kSuccess) {
-      d.metrics.power_mw = value;
-    }
-    unsigned int mig_current = 0, mig_pending = 0;
-    if (api_->get_mig_mode &&
-        api_->get_mig_mode(dev, &mig_current, &mig_pending) == nvml::kSuccess) {
-      d.mig_enabled = mig_current == nvml::kMigEnabled;
-    }
-    if (d.mig_enabled && api_->get_max_mig && api_->get_mig_device && api_->get_gpu_instance_id) {
-      unsigned int max = 0;
-      if (api_->get_max_mig(dev, &max) == nvml::kSuccess) {
-        for (unsigned int m = 0; m < max; ++m) {
-          nvmlDevice_t mig;
-          if (api_->get_mig_device(dev, m, &mig) != nvml::kSuccess) continue;
-          char name[128] = {0};
-          unsigned int gi = 0;
-          if (api_->get_name(mig, name, sizeof(name)) != nvml::kSuccess ||
-              api_->get_gpu_instance_id(mig, &gi) != nvml::kSuccess) {
-            continue;
-          }
-          // "NVIDIA A100-SXM4-80GB MIG 1g.10gb" -> "1g.10gb"
-          std::string n = name;
-          size_t at = n.rfind("MIG ");
-          d.gpu.mig.push_back(
-              {at == std::string::npos ? n : n.substr(at + 4), static_cast<int32_t>(gi)});
-        }
-      }
-    }
+    ReadReadings(dev, &d);
+    ReadMig(dev, &d);
     nvmlPciInfo_t pci{};
     std::string bus = fmt::format("gpu{}", i);
-    if (api_->get_pci && api_->get_pci(dev, &pci) == nvml::kSuccess) bus = pci.busId;
+    if (api_->get_pci && api_->get_pci(dev, &pci) == nvml::kSuccess) {
+      bus = pci.busId;
+      d.pci_bus_id = pci.busId;
+    }
     bus_ids.push_back(bus);
     domains.Find(bus);
+    bool nvlink = false;
     if (api_->get_nvlink_state && api_->get_nvlink_remote) {
       for (unsigned int link = 0; link < nvml::kNvLinkMaxLinks; ++link) {
         unsigned int active = 0;
         if (api_->get_nvlink_state(dev, link, &active) != nvml::kSuccess || !active) continue;
+        nvlink = true;
         nvmlPciInfo_t remote{};
         if (api_->get_nvlink_remote(dev, link, &remote) != nvml::kSuccess) continue;
         domains.Join(bus, remote.busId);
       }
     }
+    if (nvlink) d.metrics.nvlink_bytes = NvLinkBytes(dev);
     auto seen = xids_.find(d.gpu.uuid);
     if (seen != xids_.end()) {
       d.xids = seen->second;

@@ -28,6 +28,11 @@ class FakeNvmlTest : public ::testing::Test {
            {"utilization", {{"gpu", 42}, {"memory", 7}}},
            {"temperature", 51},
            {"powerMw", 123000},
+           {"smClockMHz", 1980},
+           {"memClockMHz", 2619},
+           {"energyMj", 123456789012},
+           {"nvlinkTxKiB", 1000},
+           {"nvlinkRxKiB", 2000},
            {"nvlinkPeers", {1}}},
           {{"name", "NVIDIA H100 80GB HBM3"},
            {"uuid", "GPU-bbbb"},
@@ -37,7 +42,10 @@ class FakeNvmlTest : public ::testing::Test {
            {"uuid", "GPU-cccc"},
            {"memoryMiB", 81920},
            {"migMode", true},
-           {"mig", {{{"profile", "3g.40gb"}, {"id", 1}}, {{"profile", "1g.10gb"}, {"id", 9}}}}}}}};
+           {"nvlinkTxKiB", 5},  // no NVLink: not read
+           {"mig",
+            {{{"profile", "3g.40gb"}, {"id", 1}, {"memoryMiB", 40192}, {"usedMiB", 10}},
+             {{"profile", "1g.10gb"}, {"id", 9}}}}}}}};
     std::ofstream((dir_ / "config.json").string()) << config.dump();
     setenv("ETNA_FAKE_NVML_CONFIG", (dir_ / "config.json").c_str(), 1);
   }
@@ -72,6 +80,33 @@ TEST_F(FakeNvmlTest, ReportsTheConfiguredGpus) {
   EXPECT_EQ(d2.gpu.mig[0].profile, "3g.40gb");
   EXPECT_EQ(d2.gpu.mig[1].id, 9);
   EXPECT_FALSE(d0.mig_enabled);
+}
+
+TEST_F(FakeNvmlTest, ReadsClocksEnergyNvLinkAndMigMemoryWhereNvmlHasThem) {
+  auto source = NvmlGpuSource::Open(ETNA_FAKE_NVML_PATH);
+  ASSERT_TRUE(source.ok()) << source.status().ToString();
+  auto devices = (*source)->Devices();
+  ASSERT_TRUE(devices.ok()) << devices.status().ToString();
+  const GpuMetrics& m0 = (*devices)[0].metrics;
+  EXPECT_EQ((*devices)[0].pci_bus_id, "00000000:10:00.0");
+  EXPECT_EQ(m0.sm_clock_mhz, 1980);
+  EXPECT_EQ(m0.memory_clock_mhz, 2619);
+  EXPECT_EQ(m0.energy_mj, 123456789012);
+  EXPECT_EQ(m0.nvlink_bytes, 3000 * 1024);
+  // NOT_SUPPORTED readings stay unknown.
+  const GpuMetrics& m1 = (*devices)[1].metrics;
+  EXPECT_EQ(m1.sm_clock_mhz, -1);
+  EXPECT_EQ(m1.memory_clock_mhz, -1);
+  EXPECT_EQ(m1.energy_mj, -1);
+  EXPECT_EQ(m1.nvlink_bytes, -1);
+  EXPECT_EQ((*devices)[2].metrics.nvlink_bytes, -1);
+  // Per-instance memory where the instance answers it.
+  const GpuDevice& d2 = (*devices)[2];
+  ASSERT_EQ(d2.mig_metrics.size(), 1u);
+  EXPECT_EQ(d2.mig_metrics[0].id, 1);
+  EXPECT_EQ(d2.mig_metrics[0].memory_mib, 40192);
+  EXPECT_EQ(d2.mig_metrics[0].memory_used_mib, 10);
+  EXPECT_EQ(d2.metrics.memory_used_mib, 0);
 }
 
 TEST_F(FakeNvmlTest, CriticalXidMarksTheGpuUnhealthy) {

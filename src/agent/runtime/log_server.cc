@@ -163,11 +163,16 @@ std::string SelectLog(const std::string& content, const LogQuery& q) {
 
 api::http::Handler MakeAgentHandler(const Runtime* runtime,
                                     std::function<nlohmann::json()> gpu_report,
-                                    std::function<std::string()> metrics) {
-  return [runtime, gpu_report = std::move(gpu_report),
-          metrics = std::move(metrics)](const Request& request) -> Response {
+                                    std::function<std::string()> metrics,
+                                    std::function<std::string()> not_ready) {
+  return [runtime, gpu_report = std::move(gpu_report), metrics = std::move(metrics),
+          not_ready = std::move(not_ready)](const Request& request) -> Response {
     if (request.method != "GET") return Text(405, "only GET\n");
     if (request.path == "/healthz") return Text(200, "ok");
+    if (request.path == "/readyz") {
+      std::string reason = not_ready ? not_ready() : "";
+      return reason.empty() ? Text(200, "ok") : Text(503, "not ready: " + reason + "\n");
+    }
     if (request.path == "/gpus") {
       Response r;
       r.body = gpu_report ? gpu_report().dump() : "[]";

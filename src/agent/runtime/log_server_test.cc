@@ -21,5 +21,23 @@ TEST(LogServer, SelectLogTailsAndLimits) {
   EXPECT_EQ(SelectLog("a\nb", LogQuery{1, std::nullopt, false, false}), "b");
 }
 
+TEST(LogServer, ReadyzAnswers503WithTheReasonUntilReady) {
+  std::string reason = "pod informer not synced";
+  auto handler = MakeAgentHandler(nullptr, nullptr, nullptr, [&] { return reason; });
+  api::http::Request request;
+  request.method = "GET";
+  request.path = "/readyz";
+  api::http::Response r = handler(request);
+  EXPECT_EQ(r.status, 503);
+  EXPECT_NE(r.body.find("pod informer not synced"), std::string::npos) << r.body;
+  request.path = "/healthz";
+  EXPECT_EQ(handler(request).status, 200);
+  reason = "";
+  request.path = "/readyz";
+  r = handler(request);
+  EXPECT_EQ(r.status, 200);
+  EXPECT_EQ(r.body, "ok");
+}
+
 }  // namespace
 }  // namespace etna::agent::runtime
