@@ -18,6 +18,7 @@ import subprocess
 import sys
 import tempfile
 import time
+import urllib.request
 
 KUBECTL = os.environ.get("KUBECTL", "kubectl")
 
@@ -111,6 +112,16 @@ class Cluster:
                 print(f"--- {name}.log (last {len(lines)} lines)", file=sys.stderr)
                 for line in lines:
                     print(line, file=sys.stderr)
+
+    def metrics(self, name):
+        """The /metrics text of daemon `name` ("scheduler", "controllers") from the address
+        its log announced."""
+        log = open(os.path.join(self.work, f"{name}.log"), errors="replace").read()
+        m = re.search(r"metrics on (http://\S+/metrics)", log)
+        if not m:
+            raise AssertionError(f"{name} announced no metrics address:\n{log}")
+        with urllib.request.urlopen(m.group(1), timeout=10) as r:
+            return r.read().decode()
 
     # ---- API ----
 

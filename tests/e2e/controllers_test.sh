@@ -94,6 +94,10 @@ grep -q '^etna_job_phase_transitions_total{phase="Pending"} ' "$WORK/controllers
   fail "no job phase counter in the controllers' /metrics"
 grep -q '^volcano_queue_pod_group_pending_count{queue_name="q1"} ' "$WORK/controllers.metrics" ||
   fail "no PodGroup count of queue q1 in the controllers' /metrics"
+# Parsable (promtool exit 3 only lists lint notes on Volcano's and kube-state-metrics' names).
+promtool check metrics <"$WORK/controllers.metrics" >"$WORK/promtool.out" 2>&1
+rc=$?
+[ "$rc" = 0 ] || [ "$rc" = 3 ] || fail "promtool check metrics: $(cat "$WORK/promtool.out")"
 
 kill -TERM "$CONTROLLERS_PID"
 wait "$CONTROLLERS_PID" || fail "etna controllers exited non-zero on SIGTERM"

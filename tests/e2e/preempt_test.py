@@ -8,6 +8,8 @@
 Usage: preempt_test.py ETNA_BINARY
 """
 import os
+import re
+import subprocess
 import sys
 import threading
 
@@ -79,6 +81,14 @@ def preempt(c, marks):
     check(all(v.startswith("low-") for v in victims), f"a victim is not low's: {victims}")
     check(set(watch.marked) >= victims and set(watch.marked.values()) == {"Preempted"},
           f"victims marked {watch.marked}, SIGTERMed {victims}")
+    # The scheduler's Volcano metrics counted the preemption; its output parses (promtool exit 3
+    # only lists lint notes on Volcano's own names: milliseconds, camelCase OnSession).
+    text = c.metrics("scheduler")
+    attempts = re.search(r"^volcano_total_preemption_attempts (\S+)$", text, re.M)
+    check(attempts and float(attempts.group(1)) >= 1, "no preemption attempt in the metrics")
+    lint = subprocess.run(["promtool", "check", "metrics"], input=text, capture_output=True,
+                          text=True)
+    check(lint.returncode in (0, 3), f"promtool check metrics: {lint.stdout}{lint.stderr}")
     # The victims are requeued: low keeps its 4 gang members running and 4 new pending pods.
     c.wait(lambda: len(c.pods("low")) == 16 and len(running(c, "low")) == 12,
            "low requeued with 12 running and 4 pending")
