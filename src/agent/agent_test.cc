@@ -79,13 +79,7 @@ TEST_F(AgentTest, FakeNvmlXidMakesTheGpuUnhealthy) {
                  {"devices",
                   {{{"name", "Tesla T4"}, {"uuid", "GPU-t0"}, {"memoryMiB", 15360}},
                    {{"name", "Tesla T4"}, {"uuid", "GPU-t1"}, {"memoryMiB", 15360}}}}};
-  std::ofstream(dir_ + "/nvml.json") << config.dump();
-  setenv("ETNA_FAKE_NVML_CONFIG", (dir_ + "/nvml.json").c_str(), 1);
-  auto nvml = NvmlGpuSource::Open(ETNA_FAKE_NVML_PATH);
-  ASSERT_TRUE(nvml.ok()) << nvml.status().ToString();
-  AgentOptions o = Options("t4-node");
-  o.gpu_source = std::move(*nvml);
-  StartAgent(std::move(o));
+  StartFakeNvmlAgent("t4-node", config);
   json n = Node("t4-node");
   EXPECT_EQ(n["metadata"]["labels"][client::kGpuModelLabel], "Tesla-T4");
   EXPECT_EQ(n["status"]["allocatable"]["nvidia.com/gpu"], "2");
@@ -146,13 +140,7 @@ TEST_F(AgentTest, MetricsNameThePodHoldingAGpuAndReadyzSaysReady) {
                     {"memoryMiB", 15360},
                     {"usedMiB", 2048},
                     {"smClockMHz", 1590}}}}};
-  std::ofstream(dir_ + "/nvml.json") << config.dump();
-  setenv("ETNA_FAKE_NVML_CONFIG", (dir_ + "/nvml.json").c_str(), 1);
-  auto nvml = NvmlGpuSource::Open(ETNA_FAKE_NVML_PATH);
-  ASSERT_TRUE(nvml.ok()) << nvml.status().ToString();
-  AgentOptions o = Options("t4-node");
-  o.gpu_source = std::move(*nvml);
-  StartAgent(std::move(o));
+  StartFakeNvmlAgent("t4-node", config);
   ASSERT_TRUE(WaitFor([&] { return AgentGet(*agent_, "/readyz").first == 200; }));
   EXPECT_EQ(AgentGet(*agent_, "/readyz").second, "ok");
 

@@ -14,6 +14,7 @@
 #include <thread>
 
 #include "agent/agent.h"
+#include "agent/gpu/nvml_source.h"
 #include "api/http/client.h"
 #include "client/testing/in_process_api.h"
 #include "client/well_known.h"
@@ -101,6 +102,17 @@ class AgentTest : public ::testing::Test {
     agent_ = std::make_unique<Agent>(std::move(o));
     Status s = agent_->Start();
     ASSERT_TRUE(s.ok()) << s.ToString();
+  }
+
+  // Starts node `name`'s agent over the project's fake NVML library reporting `config`.
+  void StartFakeNvmlAgent(const std::string& name, const json& config) {
+    std::ofstream(dir_ + "/nvml.json") << config.dump();
+    setenv("ETNA_FAKE_NVML_CONFIG", (dir_ + "/nvml.json").c_str(), 1);
+    auto nvml = NvmlGpuSource::Open(ETNA_FAKE_NVML_PATH);
+    ASSERT_TRUE(nvml.ok()) << nvml.status().ToString();
+    AgentOptions o = Options(name);
+    o.gpu_source = std::move(*nvml);
+    StartAgent(std::move(o));
   }
 
   json Node(const std::string& name) {

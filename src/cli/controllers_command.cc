@@ -93,15 +93,11 @@ int RunControllers(int argc, char** argv) {
     if (!name.empty()) options.controllers.insert(name);
   }
   controllers::ControllerManager manager(options);
-  auto monitoring = MonitoringServer::Start(listen, &manager.metrics_registry(), [&manager] {
-    return manager.ready() ? std::string() : std::string("controllers: informers not synced");
-  });
-  if (!monitoring.ok()) {
-    std::fprintf(stderr, "etna controllers: %s\n", monitoring.status().ToString().c_str());
-    return 1;
-  }
-  std::printf("etna controllers: metrics on http://%s:%u/metrics\n", HostOf(listen).c_str(),
-              static_cast<unsigned>((*monitoring)->port()));
+  auto monitoring = MonitoringServer::StartOrReport(
+      "etna controllers", listen, &manager.metrics_registry(), [&manager] {
+        return manager.ready() ? std::string() : std::string("controllers: informers not synced");
+      });
+  if (!monitoring) return 1;
   Status started = manager.Start();
   if (started.code() == StatusCode::kInvalidArgument) {
     std::fprintf(stderr, "etna controllers: %s\n", started.message().c_str());

@@ -1,5 +1,9 @@
 #include "cli/monitoring_server.h"
 
+#include <cstdio>
+
+#include "cli/flags.h"
+
 namespace etna::cli {
 
 Result<std::unique_ptr<MonitoringServer>> MonitoringServer::Start(
@@ -34,6 +38,20 @@ Result<std::unique_ptr<MonitoringServer>> MonitoringServer::Start(
   server->http_ = std::make_unique<api::http::HttpServer>(options, handler);
   ETNA_RETURN_IF_ERROR(server->http_->Start().WithContext("--listen " + listen));
   return server;
+}
+
+std::unique_ptr<MonitoringServer> MonitoringServer::StartOrReport(
+    const char* daemon, const std::string& listen, metrics::Registry* registry,
+    std::function<std::string()> not_ready) {
+  auto server = Start(listen, registry, std::move(not_ready));
+  if (!server.ok()) {
+    std::fprintf(stderr, "%s: %s\n", daemon, server.status().ToString().c_str());
+    return nullptr;
+  }
+  std::printf("%s: metrics on http://%s:%u/metrics\n", daemon, HostOf(listen).c_str(),
+              static_cast<unsigned>((*server)->port()));
+  std::fflush(stdout);
+  return std::move(*server);
 }
 
 }  // namespace etna::cli

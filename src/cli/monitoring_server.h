@@ -23,6 +23,13 @@ class MonitoringServer {
                                                          std::function<std::string()> not_ready);
   uint16_t port() const { return http_->port(); }
 
+  // Start for daemon `daemon` ("etna scheduler"): prints where the metrics are, or the error
+  // on stderr and returns null.
+  static std::unique_ptr<MonitoringServer> StartOrReport(const char* daemon,
+                                                         const std::string& listen,
+                                                         metrics::Registry* registry,
+                                                         std::function<std::string()> not_ready);
+
  private:
   std::unique_ptr<api::http::HttpServer> http_;
 };

@@ -115,15 +115,11 @@ int RunScheduler(int argc, char** argv) {
   BlockStopSignals();
 
   scheduler::Scheduler sched(std::move(options));
-  auto monitoring = MonitoringServer::Start(listen, &sched.metrics_registry(), [&sched] {
-    return sched.ready() ? std::string() : std::string("scheduler: informers not synced");
-  });
-  if (!monitoring.ok()) {
-    std::fprintf(stderr, "etna scheduler: %s\n", monitoring.status().ToString().c_str());
-    return 1;
-  }
-  std::printf("etna scheduler: metrics on http://%s:%u/metrics\n", HostOf(listen).c_str(),
-              static_cast<unsigned>((*monitoring)->port()));
+  auto monitoring = MonitoringServer::StartOrReport(
+      "etna scheduler", listen, &sched.metrics_registry(), [&sched] {
+        return sched.ready() ? std::string() : std::string("scheduler: informers not synced");
+      });
+  if (!monitoring) return 1;
   if (Status st = sched.Start(); !st.ok()) {
     std::fprintf(stderr, "etna scheduler: %s\n", st.ToString().c_str());
     return 1;

@@ -69,19 +69,19 @@ void Family::Header(std::string& out, const char* type) const {
   out += fmt::format("# HELP {} {}\n# TYPE {} {}\n", name_, Escape(help_, false), name_, type);
 }
 
-void CounterFamily::Add(const LabelValues& values, double amount) {
+void ValueFamily::AddTo(const LabelValues& values, double amount) {
   std::lock_guard lock(mu_);
   series_[Fit(values)] += amount;
 }
 
-double CounterFamily::Value(const LabelValues& values) const {
+double ValueFamily::Value(const LabelValues& values) const {
   std::lock_guard lock(mu_);
   auto it = series_.find(Fit(values));
   return it == series_.end() ? 0 : it->second;
 }
 
-void CounterFamily::Render(std::string& out) const {
-  Header(out, "counter");
+void ValueFamily::Render(std::string& out) const {
+  Header(out, type_);
   std::lock_guard lock(mu_);
   for (const auto& [labels, v] : series_) {
     out += fmt::format("{}{} {}\n", name_, LabelText(labels), Number(v));
@@ -91,17 +91,6 @@ void CounterFamily::Render(std::string& out) const {
 void GaugeFamily::Set(const LabelValues& values, double value) {
   std::lock_guard lock(mu_);
   series_[Fit(values)] = value;
-}
-
-void GaugeFamily::Add(const LabelValues& values, double amount) {
-  std::lock_guard lock(mu_);
-  series_[Fit(values)] += amount;
-}
-
-double GaugeFamily::Value(const LabelValues& values) const {
-  std::lock_guard lock(mu_);
-  auto it = series_.find(Fit(values));
-  return it == series_.end() ? 0 : it->second;
 }
 
 void GaugeFamily::Remove(const LabelValues& values) {
@@ -114,14 +103,6 @@ void GaugeFamily::ReplaceAll(std::map<LabelValues, double> series) {
   for (auto& [labels, v] : series) fitted[Fit(labels)] = v;
   std::lock_guard lock(mu_);
   series_.swap(fitted);
-}
-
-void GaugeFamily::Render(std::string& out) const {
-  Header(out, "gauge");
-  std::lock_guard lock(mu_);
-  for (const auto& [labels, v] : series_) {
-    out += fmt::format("{}{} {}\n", name_, LabelText(labels), Number(v));
-  }
 }
 
 void HistogramFamily::Observe(const LabelValues& values, double value) {

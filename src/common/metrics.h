@@ -50,32 +50,40 @@ class Family {
   mutable std::mutex mu_;
 };
 
-class CounterFamily final : public Family {
+// One number per series: the common part of counters and gauges.
+class ValueFamily : public Family {
  public:
-  using Family::Family;
-  void Add(const LabelValues& values, double amount = 1);
+  ValueFamily(std::string name, std::string help, std::vector<std::string> label_names,
+              const char* type)
+      : Family(std::move(name), std::move(help), std::move(label_names)), type_(type) {}
   double Value(const LabelValues& values) const;
   void Render(std::string& out) const override;
 
- private:
+ protected:
+  void AddTo(const LabelValues& values, double amount);
+
+  const char* type_;
   std::map<LabelValues, double> series_;
 };
 
-class GaugeFamily final : public Family {
+class CounterFamily final : public ValueFamily {
  public:
-  using Family::Family;
+  CounterFamily(std::string name, std::string help, std::vector<std::string> label_names)
+      : ValueFamily(std::move(name), std::move(help), std::move(label_names), "counter") {}
+  void Add(const LabelValues& values, double amount = 1) { AddTo(values, amount); }
+};
+
+class GaugeFamily final : public ValueFamily {
+ public:
+  GaugeFamily(std::string name, std::string help, std::vector<std::string> label_names)
+      : ValueFamily(std::move(name), std::move(help), std::move(label_names), "gauge") {}
   void Set(const LabelValues& values, double value);
-  void Add(const LabelValues& values, double amount);
-  double Value(const LabelValues& values) const;
+  void Add(const LabelValues& values, double amount) { AddTo(values, amount); }
   // Drops one series (e.g. a deleted queue's).
   void Remove(const LabelValues& values);
   // Replaces every series at once, so a scrape never sees a half-updated set (series that are
   // not in `series` disappear, e.g. a deleted queue's).
   void ReplaceAll(std::map<LabelValues, double> series);
-  void Render(std::string& out) const override;
-
- private:
-  std::map<LabelValues, double> series_;
 };
 
 class HistogramFamily final : public Family {

@@ -32,6 +32,18 @@ class JobControllerTest : public testing::ControllerTest {
   bool WaitPods(const std::string& job, size_t n) {
     return WaitUntil([&] { return JobPods(job).size() == n; });
   }
+  // Finishes the graceful deletes until `job` has `n` pods, all of job version `version`.
+  bool WaitRestarted(const std::string& job, size_t n, const std::string& version) {
+    return WaitUntil([&] {
+      FinishTerminating();
+      auto pods = JobPods(job);
+      if (pods.size() != n) return false;
+      for (auto& [name, p] : pods) {
+        if (p["metadata"]["labels"]["volcano.sh/job-version"] != version) return false;
+      }
+      return true;
+    });
+  }
   bool WaitPhase(const std::string& job, const std::string& phase) {
     bool ok = WaitUntil([&] { return JobPhase(job) == phase; });
     if (!ok) ADD_FAILURE() << job << " is " << JobPhase(job) << ", not " << phase;
@@ -131,15 +143,7 @@ TEST_F(JobControllerTest, PodFailedRestartJobHonoursMaxRetryThenFails) {
   ASSERT_TRUE(WaitPhase("rj", "Running"));
   SetPhase("rj-w-0", "Failed", 1);
   // Restarted: both pods are replaced by version 1 pods.
-  ASSERT_TRUE(WaitUntil([&] {
-    FinishTerminating();
-    auto pods = JobPods("rj");
-    if (pods.size() != 2) return false;
-    for (auto& [n, p] : pods) {
-      if (p["metadata"]["labels"]["volcano.sh/job-version"] != "1") return false;
-    }
-    return true;
-  }));
+  ASSERT_TRUE(WaitRestarted("rj", 2, "1"));
   ASSERT_TRUE(WaitPhase("rj", "Pending"));
   auto j = Get("jobs", "default", "rj");
   EXPECT_EQ((*j)["status"]["retryCount"], 1);
@@ -167,15 +171,7 @@ TEST_F(JobControllerTest, RestartSurvivesAConflictOnItsStatusWrite) {
   // before the restart is on disk, or the failure that caused it would be forgotten.
   api_.ConflictNext("PUT", "/jobs/cj/status");
   SetPhase("cj-w-0", "Failed", 1);
-  ASSERT_TRUE(WaitUntil([&] {
-    FinishTerminating();
-    auto pods = JobPods("cj");
-    if (pods.size() != 2) return false;
-    for (auto& [n, p] : pods) {
-      if (p["metadata"]["labels"]["volcano.sh/job-version"] != "1") return false;
-    }
-    return true;
-  }));
+  ASSERT_TRUE(WaitRestarted("cj", 2, "1"));
   EXPECT_EQ((*Get("jobs", "default", "cj"))["status"]["retryCount"], 1);
 }
 
