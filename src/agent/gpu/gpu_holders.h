@@ -1,10 +1,11 @@
 // Which pods hold each GPU of a node, read from the scheduler's bind annotations on the pods the
-// agent runs (client/well_known.h: etna.io/gpu-ids, etna.io/gpu-memory-mib,
+// agent runs (client/bound_devices.h: etna.io/gpu-ids, etna.io/gpu-memory-mib,
 // etna.io/mig-instances). The agent's /metrics attributes GPU readings to these pods
 // (gpu/dcgm_metrics.h) and the declared inventory simulates its readings from them.
 // A pod counts while it is bound to the node and not finished (phase neither Succeeded nor
 // Failed); its container is the first one listed, as dcgm-exporter names the container that
-// uses the device. A malformed annotation entry is skipped: metrics never fail on one pod.
+// uses the device. A pod whose annotations cannot be read is skipped: metrics never fail on one
+// pod.
 // Thread-safety: plain values and a pure function.
 #pragma once
 

@@ -8,7 +8,7 @@
 #include <filesystem>
 #include <set>
 
-#include "client/well_known.h"
+#include "client/bound_devices.h"
 #include "common/resource.h"
 
 namespace etna::agent::runtime {
@@ -16,25 +16,6 @@ namespace {
 
 namespace fs = std::filesystem;
 using nlohmann::json;
-
-std::vector<std::string> SplitCommas(const std::string& s) {
-  std::vector<std::string> out;
-  size_t start = 0;
-  while (start <= s.size()) {
-    size_t comma = s.find(',', start);
-    if (comma == std::string::npos) comma = s.size();
-    std::string part = s.substr(start, comma - start);
-    if (!part.empty()) out.push_back(part);
-    start = comma + 1;
-  }
-  return out;
-}
-
-std::string Annotation(const json& pod, const char* key) {
-  const json& a = pod["metadata"].value("annotations", json::object());
-  auto it = a.find(key);
-  return it != a.end() && it->is_string() ? it->get<std::string>() : std::string();
-}
 
 // "metadata.labels['a']" -> the value between the quotes.
 bool Subscript(const std::string& path, const std::string& prefix, std::string* key) {
@@ -181,50 +162,46 @@ std::string ExpandVars(std::string_view text, const std::map<std::string, std::s
 
 std::vector<std::pair<std::string, std::string>> GpuEnv(const json& pod,
                                                         const std::vector<client::NodeGpu>& gpus) {
-  std::vector<std::string> ids = SplitCommas(Annotation(pod, client::kGpuIdsAnnotation));
-  std::vector<std::string> uuids = SplitCommas(Annotation(pod, client::kGpuUuidsAnnotation));
-  std::vector<std::string> mig = SplitCommas(Annotation(pod, client::kMigInstancesAnnotation));
+  auto bound =
+      client::DecodeBoundDevices(pod.value("/metadata/annotations"_json_pointer, json::object()));
   std::vector<std::pair<std::string, std::string>> env;
-  if (!mig.empty()) {
+  // Annotations that cannot be read give no GPUs: a pod never sees devices it was not given.
+  if (!bound.ok() || bound->empty()) {
+    env.push_back({"CUDA_VISIBLE_DEVICES", ""});
+    env.push_back({"NVIDIA_VISIBLE_DEVICES", "void"});
+    return env;
+  }
+  auto uuid_of = [&](int32_t index) {
+    for (const auto& g : gpus) {
+      if (g.index == index) return g.uuid;
+    }
+    return fmt::format("GPU-{}", index);
+  };
+  if (!bound->mig.empty()) {
     std::vector<std::string> devices;
-    for (const auto& m : mig) {  // "<gpu index>:<profile>:<gi>"
-      size_t a = m.find(':'), b = m.rfind(':');
-      if (a == std::string::npos || b == a) continue;
-      int index = std::atoi(m.substr(0, a).c_str());
-      std::string uuid = fmt::format("GPU-{}", index);
-      for (const auto& g : gpus) {
-        if (g.index == index) uuid = g.uuid;
-      }
-      devices.push_back(fmt::format("MIG-{}/{}/0", uuid, m.substr(b + 1)));
+    for (const auto& m : bound->mig) {
+      devices.push_back(fmt::format("MIG-{}/{}/0", uuid_of(m.gpu), m.instance));
     }
     std::string list = fmt::format("{}", fmt::join(devices, ","));
     env.push_back({"CUDA_VISIBLE_DEVICES", list});
     env.push_back({"NVIDIA_VISIBLE_DEVICES", list});
     return env;
   }
-  if (ids.empty() && uuids.empty()) {
-    env.push_back({"CUDA_VISIBLE_DEVICES", ""});
-    env.push_back({"NVIDIA_VISIBLE_DEVICES", "void"});
-    return env;
-  }
-  if (uuids.empty()) {
-    for (const auto& id : ids) {
-      for (const auto& g : gpus) {
-        if (std::to_string(g.index) == id) uuids.push_back(g.uuid);
-      }
-    }
+  std::vector<std::string> ids, uuids, limits;
+  for (size_t i = 0; i < bound->gpus.size(); ++i) {
+    const client::BoundGpu& g = bound->gpus[i];
+    ids.push_back(std::to_string(g.index));
+    uuids.push_back(g.uuid.empty() ? uuid_of(g.index) : g.uuid);
+    // CUDA_VISIBLE_DEVICES renumbers the devices from 0 inside the process.
+    if (g.share && g.memory_mib > 0) limits.push_back(fmt::format("{}={}M", i, g.memory_mib));
   }
   env.push_back({"CUDA_VISIBLE_DEVICES", fmt::format("{}", fmt::join(ids, ","))});
   env.push_back({"NVIDIA_VISIBLE_DEVICES", fmt::format("{}", fmt::join(uuids, ","))});
-  std::vector<std::string> cores = SplitCommas(Annotation(pod, client::kGpuCoresPercentAnnotation));
-  if (!cores.empty()) env.push_back({"CUDA_MPS_ACTIVE_THREAD_PERCENTAGE", cores[0]});
-  std::vector<std::string> mem = SplitCommas(Annotation(pod, client::kGpuMemoryMibAnnotation));
-  if (!mem.empty()) {
-    std::vector<std::string> limits;
-    // CUDA_VISIBLE_DEVICES renumbers the devices from 0 inside the process.
-    for (size_t i = 0; i < ids.size(); ++i) {
-      limits.push_back(fmt::format("{}={}M", i, i < mem.size() ? mem[i] : mem.back()));
-    }
+  const client::BoundGpu& first = bound->gpus.front();
+  if (first.share && first.cores_percent > 0) {
+    env.push_back({"CUDA_MPS_ACTIVE_THREAD_PERCENTAGE", std::to_string(first.cores_percent)});
+  }
+  if (!limits.empty()) {
     env.push_back({"CUDA_MPS_PINNED_DEVICE_MEM_LIMIT", fmt::format("{}", fmt::join(limits, ","))});
   }
   return env;
