@@ -161,6 +161,10 @@ int RunDev(int argc, char** argv) {
               flags.api.data_dir.c_str());
   std::printf("etna dev: %zu simulated nodes with %d GPUs, scheduler and controllers running\n",
               agents.size(), gpus);
+  std::printf(
+      "etna dev: metrics at %s/metrics; Prometheus targets in "
+      "%s/prometheus-targets.json\n",
+      (*api)->url().c_str(), flags.api.data_dir.c_str());
   std::printf("etna dev: ready. Try:\n");
   std::printf("  export KUBECONFIG=%s\n", (*api)->kubeconfig().c_str());
   std::printf("  kubectl get nodes\n");
