@@ -1,12 +1,17 @@
-// GPU views: `etna gpus` (each node's devices from its `etna.io/gpus` annotation, and the pods
-// holding them from their `etna.io/gpu-ids` / `etna.io/mig-instances` annotations), `etna top`
-// (queues' weight, deserved, allocated, pending jobs; nodes' GPU use) and `etna explain JOB`
+// GPU views: `etna gpus` (each node's devices from its `etna.io/gpus` annotation, the pods
+// holding them from their `etna.io/gpu-ids` / `etna.io/mig-instances` annotations, and the live
+// utilization and memory use from each node's agent through the API server's node proxy), `etna
+// top` (queues' weight, deserved, allocated, pending jobs; nodes' GPU use) and `etna explain JOB`
 // (why a job is pending and what would let it run).
 #include <fmt/format.h>
 
+#include <atomic>
+#include <chrono>
 #include <cstdio>
 #include <map>
+#include <mutex>
 #include <set>
+#include <thread>
 
 #include "cli/kit/command.h"
 #include "cli/kit/objects.h"
@@ -73,6 +78,46 @@ std::string Join(const std::vector<std::string>& parts) {
   return out;
 }
 
+// A device's live reading from its agent's /gpus: utilization % and memory used, -1 unknown.
+struct Reading {
+  int utilization = -1;
+  int64_t memory_used_mib = -1;
+};
+using Readings = std::map<std::pair<std::string, int>, Reading>;  // (node, gpu index)
+
+// How long `etna gpus` waits for each node's agent; a slower one shows "-".
+constexpr std::chrono::seconds kReadingTimeout{3};
+
+// The agents' /gpus of `nodes` through GET /api/v1/nodes/<node>/proxy/gpus, several at once
+// (each on its own connection with a short timeout, so a node whose agent does not answer
+// costs at most kReadingTimeout and shows no reading).
+Readings LiveReadings(const Api& api, const std::vector<std::string>& nodes) {
+  Readings out;
+  std::mutex mu;
+  std::atomic<size_t> next{0};
+  auto work = [&] {
+    client::KubeConfig config = api.config();
+    config.timeout = kReadingTimeout;
+    Api own(config, client::MakeHttpTransport(config));
+    for (size_t i = next++; i < nodes.size(); i = next++) {
+      auto got = own.Get(ResourcePath(*FindResource("nodes"), "", nodes[i]) + "/proxy/gpus");
+      if (!got.ok() || !got->is_array()) continue;
+      std::lock_guard lock(mu);
+      for (const json& g : *got) {
+        if (!g.is_object() || !g.contains("index")) continue;
+        Reading r;
+        r.utilization = g.value("utilizationGpu", -1);
+        r.memory_used_mib = g.value("memoryUsedMiB", int64_t{-1});
+        out[{nodes[i], g.value("index", -1)}] = r;
+      }
+    }
+  };
+  std::vector<std::thread> workers;
+  for (size_t w = 0; w < std::min<size_t>(nodes.size(), 16); ++w) workers.emplace_back(work);
+  for (auto& t : workers) t.join();
+  return out;
+}
+
 int RunGpus(Invocation& inv) {
   Api* api = inv.api();
   if (api == nullptr) return 1;
@@ -84,9 +129,13 @@ int RunGpus(Invocation& inv) {
       inv.args().empty() ? (*got)["items"].get<std::vector<json>>() : std::vector<json>{*got};
   auto holders = GpuHolders(api);
   if (!holders.ok()) return inv.Fail(holders.status().message());
+  std::vector<std::string> node_names;
+  for (const json& node : nodes) node_names.push_back(node["metadata"].value("name", ""));
+  Readings readings = LiveReadings(*api, node_names);
   bool colour = ColourEnabled(stdout);
   TableWriter t;
-  t.AddRow({"NODE", "GPU", "MODEL", "MEMORY", "NVLINK", "HEALTH", "MIG", "POD"});
+  t.AddRow(
+      {"NODE", "GPU", "MODEL", "MEMORY", "NVLINK", "HEALTH", "MIG", "POD", "UTIL", "MEM USED"});
   int rows = 0;
   for (const json& node : nodes) {
     const json& meta = node["metadata"];
@@ -107,8 +156,12 @@ int RunGpus(Invocation& inv) {
       std::string memory = fmt::format("{}Mi", gpu.memory_mib);
       auto it = holders->whole.find({name, gpu.index});
       std::string pod = it == holders->whole.end() ? "-" : Join(it->second);
+      Reading live;
+      if (auto r = readings.find({name, gpu.index}); r != readings.end()) live = r->second;
       t.AddRow({name, std::to_string(gpu.index), gpu.model, memory, nvlink, health,
-                gpu.mig.empty() ? "-" : fmt::format("{} instances", gpu.mig.size()), pod});
+                gpu.mig.empty() ? "-" : fmt::format("{} instances", gpu.mig.size()), pod,
+                live.utilization >= 0 ? fmt::format("{}%", live.utilization) : "-",
+                live.memory_used_mib >= 0 ? fmt::format("{}Mi", live.memory_used_mib) : "-"});
       ++rows;
       for (const client::NodeMigInstance& mig : gpu.mig) {
         auto held = holders->mig.find({name, gpu.index, mig.id});
@@ -365,10 +418,14 @@ int RunExplain(Invocation& inv) {
 
 void AddGpuCommands(std::vector<Command>* out) {
   out->push_back({"gpus",
-                  "each node's GPUs: model, memory, NVLink domain, health, MIG, the pod holding it",
+                  "each node's GPUs: model, memory, NVLink, health, MIG, the pod holding it, "
+                  "utilization",
                   "etna gpus [NODE]",
-                  "From the nodes' etna.io/gpus annotation (written by the agent) and the pods'\n"
-                  "etna.io/gpu-ids and etna.io/mig-instances annotations (written at bind).",
+                  "From the nodes' etna.io/gpus annotation (written by the agent), the pods'\n"
+                  "etna.io/gpu-ids and etna.io/mig-instances annotations (written at bind), and\n"
+                  "each agent's live readings (GET /api/v1/nodes/NODE/proxy/gpus; needs read\n"
+                  "access to nodes). UTIL and MEM USED are \"-\" where the agent has no reading\n"
+                  "or does not answer within 3 seconds.",
                   {},
                   true,
                   RunGpus});
