@@ -32,11 +32,21 @@ mkdir -p "$WORK/out"
 # The transcript of one section: each command, its output (stdout and stderr) and exit code.
 SECTION=""
 section() { SECTION=$1; : >"$WORK/out/$1.txt"; }
+# The command as a shell would take it back: etna for the binary, quotes where needed.
+shown() {
+  local a line=""
+  for a in "$@"; do
+    [ "$a" = "$ETNA" ] && a=etna
+    [[ $a =~ ^[A-Za-z0-9_./=:,@%+-]+$ ]] || a="'$(sed "s/'/'\\\\''/g" <<<"$a")'"
+    line+=" $a"
+  done
+  echo "${line# }"
+}
 t() {
   local out rc
   out=$("$@" 2>&1)
   rc=$?
-  { echo "\$ ${*/#$ETNA/etna}"; [ -n "$out" ] && echo "$out"; echo "[exit $rc]"; } \
+  { echo "\$ $(shown "$@")"; [ -n "$out" ] && echo "$out"; echo "[exit $rc]"; } \
     >>"$WORK/out/$SECTION.txt"
 }
 # t_cut COLUMN command...: as t, each line cut where the header's COLUMN begins (the columns
@@ -51,7 +61,7 @@ t_cut() {
     $at = index($_, $ENV{COLUMN}) if $at < 0 && /^NODE /;
     chomp; $_ = substr($_, 0, $at) if $at >= 0 && length($_) > $at; s/\s+$//; print "$_\n";' \
     <<<"$out")
-  { echo "\$ ${*/#$ETNA/etna} | cut before $column"; echo "$out"; echo "[exit $rc]"; } \
+  { echo "\$ $(shown "$@") | cut before $column"; echo "$out"; echo "[exit $rc]"; } \
     >>"$WORK/out/$SECTION.txt"
 }
 # must command...: a step the transcript does not show; it has to succeed.
@@ -114,30 +124,44 @@ t "$ETNA" job run -i busybox
 t "$ETNA" job run -N bad -R cpu
 t "$ETNA" job run -N train -i busybox -m 2 -r 2 -R cpu=1,nvidia.com/gpu=1 -L cpu=1,nvidia.com/gpu=1 \
   -q team-a --command 'echo step 1; sleep 1; echo done'
+# Fails its first run; the agent restarts the container (restartPolicy OnFailure).
+t "$ETNA" job run -N retry -R cpu=1 -L cpu=1 -q team-a \
+  --command "if [ -f $WORK/ran ]; then echo second run; else touch $WORK/ran; echo first run; exit 3; fi"
 t "$ETNA" wait vj/train --for=condition=Completed "${W[@]}"
-must "$ETNA" wait queue/team-a --for=jsonpath='{.status.completed}'=1 "${W[@]}"
+t "$ETNA" wait vj/retry --for=condition=Completed "${W[@]}"
+must "$ETNA" wait queue/team-a --for=jsonpath='{.status.completed}'=2 "${W[@]}"
 t "$ETNA" job list
 t "$ETNA" job list -q team-a -A
 t "$ETNA" queue list
 t "$ETNA" pod list -j train
+t "$ETNA" job view -N train
 t "$ETNA" logs train
 t "$ETNA" logs train --task train --index 1 --tail 1
 t "$ETNA" logs train-train-0 -f
 t "$ETNA" logs train-train-0 --since 1h
 t "$ETNA" logs train-train-0 --previous
+t "$ETNA" logs retry --previous
+t "$ETNA" logs retry -p -f
+t "$ETNA" logs retry
 t "$ETNA" logs train-train-0 --since 1x
 t "$ETNA" logs train --index 5
 t "$ETNA" logs nope
 # A job that holds two GPUs until it is deleted: suspended, resumed, deleted.
-t "$ETNA" job run -N hold -R nvidia.com/gpu=2 -L nvidia.com/gpu=2 -q team-a --command 'sleep 120'
+t "$ETNA" job run -N hold -R nvidia.com/gpu=2 -L nvidia.com/gpu=2 -q team-a \
+  --command 'echo early; sleep 5; echo late; sleep 120'
 t "$ETNA" wait vj/hold --for=condition=Running "${W[@]}"
+# --since: once "late" is there, the last 2 seconds never hold "early" (5 s before it).
+poll "hold printed late" '"$ETNA" logs hold | grep -q late'
+since=$("$ETNA" logs hold --since 2s) || fail "logs --since: $since"
+grep -q early <<<"$since" && fail "logs hold --since 2s shows the line of 5 s before: $since"
 t "$ETNA" job suspend -N hold
 t "$ETNA" wait vj/hold --for=condition=Aborted "${W[@]}"
 t "$ETNA" job resume -N hold
 t "$ETNA" wait vj/hold --for=condition=Running "${W[@]}"
 t "$ETNA" job suspend -N nope
 t "$ETNA" queue operate -n team-a -a close
-t "$ETNA" wait queue/team-a --for=jsonpath='{.status.state}'=Closed "${W[@]}"
+# A queue with a running job closes once the job ends: until then it is Closing.
+t "$ETNA" wait queue/team-a --for=jsonpath='{.status.state}'=Closing "${W[@]}"
 t "$ETNA" job run -N late -q team-a
 t "$ETNA" queue operate -n team-a -a open
 t "$ETNA" wait queue/team-a --for=jsonpath='{.status.state}'=Open "${W[@]}"
@@ -169,6 +193,8 @@ grep -Eq '^gpu-node-1 .* - +-$' <<<"$gpus" || fail "etna gpus gpu-node-1: $gpus"
 section kubectl
 t "$ETNA" apply -f "$FILES/queues.yaml"
 t "$ETNA" apply -f "$FILES/queues.yaml"
+# apply removes what the manifest no longer has (the last applied one is kept on the object):
+# batch loses its capability.
 t "$ETNA" apply -f - <<'YAML'
 apiVersion: scheduling.volcano.sh/v1beta1
 kind: Queue
@@ -177,28 +203,20 @@ metadata:
 spec:
   weight: 5
 YAML
+t "$ETNA" get q batch -o custom-columns='NAME:.metadata.name,WEIGHT:.spec.weight,CAPABILITY:.spec.capability'
 t "$ETNA" apply -f "$FILES/apply"
 t "$ETNA" apply -f "$FILES/bad.yaml"
 t "$ETNA" apply -f "$WORK/missing.yaml"
 for q in research batch from-json; do
   must "$ETNA" wait "queue/$q" --for=jsonpath='{.status.state}'=Open "${W[@]}"
 done
-t "$ETNA" get queues --sort-by=.spec.weight
-t "$ETNA" get q -o custom-columns='NAME:.metadata.name,WEIGHT:.spec.weight,GPUS:.spec.capability.nvidia\.com/gpu' --sort-by=metadata.name
+t "$ETNA" get queues --sort-by=.metadata.name
+t "$ETNA" get q -o custom-columns='NAME:.metadata.name,WEIGHT:.spec.weight,GPUS:.spec.capability.nvidia\.com/gpu' --sort-by=.spec.weight
 t "$ETNA" get q research -o yaml
 t "$ETNA" get q research batch -o name
 t "$ETNA" get q -o jsonpath='{.items[*].metadata.name}{"\n"}'
 t "$ETNA" get cm settings -o jsonpath='{.data.epochs}'
-# apply removes what the manifest no longer has (the last applied one is kept on the object).
-t "$ETNA" apply -f - <<'YAML'
-apiVersion: scheduling.volcano.sh/v1beta1
-kind: Queue
-metadata:
-  name: research
-spec:
-  weight: 4
-YAML
-t "$ETNA" get q research -o custom-columns='NAME:.metadata.name,WEIGHT:.spec.weight,CAPABILITY:.spec.capability'
+t "$ETNA" get cm settings -o json
 t "$ETNA" apply -f "$FILES/job.yaml"
 poll "bert has a podgroup" '"$ETNA" get podgroups -o name | grep -q bert'
 t "$ETNA" get vj
@@ -284,6 +302,8 @@ for cmd in "job run" "job list" "job view" "job suspend" "job resume" "job delet
   # shellcheck disable=SC2086
   t "$ETNA" $cmd --help
 done
+t "$ETNA" completion bash
+t "$ETNA" completion zsh
 compare help
 
 # Completion: valid scripts that complete; zsh's loaded by compinit where zsh is installed.

@@ -119,16 +119,23 @@ class FakeAgent {
   http::HttpServer server_;
 };
 
-json AgentNode(const std::string& name, int port) {
-  return {{"metadata", {{"name", name}}},
-          {"status",
-           {{"addresses", {{{"type", "InternalIP"}, {"address", "127.0.0.1"}}}},
-            {"daemonEndpoints", {{"kubeletEndpoint", {{"Port", port}}}}}}}};
-}
+class NodeProxyTest : public testing::ServerTest {
+ protected:
+  // A node whose status names its agent at 127.0.0.1:port (status is written as agents do).
+  void AgentNode(const std::string& name, int port) {
+    MustCreate("/api/v1/nodes", {{"metadata", {{"name", name}}}});
+    json status = {{"status",
+                    {{"addresses", {{{"type", "InternalIP"}, {"address", "127.0.0.1"}}}},
+                     {"daemonEndpoints", {{"kubeletEndpoint", {{"Port", port}}}}}}}};
+    auto r = Do("PATCH", "/api/v1/nodes/" + name + "/status", status.dump(),
+                "application/merge-patch+json");
+    ASSERT_EQ(r.status, 200) << r.body;
+  }
+};
 
-TEST_F(PodSubresourcesTest, NodeProxyRelaysTheAgentsReadOnlyEndpoints) {
+TEST_F(NodeProxyTest, RelaysTheAgentsReadOnlyEndpoints) {
   FakeAgent agent;
-  MustCreate("/api/v1/nodes", AgentNode("n1", agent.port()));
+  AgentNode("n1", agent.port());
   auto r = Do("GET", "/api/v1/nodes/n1/proxy/gpus");
   ASSERT_EQ(r.status, 200) << r.body;
   EXPECT_EQ(r.Json()[0]["utilizationGpu"], 42);
@@ -141,9 +148,9 @@ TEST_F(PodSubresourcesTest, NodeProxyRelaysTheAgentsReadOnlyEndpoints) {
             (std::vector<std::string>{"GET /gpus", "GET /metrics?x=1", "GET /healthz"}));
 }
 
-TEST_F(PodSubresourcesTest, NodeProxyIsLimitedToGetOfKnownPathsForNodeReaders) {
+TEST_F(NodeProxyTest, OnlyGetOfKnownPathsForNodeReaders) {
   FakeAgent agent;
-  MustCreate("/api/v1/nodes", AgentNode("n1", agent.port()));
+  AgentNode("n1", agent.port());
   // Logs go through pods/log (authorized per namespace), never through the node proxy.
   EXPECT_EQ(Do("GET", "/api/v1/nodes/n1/proxy/containerLogs/default/p1/c0").status, 404);
   EXPECT_EQ(Do("GET", "/api/v1/nodes/n1/proxy").status, 404);
@@ -156,7 +163,7 @@ TEST_F(PodSubresourcesTest, NodeProxyIsLimitedToGetOfKnownPathsForNodeReaders) {
   EXPECT_TRUE(agent.seen().empty());
 }
 
-TEST_F(PodSubresourcesTest, NodeProxyToAnUnreachableAgentIsUnavailable) {
+TEST_F(NodeProxyTest, AnUnreachableAgentIsUnavailable) {
   MustCreate("/api/v1/nodes", {{"metadata", {{"name", "n1"}}}});
   EXPECT_EQ(Do("GET", "/api/v1/nodes/n1/proxy/gpus").status, 503);
   int closed_port = 0;
@@ -164,7 +171,7 @@ TEST_F(PodSubresourcesTest, NodeProxyToAnUnreachableAgentIsUnavailable) {
     FakeAgent gone;
     closed_port = gone.port();
   }
-  MustCreate("/api/v1/nodes", AgentNode("n2", closed_port));
+  AgentNode("n2", closed_port);
   auto r = Do("GET", "/api/v1/nodes/n2/proxy/gpus");
   EXPECT_EQ(r.status, 503);
   EXPECT_NE(r.body.find("error trying to reach the agent of node"), std::string::npos) << r.body;

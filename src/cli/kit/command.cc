@@ -113,6 +113,7 @@ const std::vector<Command>& UserCommands() {
     AddDescribeCommands(&all);
     AddLogsCommands(&all);
     AddGpuCommands(&all);
+    AddExplainCommands(&all);
     AddCompletionCommands(&all);
     return all;
   }();

@@ -19,7 +19,8 @@ std::string HumanAge(std::chrono::seconds age) { return api::resources::HumanDur
 Result<std::chrono::milliseconds> ParseGoDuration(const std::string& flag, std::string_view text) {
   auto bad = [&] {
     return Status::InvalidArgument(fmt::format(
-        "error: invalid --{} \"{}\": want a duration such as 30s, 5m or 1h30m", flag, text));
+        "error: invalid --{} \"{}\": want numbers with units (ms, s, m, h), one after another",
+        flag, text));
   };
   if (text.empty()) return bad();
   double total_ms = 0;
