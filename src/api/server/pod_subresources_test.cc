@@ -75,6 +75,9 @@ TEST_F(PodSubresourcesTest, LogsComeFromTheAgentOfTheNode) {
   EXPECT_EQ(r.body, "line 3\n");
   EXPECT_EQ(seen.container, "c0");
   EXPECT_EQ(seen.query, "tailLines=1");
+  // kubectl logs --since and --previous reach the agent as sent.
+  ASSERT_EQ(Do("GET", std::string(kPods) + "/p1/log?previous=true&sinceSeconds=30").status, 200);
+  EXPECT_EQ(seen.query, "sinceSeconds=30&previous=true");
 }
 
 TEST_F(PodSubresourcesTest, LogsNeedABoundPodAndAKnownContainer) {
