@@ -39,6 +39,10 @@ void PrintHelp() {
   for (const auto& [name, summary] : etna::cli::UserCommandGroups()) {
     std::printf("  %-12s %s\n", name.c_str(), summary.c_str());
   }
+  std::printf(
+      "\nThey connect with --kubeconfig FILE (else $KUBECONFIG, else ~/.etna/kubeconfig) and\n"
+      "take -n/--namespace NS and -A/--all-namespaces, also before the command\n"
+      "(etna -n team-a get pods). Shell completion: source <(etna completion bash).\n");
   std::printf("\nRun 'etna <command> --help' for a command's flags.\n");
 }
 

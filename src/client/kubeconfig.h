@@ -3,6 +3,7 @@
 // Pure functions; thread-safe.
 #pragma once
 
+#include <chrono>
 #include <cstdint>
 #include <string>
 
@@ -18,6 +19,8 @@ struct KubeConfig {
   bool insecure_skip_verify = false;
   std::string token;
   std::string ns = "default";
+  // Not from the file: how long one request may take (kubectl's --request-timeout).
+  std::chrono::milliseconds timeout{std::chrono::seconds(30)};
 };
 
 // InvalidArgument naming the field for a file that lacks or misstates one.

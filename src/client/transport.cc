@@ -39,6 +39,7 @@ class HttpTransport : public Transport {
     options_.ca_pem = config.ca_pem;
     options_.insecure_skip_verify = config.insecure_skip_verify;
     options_.bearer_token = config.token;
+    options_.timeout = config.timeout;
     requests_ = std::make_unique<http::HttpClient>(options_);
   }
 

@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <atomic>
 #include <chrono>
 #include <condition_variable>
@@ -10,6 +11,8 @@
 #include <mutex>
 #include <sstream>
 #include <thread>
+
+#include "agent/runtime/log_times.h"
 
 namespace etna::agent::runtime {
 namespace {
@@ -138,14 +141,22 @@ Response ContainerLogs(const Runtime* runtime, const Request& request) {
   q.limit_bytes = IntQuery(request, "limitBytes");
   q.follow = request.Query("follow") == "true" || request.Query("follow") == "1";
   q.previous = request.Query("previous") == "true" || request.Query("previous") == "1";
+  if (auto since = IntQuery(request, "sinceSeconds")) {
+    if (*since < 1) return Text(400, "sinceSeconds must be a positive number of seconds\n");
+    TimeMs now = std::chrono::duration_cast<std::chrono::milliseconds>(
+                     std::chrono::system_clock::now().time_since_epoch())
+                     .count();
+    q.since_ms = now - *since * 1000;
+  }
   auto path = runtime->LogPath(parts[1], parts[2], parts[3], q.previous);
   if (!path.ok()) {
     return Text(path.status().code() == StatusCode::kNotFound ? 404 : 400,
                 path.status().message() + "\n");
   }
   std::string content = ReadFrom(*path, 0);
-  if (!q.follow) return Text(200, SelectLog(content, q));
-  size_t offset = q.tail_lines ? TailOffset(content, *q.tail_lines) : 0;
+  std::string times = q.since_ms ? ReadFrom(LogTimesPath(*path), 0) : "";
+  if (!q.follow) return Text(200, SelectLog(content, q, times));
+  size_t offset = SelectStart(content, q, times);
   Response r = Text(200, "");
   r.stream = std::make_shared<FollowStream>(*path, offset, q.limit_bytes);
   return r;
@@ -153,8 +164,17 @@ Response ContainerLogs(const Runtime* runtime, const Request& request) {
 
 }  // namespace
 
-std::string SelectLog(const std::string& content, const LogQuery& q) {
-  std::string out = q.tail_lines ? content.substr(TailOffset(content, *q.tail_lines)) : content;
+size_t SelectStart(const std::string& content, const LogQuery& q, std::string_view times) {
+  size_t start = q.since_ms ? SinceOffset(content, times, *q.since_ms) : 0;
+  if (q.tail_lines) {
+    // The tail of what is left after `start`.
+    start = std::max(start, TailOffset(content, *q.tail_lines));
+  }
+  return start;
+}
+
+std::string SelectLog(const std::string& content, const LogQuery& q, std::string_view times) {
+  std::string out = content.substr(SelectStart(content, q, times));
   if (q.limit_bytes && *q.limit_bytes >= 0 && static_cast<int64_t>(out.size()) > *q.limit_bytes) {
     out.resize(static_cast<size_t>(*q.limit_bytes));
   }

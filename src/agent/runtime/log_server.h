@@ -1,9 +1,11 @@
 // The agent's HTTP endpoints (served with api/http/server.h on the port the Node advertises in
 // daemonEndpoints): /containerLogs/<ns>/<pod>/<container>?tailLines=&limitBytes=&follow=
-// &previous= (what the API server proxies `kubectl logs` to; follow streams until the run
-// ends), /healthz (200 "ok" while the process serves), /readyz (200 "ok" once `not_ready`
-// returns "", else 503 with its reason), /gpus (the node's devices and their live readings,
-// JSON) and /metrics (the same readings as dcgm-exporter writes them, gpu/dcgm_metrics.h).
+// &previous=&sinceSeconds= (what the API server proxies `kubectl logs` to; follow streams until
+// the run ends; previous is the container's run before the current one; sinceSeconds keeps the
+// lines written in the last N seconds, from log_times.h), /healthz (200 "ok" while the process
+// serves), /readyz (200 "ok" once `not_ready` returns "", else 503 with its reason), /gpus (the
+// node's devices and their live readings, JSON) and /metrics (the same readings as
+// dcgm-exporter writes them, gpu/dcgm_metrics.h).
 // Thread-safety: the handler is called concurrently; it only reads through Runtime::LogPath
 // and the given functions, all of which must be thread-safe.
 #pragma once
@@ -12,6 +14,7 @@
 #include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
+#include <string_view>
 
 #include "agent/runtime/runtime.h"
 #include "api/http/message.h"
@@ -23,10 +26,15 @@ struct LogQuery {
   std::optional<int64_t> limit_bytes;
   bool follow = false;
   bool previous = false;
+  std::optional<TimeMs> since_ms;  // only lines written at or after this time (unix ms)
 };
 
-// The part of `content` the query selects (tail, then limit), without following.
-std::string SelectLog(const std::string& content, const LogQuery& query);
+// Where the query's selection of `content` starts: since (by `times`, the log's side file of
+// log_times.h), then the last tail_lines lines of what remains.
+size_t SelectStart(const std::string& content, const LogQuery& query, std::string_view times);
+// The part of `content` the query selects (since, tail, then limit), without following.
+std::string SelectLog(const std::string& content, const LogQuery& query,
+                      std::string_view times = {});
 
 api::http::Handler MakeAgentHandler(const Runtime* runtime,
                                     std::function<nlohmann::json()> gpu_report,

@@ -14,6 +14,8 @@
 #include <fstream>
 #include <sstream>
 
+#include "agent/runtime/log_times.h"
+
 namespace etna::agent::runtime {
 namespace {
 
@@ -92,6 +94,14 @@ int RunShim(int argc, char** argv) {
   }
   int pipefd[2];
   if (pipe2(pipefd, O_CLOEXEC) != 0) return 1;
+  // SIGCHLD stays blocked here so the wait below can also wake once a second (sigtimedwait)
+  // to note the log's growth; the command gets the mask it would have had.
+  sigset_t chld, before;
+  sigemptyset(&chld);
+  sigaddset(&chld, SIGCHLD);
+  sigprocmask(SIG_BLOCK, &chld, &before);
+  LogTimeRecorder times(log_file);
+  times.Record(NowMs());
   pid_t child = fork();
   if (child < 0) {
     WriteExitFile(exit_file,
@@ -100,6 +110,7 @@ int RunShim(int argc, char** argv) {
     return 1;
   }
   if (child == 0) {
+    sigprocmask(SIG_SETMASK, &before, nullptr);
     signal(SIGTERM, SIG_DFL);
     signal(SIGINT, SIG_DFL);
     signal(SIGHUP, SIG_DFL);
@@ -132,7 +143,12 @@ int RunShim(int argc, char** argv) {
   }
   close(pipefd[0]);
   int status = 0;
-  while (waitpid(child, &status, 0) < 0 && errno == EINTR) {
+  for (;;) {
+    pid_t done = waitpid(child, &status, WNOHANG);
+    if (done == child || (done < 0 && errno != EINTR)) break;
+    timespec second{1, 0};
+    sigtimedwait(&chld, nullptr, &second);  // the child's exit, or a second passed
+    times.Record(NowMs());
   }
   ExitRecord r;
   r.finished_ms = NowMs();
@@ -150,6 +166,7 @@ int RunShim(int argc, char** argv) {
     r.message = fmt::format("killed by signal {}", WTERMSIG(status));
   }
   close(log);
+  times.Record(NowMs());
   return WriteExitFile(exit_file, r).ok() ? 0 : 1;
 }
 

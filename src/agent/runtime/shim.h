@@ -5,7 +5,8 @@
 // atomically), so a container outlives an agent restart (or SIGKILL) and the next agent learns
 // how it ended. The shim ignores SIGTERM/SIGINT/SIGHUP; the agent signals the whole process
 // group (the shim's pid), which reaches the command; a SIGKILL of the group takes the shim too,
-// and the agent then writes the exit file itself.
+// and the agent then writes the exit file itself. While the command runs the shim notes when
+// the log grew (log_times.h), for `logs --since`.
 // Thread-safety: StartShim may be called from any thread (it forks; the child only calls
 // async-signal-safe functions before exec).
 #pragma once

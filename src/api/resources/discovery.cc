@@ -35,6 +35,8 @@ std::vector<SubresourceInfo> Subresources(const ResourceInfo& r) {
       out.push_back({"binding", "", "v1", "Binding", {"create"}});
     } else if (sub == "eviction") {
       out.push_back({"eviction", "policy", "v1", "Eviction", {"create"}});
+    } else if (sub == "proxy") {
+      out.push_back({"proxy", "", "v1", r.kind + "ProxyOptions", {"get"}});
     } else {
       out.push_back({sub, r.group, r.version, r.kind, {"get"}});
     }

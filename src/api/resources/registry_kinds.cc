@@ -76,7 +76,7 @@ void AddCore(std::vector<ResourceInfo>& out) {
       Make({"", "v1", "Namespace", "namespaces", {"ns"}, false, true, true},
            {NameColumn(), Col("Status", "string", "The status of the namespace"), AgeColumn()},
            {"status.phase"}));
-  out.push_back(Make(
+  ResourceInfo node = Make(
       {"", "v1", "Node", "nodes", {"no"}, false, true, true},
       {NameColumn(), Col("Status", "string", "The status of the node"),
        Col("Roles", "string", "The roles of the node"), AgeColumn(),
@@ -86,7 +86,9 @@ void AddCore(std::vector<ResourceInfo>& out) {
        Col("OS-Image", "string", "OS Image reported by the node from /etc/os-release.", 1),
        Col("Kernel-Version", "string", "Kernel Version reported by the node.", 1),
        Col("Container-Runtime", "string", "Container Runtime Version reported by the node.", 1)},
-      {"spec.unschedulable"}));
+      {"spec.unschedulable"});
+  node.subresources = {"proxy"};  // GET of the agent's read-only endpoints (gpus, metrics)
+  out.push_back(std::move(node));
   ResourceInfo pod = Make(
       {"", "v1", "Pod", "pods", {"po"}, true, true, true},
       {NameColumn(),

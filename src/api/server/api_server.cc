@@ -219,6 +219,7 @@ http::Response ApiServer::Dispatch(const http::Request& request, const RequestIn
     if (ri.verb != "get") return ApiError::MethodNotAllowed("pods/log supports GET").ToResponse();
     return Log(request, ri, info);
   }
+  if (ri.subresource == "proxy") return NodeProxy(request, ri, info);
   if (ri.subresource == "binding") {
     if (ri.verb != "create") {
       return ApiError::MethodNotAllowed("pods/binding supports POST").ToResponse();

@@ -4,7 +4,8 @@
 // authorizes each resource request; decodes bodies within limits; serves get, list (selectors,
 // limit/continue, Table), watch (streams), create, update, patch (merge, JSON, strategic, apply),
 // delete and deletecollection, the status subresources, and pods/binding, pods/eviction and
-// pods/log (whose bytes come from the agent of the pod's node, through `log_fetcher`).
+// pods/log (whose bytes come from the agent of the pod's node, through `log_fetcher`), and
+// nodes/proxy (GET of the node agent's gpus, metrics and healthz).
 // Thread-safety: Handle may be called concurrently from any number of threads.
 #pragma once
 
@@ -86,6 +87,9 @@ class ApiServer {
                        const resources::ResourceInfo& info);
   http::Response Log(const http::Request& request, const RequestInfo& ri,
                      const resources::ResourceInfo& info);
+  // GET /api/v1/nodes/<name>/proxy/<gpus|metrics|healthz>: relayed from the node's agent.
+  http::Response NodeProxy(const http::Request& request, const RequestInfo& ri,
+                           const resources::ResourceInfo& info);
 
   std::chrono::system_clock::time_point Now() const;
 

@@ -1,5 +1,6 @@
 // ApiServer's pod subresources: binding (the scheduler's bind; a second bind is 409),
-// eviction (a graceful delete) and log (proxied from the agent of the pod's node).
+// eviction (a graceful delete) and log (proxied from the agent of the pod's node); and the
+// node proxy (GET of the agent's read-only endpoints), which reaches the agent the same way.
 #include <fmt/format.h>
 
 #include <mutex>
@@ -83,22 +84,38 @@ std::string NodeAddress(const json& node) {
   return fallback;
 }
 
-}  // namespace
-
-http::Response FetchLogFromAgent(const json& node, const LogRequest& request) {
+// How to reach the agent of `node`: its InternalIP (else first address) and the port in
+// daemonEndpoints.kubeletEndpoint, plain HTTP. The one place the server connects to agents.
+ApiResult<http::ClientOptions> AgentClient(const json& node) {
   std::string address = NodeAddress(node);
   int port = node.value("/status/daemonEndpoints/kubeletEndpoint/Port"_json_pointer, 0);
-  std::string node_name = node.value("/metadata/name"_json_pointer, std::string());
   if (address.empty() || port <= 0 || port > 65535) {
     return ApiError::Unavailable(
-               fmt::format("the agent of node \"{}\" has not reported its address and port",
-                           node_name))
-        .ToResponse();
+        fmt::format("the agent of node \"{}\" has not reported its address and port",
+                    node.value("/metadata/name"_json_pointer, std::string())));
   }
   http::ClientOptions client;
   client.host = address;
   client.port = static_cast<uint16_t>(port);
   client.tls = false;
+  return client;
+}
+
+// The agent endpoints the node proxy serves. Only these read-only ones: the agent trusts
+// whoever reaches its port, so the proxy must not widen what a node reader may do — its
+// /containerLogs is reached through pods/log (authorized per namespace), and anything else an
+// agent may serve later stays private until it is added here deliberately.
+bool ProxiedAgentPath(const std::string& path) {
+  return path == "gpus" || path == "metrics" || path == "healthz";
+}
+
+}  // namespace
+
+http::Response FetchLogFromAgent(const json& node, const LogRequest& request) {
+  std::string node_name = node.value("/metadata/name"_json_pointer, std::string());
+  auto agent = AgentClient(node);
+  if (!agent.ok()) return agent.error().ToResponse();
+  http::ClientOptions client = *agent;
   std::string target =
       fmt::format("/containerLogs/{}/{}/{}{}{}", request.ns, request.pod, request.container,
                   request.query.empty() ? "" : "?", request.query);
@@ -232,6 +249,37 @@ http::Response ApiServer::Log(const http::Request& request, const RequestInfo& r
     log.query += fmt::format("{}={}", key, request.Query(key));
   }
   return options_.log_fetcher(*node, log);
+}
+
+http::Response ApiServer::NodeProxy(const http::Request& request, const RequestInfo& ri,
+                                    const ResourceInfo& info) {
+  if (ri.verb != "get") {
+    return ApiError::MethodNotAllowed("nodes/proxy supports GET of the agent's read-only endpoints")
+        .ToResponse();
+  }
+  if (!ProxiedAgentPath(ri.subpath)) {
+    return ApiError::NotFoundPath().ToResponse();
+  }
+  auto node = objects_.GetObject(info, "", ri.name);
+  if (!node.ok()) return node.error().ToResponse();
+  auto agent = AgentClient(*node);
+  if (!agent.ok()) return agent.error().ToResponse();
+  agent->timeout = std::chrono::seconds(5);  // a hung agent must not hold the request
+  size_t query = request.target.find('?');
+  std::string target = "/" + ri.subpath +
+                       (query == std::string::npos ? std::string() : request.target.substr(query));
+  http::HttpClient http(*agent);
+  auto reply = http.Do("GET", target);
+  if (!reply.ok()) {
+    return ApiError::Unavailable(fmt::format("error trying to reach the agent of node \"{}\": {}",
+                                             ri.name, reply.status().message()))
+        .ToResponse();
+  }
+  http::Response r;
+  r.status = reply->status;
+  r.content_type = reply->content_type.empty() ? "text/plain" : reply->content_type;
+  r.body = std::move(reply->body);
+  return r;
 }
 
 }  // namespace etna::api::server

@@ -72,6 +72,13 @@ std::optional<RequestInfo> ParseRequestInfo(const http::Request& request) {
     info.namespace_in_path = true;
     rest.erase(rest.begin(), rest.begin() + 2);
   }
+  // A proxy subresource carries the rest of the path: .../nodes/<name>/proxy/<path...>.
+  if (rest.size() > 3 && rest[2] == "proxy") {
+    for (size_t k = 3; k < rest.size(); ++k) {
+      info.subpath += (k > 3 ? "/" : "") + rest[k];
+    }
+    rest.resize(3);
+  }
   if (rest.empty() || rest.size() > 3) return std::nullopt;
   info.plural = rest[0];
   if (rest.size() >= 2) info.name = rest[1];

@@ -4,6 +4,7 @@
 //   /api/v1/<plural>[/<name>[/<sub>]]                       (cluster-scoped, or all namespaces)
 //   /api/v1/namespaces/<ns>/<plural>[/<name>[/<sub>]]
 //   /apis/<group>/<version>/...                              (the same below)
+//   /api/v1/nodes/<name>/proxy[/<path>]                      (subresource "proxy", subpath)
 // Pure functions; thread-safe.
 #pragma once
 
@@ -22,7 +23,8 @@ struct RequestInfo {
   bool namespace_in_path = false;
   std::string plural;
   std::string name;         // "" for collections
-  std::string subresource;  // "status", "log", "binding", "eviction", or ""
+  std::string subresource;  // "status", "log", "binding", "eviction", "proxy", or ""
+  std::string subpath;      // after ".../proxy/": the path on the proxied server, "" for none
   std::string verb;         // get, list, watch, create, update, patch, delete, deletecollection
 };
 

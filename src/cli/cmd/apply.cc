@@ -1,8 +1,12 @@
 // `etna apply -f`: creates or updates the objects of YAML/JSON manifests (files, folders, stdin,
 // multi-document), printing kubectl's `job.batch.volcano.sh/x created|configured|unchanged`.
-// An existing object is updated with a JSON merge patch of the manifest (without status); when
-// the patch changes nothing the server keeps the resourceVersion, which is "unchanged".
-// Fields removed from a manifest are not removed from the object (no last-applied tracking).
+// As kubectl's client-side apply, each object keeps the manifest it was last applied from in
+// the annotation kubectl.kubernetes.io/last-applied-configuration, and an existing object gets
+// a three-way JSON merge patch (ThreeWayMergePatch): the manifest's changes against the live
+// object, and null for each field the last applied manifest had and this one lacks, so a field
+// removed from the manifest is removed from the object. Fields others set (the controllers'
+// status, defaults) are left alone. An empty patch, or one the server's normal form makes a
+// no-op (the resourceVersion stays), is "unchanged".
 #include <fmt/format.h>
 
 #include <cstdio>
@@ -18,6 +22,32 @@ using nlohmann::json;
 
 std::string ResourceVersion(const json& object) {
   return object.value("metadata", json::object()).value("resourceVersion", "");
+}
+
+// The manifest as sent: without status, in its namespace, with the last-applied annotation
+// holding the manifest itself (without that annotation), as kubectl writes it.
+json WithLastApplied(json object) {
+  object.erase("status");
+  json& meta = object["metadata"];
+  if (meta.contains("annotations") && meta["annotations"].is_object()) {
+    meta["annotations"].erase(kLastAppliedAnnotation);
+    if (meta["annotations"].empty()) meta.erase("annotations");
+  }
+  std::string applied = object.dump();
+  object["metadata"]["annotations"][kLastAppliedAnnotation] = applied + "\n";
+  return object;
+}
+
+// The manifest an object was last applied from; null when it has none (or not JSON).
+json LastApplied(const json& live) {
+  const json& annotations =
+      live.value("metadata", json::object()).value("annotations", json::object());
+  if (!annotations.is_object() || !annotations.contains(kLastAppliedAnnotation) ||
+      !annotations[kLastAppliedAnnotation].is_string()) {
+    return nullptr;
+  }
+  json parsed = json::parse(annotations[kLastAppliedAnnotation].get<std::string>(), nullptr, false);
+  return parsed.is_discarded() ? json(nullptr) : parsed;
 }
 
 int RunApply(Invocation& inv) {
@@ -61,9 +91,9 @@ int RunApply(Invocation& inv) {
         continue;
       }
     }
-    json body = object;
-    body.erase("status");
-    if (info->namespaced) body["metadata"]["namespace"] = ns;
+    json manifest = object;
+    if (info->namespaced) manifest["metadata"]["namespace"] = ns;
+    json body = WithLastApplied(manifest);
     std::string ref = ObjectRef(*info, name);
     std::string suffix = dry_run ? " (dry run)" : "";
     auto existing = api->Get(ResourcePath(*info, ns, name));
@@ -82,19 +112,24 @@ int RunApply(Invocation& inv) {
       std::printf("%s created%s\n", ref.c_str(), suffix.c_str());
       continue;
     }
-    if (dry_run) {
-      std::printf("%s configured%s\n", ref.c_str(), suffix.c_str());
+    json patch = ThreeWayMergePatch(LastApplied(*existing), body, *existing);
+    if (patch.empty()) {
+      std::printf("%s unchanged%s\n", ref.c_str(), suffix.c_str());
       continue;
     }
-    auto patched =
-        api->Call("PATCH", ResourcePath(*info, ns, name), &body, "application/merge-patch+json");
-    if (!patched.ok()) {
-      std::fprintf(stderr, "%s\n", patched.status().message().c_str());
-      failed = true;
-      continue;
+    bool changed = true;
+    if (!dry_run) {
+      auto patched =
+          api->Call("PATCH", ResourcePath(*info, ns, name), &patch, "application/merge-patch+json");
+      if (!patched.ok()) {
+        std::fprintf(stderr, "%s\n", patched.status().message().c_str());
+        failed = true;
+        continue;
+      }
+      // The server may write a value in its own form ("1000m" as "1"): then nothing changed.
+      changed = ResourceVersion(*patched) != ResourceVersion(*existing);
     }
-    bool same = ResourceVersion(*patched) == ResourceVersion(*existing);
-    std::printf("%s %s\n", ref.c_str(), same ? "unchanged" : "configured");
+    std::printf("%s %s%s\n", ref.c_str(), changed ? "configured" : "unchanged", suffix.c_str());
   }
   std::fflush(stdout);
   return failed ? 1 : 0;
@@ -107,9 +142,11 @@ void AddApplyCommands(std::vector<Command>* out) {
       {"apply",
        "create or update objects from YAML or JSON manifests",
        "etna apply -f FILE|FOLDER|- [-f ...]",
-       "Each object is created when missing, else merged into the existing one (a JSON merge\n"
-       "patch of the manifest). Prints job.batch.volcano.sh/NAME created, configured or\n"
-       "unchanged. A manifest with a YAML error names the file and the line.",
+       "Each object is created when missing, else patched as kubectl's client-side apply does:\n"
+       "the manifest is kept in the annotation kubectl.kubernetes.io/last-applied-configuration,\n"
+       "and fields removed from the manifest since then are removed from the object. Prints\n"
+       "job.batch.volcano.sh/NAME created, configured or unchanged. A manifest with a YAML\n"
+       "error names the file and the line.",
        {{"filename", 'f', "FILE",
          "a manifest, a folder of them (.yaml, .yml, .json) or - for stdin", "", true},
         {"dry-run", 0, "MODE", "client or server: only say what would happen"}},

@@ -150,7 +150,10 @@ int DescribeObject(Invocation& inv, const ResourceInfo& info, const std::string&
   line("Name", meta.value("name", ""));
   if (info.namespaced) line("Namespace", meta.value("namespace", ""));
   line("Labels", KeyValues(meta.value("labels", json::object()), 14));
-  line("Annotations", KeyValues(meta.value("annotations", json::object()), 14));
+  // As kubectl describe: the last applied manifest is bookkeeping, not shown.
+  json annotations = meta.value("annotations", json::object());
+  if (annotations.is_object()) annotations.erase(kLastAppliedAnnotation);
+  line("Annotations", KeyValues(annotations, 14));
   line("API Version", info.GroupVersion());
   line("Kind", info.kind);
   line("Created", fmt::format("{} ({} ago)", meta.value("creationTimestamp", ""),

@@ -71,7 +71,7 @@ Result<std::vector<json>> PodsOf(Api* api, Invocation& inv, const std::string& n
   return out;
 }
 
-std::string LogTarget(Invocation& inv, const json& pod) {
+std::string LogTarget(Invocation& inv, const json& pod, int64_t since_seconds) {
   const json& meta = pod["metadata"];
   std::string container = inv.Get("container");
   if (container.empty()) {
@@ -83,11 +83,23 @@ std::string LogTarget(Invocation& inv, const json& pod) {
       "/log?container=" + QueryEscape(container);
   if (inv.Has("tail")) target += "&tailLines=" + QueryEscape(inv.Get("tail"));
   if (inv.Has("follow")) target += "&follow=true";
+  if (inv.Has("previous")) target += "&previous=true";
+  if (since_seconds > 0) target += fmt::format("&sinceSeconds={}", since_seconds);
   return target;
 }
 
 int RunLogs(Invocation& inv) {
   if (inv.args().size() != 1) return inv.UsageError("name one job or pod: etna logs NAME");
+  int64_t since_seconds = 0;
+  if (inv.Has("since")) {
+    auto since = ParseGoDuration("since", inv.Get("since"));
+    if (!since.ok()) return inv.Fail(since.status().message());
+    // kubectl rounds up to whole seconds; the server wants at least one.
+    since_seconds = std::max<int64_t>(1, (since->count() + 999) / 1000);
+  }
+  if (inv.Has("previous") && inv.Has("follow")) {
+    return inv.UsageError("--previous shows a run that has ended: it cannot be followed");
+  }
   Api* api = inv.api();
   if (api == nullptr) return 1;
   std::string ns = inv.Namespace();
@@ -110,7 +122,7 @@ int RunLogs(Invocation& inv) {
   if (!inv.Has("follow")) {
     int rc = 0;
     for (const json& pod : *pods) {
-      auto text = api->Text(LogTarget(inv, pod));
+      auto text = api->Text(LogTarget(inv, pod, since_seconds));
       if (!text.ok()) {
         std::fprintf(stderr, "%s\n", text.status().message().c_str());
         rc = 1;
@@ -129,7 +141,7 @@ int RunLogs(Invocation& inv) {
     threads.emplace_back([&, pod] {
       auto own = Api::Connect(inv.Get("kubeconfig"));
       if (!own.ok()) return;
-      Status s = (*own)->Stream(LogTarget(inv, pod), [&](std::string_view line) {
+      Status s = (*own)->Stream(LogTarget(inv, pod, since_seconds), [&](std::string_view line) {
         std::string out = prefixed(pod, std::string(line) + "\n");
         std::lock_guard lock(mu);
         std::fwrite(out.data(), 1, out.size(), stdout);
@@ -144,25 +156,6 @@ int RunLogs(Invocation& inv) {
   }
   for (auto& t : threads) t.join();
   return rc;
-}
-
-// "30s", "2m", "1h", "500ms" or seconds.
-Result<std::chrono::milliseconds> ParseTimeout(const std::string& text) {
-  char* end = nullptr;
-  double n = std::strtod(text.c_str(), &end);
-  std::string unit = end ? end : "";
-  double ms = 0;
-  if (unit == "" || unit == "s")
-    ms = n * 1000;
-  else if (unit == "ms")
-    ms = n;
-  else if (unit == "m")
-    ms = n * 60000;
-  else if (unit == "h")
-    ms = n * 3600000;
-  else
-    return Status::InvalidArgument(fmt::format("error: invalid --timeout \"{}\"", text));
-  return std::chrono::milliseconds(static_cast<int64_t>(ms));
 }
 
 // Whether `object` meets `condition` ("condition=Ready", "condition=Ready=False",
@@ -217,7 +210,7 @@ int RunWait(Invocation& inv) {
   if (info == nullptr) {
     return inv.Fail(fmt::format("error: the server doesn't have a resource type \"{}\"", args[0]));
   }
-  auto timeout = ParseTimeout(inv.Get("timeout"));
+  auto timeout = ParseGoDuration("timeout", inv.Get("timeout"));
   if (!timeout.ok()) return inv.Fail(timeout.status().message());
   Api* api = inv.api();
   if (api == nullptr) return 1;
@@ -262,14 +255,19 @@ int RunWait(Invocation& inv) {
 void AddLogsCommands(std::vector<Command>* out) {
   out->push_back({"logs",
                   "print the logs of a pod, or of a job's pods",
-                  "etna logs JOB|POD [--task T] [--index I] [-c CONTAINER] [-f] [--tail N]",
+                  "etna logs JOB|POD [--task T] [--index I] [-c CONTAINER] [-f] [--tail N] "
+                  "[--since D] [-p]",
                   "A job's pods are <job>-<task>-<index>; with several, each line is prefixed\n"
-                  "with [pod/NAME].",
+                  "with [pod/NAME]. --since keeps the lines written in the last D (the agent\n"
+                  "notes when the log grew, to the second); --previous shows the container's run\n"
+                  "before its last restart.",
                   {{"task", 0, "TASK", "only the job's pods of this task"},
                    {"index", 0, "I", "only the pod with this task index"},
                    {"container", 'c', "NAME", "the container (default: the pod's first)"},
                    {"follow", 'f', "", "stream new lines until the containers end"},
                    {"tail", 0, "N", "only the last N lines"},
+                   {"since", 0, "DURATION", "only lines newer than this (30s, 5m, 1h)"},
+                   {"previous", 'p', "", "the previous run of the container (after a restart)"},
                    {"prefix", 0, "", "prefix lines with the pod even for one pod"}},
                   true,
                   RunLogs});

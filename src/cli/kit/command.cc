@@ -113,6 +113,7 @@ const std::vector<Command>& UserCommands() {
     AddDescribeCommands(&all);
     AddLogsCommands(&all);
     AddGpuCommands(&all);
+    AddExplainCommands(&all);
     AddCompletionCommands(&all);
     return all;
   }();
@@ -296,7 +297,10 @@ std::string CompletionScript(const std::string& shell) {
     }
     for (const Flag& f : AllFlags(c)) words[c.path].insert("--" + f.name);
   }
-  for (const char* extra : {"demo", "sim", "server", "version", "help"}) words[""].insert(extra);
+  for (const char* extra :
+       {"dev", "server", "scheduler", "controllers", "agent", "sim", "demo", "version", "help"}) {
+    words[""].insert(extra);
+  }
   // The resource types after the kubectl-style verbs.
   for (const auto& info : api::resources::ResourceRegistry::Default().All()) {
     for (const char* verb : {"get", "delete", "describe", "wait"}) words[verb].insert(info.plural);
@@ -306,42 +310,42 @@ std::string CompletionScript(const std::string& shell) {
   for (const auto& [prefix, set] : words) {
     std::string list;
     for (const std::string& w : set) list += (list.empty() ? "" : " ") + w;
-    cases += fmt::format("    \"{}\") words=\"{}\" ;;\n", prefix, list);
+    cases += fmt::format("    \"{}\") _etna_list=\"{}\" ;;\n", prefix, list);
   }
+  // Variable names avoid zsh's special parameters (path, words): the script serves both shells.
   std::string body = fmt::format(
       "_etna_words() {{\n"
-      "  local path=\"$1\" words=\"\"\n"
-      "  case \"$path\" in\n{}"
+      "  local _etna_list=\"\"\n"
+      "  case \"$1\" in\n{}"
       "  esac\n"
-      "  echo \"$words\"\n"
+      "  echo \"$_etna_list\"\n"
       "}}\n"
       "_etna_path() {{\n"
-      "  local path=\"\" w\n"
-      "  for w in \"$@\"; do\n"
-      "    case \"$w\" in -*) break ;; esac\n"
-      "    local next=\"${{path:+$path }}$w\"\n"
-      "    [ -n \"$(_etna_words \"$next\")\" ] || break\n"
-      "    path=\"$next\"\n"
+      "  local _etna_cmd=\"\" _etna_w _etna_next\n"
+      "  for _etna_w in \"$@\"; do\n"
+      "    case \"$_etna_w\" in -*) break ;; esac\n"
+      "    _etna_next=\"${{_etna_cmd:+$_etna_cmd }}$_etna_w\"\n"
+      "    [ -n \"$(_etna_words \"$_etna_next\")\" ] || break\n"
+      "    _etna_cmd=\"$_etna_next\"\n"
       "  done\n"
-      "  echo \"$path\"\n"
+      "  echo \"$_etna_cmd\"\n"
       "}}\n",
       cases);
   if (shell == "bash") {
     return "# etna bash completion: source <(etna completion bash)\n" + body +
            "_etna() {\n"
-           "  local cur=\"${COMP_WORDS[COMP_CWORD]}\"\n"
-           "  local path\n"
-           "  path=$(_etna_path \"${COMP_WORDS[@]:1:COMP_CWORD-1}\")\n"
-           "  COMPREPLY=($(compgen -W \"$(_etna_words \"$path\")\" -- \"$cur\"))\n"
+           "  local cur=\"${COMP_WORDS[COMP_CWORD]}\" cmd\n"
+           "  cmd=$(_etna_path \"${COMP_WORDS[@]:1:COMP_CWORD-1}\")\n"
+           "  COMPREPLY=($(compgen -W \"$(_etna_words \"$cmd\")\" -- \"$cur\"))\n"
            "}\n"
            "complete -F _etna etna\n";
   }
   if (shell == "zsh") {
     return "#compdef etna\n# etna zsh completion: source <(etna completion zsh)\n" + body +
            "_etna() {\n"
-           "  local path\n"
-           "  path=$(_etna_path \"${(@)words[2,CURRENT-1]}\")\n"
-           "  compadd -- ${=$(_etna_words \"$path\")}\n"
+           "  local cmd\n"
+           "  cmd=$(_etna_path \"${(@)words[2,CURRENT-1]}\")\n"
+           "  compadd -- ${=$(_etna_words \"$cmd\")}\n"
            "}\n"
            "if [ \"$funcstack[1]\" = \"_etna\" ]; then _etna \"$@\"; else compdef _etna etna; fi\n";
   }

@@ -92,6 +92,7 @@ void AddApplyCommands(std::vector<Command>* out);
 void AddDescribeCommands(std::vector<Command>* out);
 void AddLogsCommands(std::vector<Command>* out);
 void AddGpuCommands(std::vector<Command>* out);
+void AddExplainCommands(std::vector<Command>* out);
 void AddCompletionCommands(std::vector<Command>* out);
 
 }  // namespace etna::cli

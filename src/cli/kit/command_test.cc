@@ -59,7 +59,8 @@ TEST(UserCommandGroups, OnePerTopLevelWord) {
 TEST(CompletionScript, BashAndZshKnowTheTree) {
   for (const char* shell : {"bash", "zsh"}) {
     std::string script = CompletionScript(shell);
-    EXPECT_NE(script.find("\"queue\") words=\"create delete get list operate\""), std::string::npos)
+    EXPECT_NE(script.find("\"queue\") _etna_list=\"create delete get list operate\""),
+              std::string::npos)
         << shell;
     EXPECT_NE(script.find("--action"), std::string::npos) << shell;
   }

@@ -123,42 +123,59 @@ Result<std::vector<Manifest>> ReadManifests(const std::vector<std::string>& path
   return out;
 }
 
-std::chrono::system_clock::time_point Now() { return std::chrono::system_clock::now(); }
+namespace {
 
-json JsonPathValue(const json& object, std::string_view path) {
-  if (!path.empty() && path.front() == '{') path.remove_prefix(1);
-  if (!path.empty() && path.back() == '}') path.remove_suffix(1);
-  const json* at = &object;
-  size_t i = 0;
-  while (i < path.size()) {
-    if (path[i] == '.') {
-      ++i;
-      continue;
+// The keys of `original` that `modified` lacks, as nulls (recursing into objects both have).
+json Deletions(const json& original, const json& modified) {
+  json out = json::object();
+  if (!original.is_object() || !modified.is_object()) return out;
+  for (auto it = original.begin(); it != original.end(); ++it) {
+    auto m = modified.find(it.key());
+    if (m == modified.end()) {
+      out[it.key()] = nullptr;
+    } else if (it->is_object() && m->is_object()) {
+      json inner = Deletions(*it, *m);
+      if (!inner.empty()) out[it.key()] = std::move(inner);
     }
-    if (path[i] == '[') {
-      size_t close = path.find(']', i);
-      if (close == std::string_view::npos) return nullptr;
-      std::string index(path.substr(i + 1, close - i - 1));
-      i = close + 1;
-      if (!at->is_array()) return nullptr;
-      size_t n = static_cast<size_t>(std::strtoul(index.c_str(), nullptr, 10));
-      if (n >= at->size()) return nullptr;
-      at = &(*at)[n];
-      continue;
-    }
-    size_t end = path.find_first_of(".[", i);
-    std::string key(path.substr(i, end == std::string_view::npos ? path.size() - i : end - i));
-    i = end == std::string_view::npos ? path.size() : end;
-    if (!at->is_object() || !at->contains(key)) return nullptr;
-    at = &(*at)[key];
   }
-  return *at;
+  return out;
 }
 
-std::string JsonPathText(const json& value) {
-  if (value.is_string()) return value.get<std::string>();
-  if (value.is_null()) return "";
-  return value.dump();
+// The fields of `modified` that `current` lacks or holds otherwise.
+json Changes(const json& modified, const json& current) {
+  json out = json::object();
+  for (auto it = modified.begin(); it != modified.end(); ++it) {
+    auto c = current.is_object() ? current.find(it.key()) : current.end();
+    if (current.is_object() && c != current.end() && *c == *it) continue;
+    if (it->is_object() && current.is_object() && c != current.end() && c->is_object()) {
+      json inner = Changes(*it, *c);
+      if (!inner.empty()) out[it.key()] = std::move(inner);
+    } else {
+      out[it.key()] = *it;
+    }
+  }
+  return out;
 }
+
+void MergeInto(json* target, const json& patch) {
+  for (auto it = patch.begin(); it != patch.end(); ++it) {
+    json& slot = (*target)[it.key()];
+    if (it->is_object() && slot.is_object()) {
+      MergeInto(&slot, *it);
+    } else {
+      slot = *it;
+    }
+  }
+}
+
+}  // namespace
+
+json ThreeWayMergePatch(const json& original, const json& modified, const json& current) {
+  json patch = Changes(modified, current);
+  MergeInto(&patch, Deletions(original, modified));
+  return patch;
+}
+
+std::chrono::system_clock::time_point Now() { return std::chrono::system_clock::now(); }
 
 }  // namespace etna::cli

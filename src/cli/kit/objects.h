@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "api/resources/registry.h"
+#include "cli/kit/jsonpath.h"
 #include "common/status.h"
 
 namespace etna::cli {
@@ -42,11 +43,16 @@ struct Manifest {
 // `error: error parsing bad.yaml: line 3: ...`.
 Result<std::vector<Manifest>> ReadManifests(const std::vector<std::string>& paths);
 
-std::chrono::system_clock::time_point Now();
+// kubectl apply's client-side bookkeeping: the annotation holding the last applied manifest.
+inline constexpr char kLastAppliedAnnotation[] = "kubectl.kubernetes.io/last-applied-configuration";
 
-// The object at a dotted path (".status.state.phase", "{.status.conditions[0].type}"), or null.
-nlohmann::json JsonPathValue(const nlohmann::json& object, std::string_view path);
-// A value as kubectl's jsonpath prints it: strings bare, others as JSON.
-std::string JsonPathText(const nlohmann::json& value);
+// kubectl apply's three-way JSON merge patch: null for each field the last applied manifest
+// (`original`, null when there is none) had and the new one (`modified`) lacks, plus each field
+// of `modified` that differs from the live object (`current`). Objects merge key by key; lists
+// and scalars are replaced whole. An empty object: nothing to change.
+nlohmann::json ThreeWayMergePatch(const nlohmann::json& original, const nlohmann::json& modified,
+                                  const nlohmann::json& current);
+
+std::chrono::system_clock::time_point Now();
 
 }  // namespace etna::cli

@@ -11,15 +11,21 @@
 #include <string_view>
 #include <vector>
 
+#include "common/status.h"
+
 namespace etna::cli {
 
 // kubectl's AGE (k8s HumanDuration): 45s, 5m30s, 45m, 3h20m, 20h, 3d4h, 100d, 2y30d.
 std::string HumanAge(std::chrono::seconds age);
+// Go's duration syntax as kubectl's flags take it: "500ms", "30s", "5m", "1h30m", "1.5h"; a bare
+// number is seconds. InvalidArgument naming `flag` for anything else or a negative one.
+Result<std::chrono::milliseconds> ParseGoDuration(const std::string& flag, std::string_view text);
 // The age of an RFC 3339 timestamp at `now`; "<unknown>" when missing or malformed.
 std::string AgeSince(const nlohmann::json& timestamp, std::chrono::system_clock::time_point now);
 
 // Rows of cells laid out as kubectl's tabwriter (minwidth 6, padding 3): each column as wide
-// as its widest cell plus 3 spaces; the last column is not padded.
+// as its widest cell plus 3 spaces; the last column is not padded, nor are empty cells at the end
+// of a row.
 class TableWriter {
  public:
   void AddRow(std::vector<std::string> cells) { rows_.push_back(std::move(cells)); }

@@ -21,6 +21,20 @@ TEST(HumanAge, MatchesKubectl) {
   EXPECT_EQ(HumanAge(seconds((2 * 365 + 30) * 86400)), "2y30d");
 }
 
+TEST(ParseGoDuration, GoSyntaxAndBareSeconds) {
+  using std::chrono::milliseconds;
+  EXPECT_EQ(*ParseGoDuration("since", "500ms"), milliseconds(500));
+  EXPECT_EQ(*ParseGoDuration("since", "30s"), milliseconds(30000));
+  EXPECT_EQ(*ParseGoDuration("since", "1h30m"), milliseconds(5400000));
+  EXPECT_EQ(*ParseGoDuration("since", "1.5h"), milliseconds(5400000));
+  EXPECT_EQ(*ParseGoDuration("timeout", "5"), milliseconds(5000));
+  for (const char* bad : {"", "s", "5x", "-1s", "1h5", "1 s", "5d"}) {
+    auto r = ParseGoDuration("since", bad);
+    ASSERT_FALSE(r.ok()) << bad;
+    EXPECT_NE(r.status().message().find("invalid --since"), std::string::npos) << bad;
+  }
+}
+
 TEST(AgeSince, UnknownWhenMissingOrMalformed) {
   auto now = std::chrono::system_clock::now();
   EXPECT_EQ(AgeSince(json(), now), "<unknown>");
