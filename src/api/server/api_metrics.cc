@@ -56,8 +56,16 @@ ApiMetrics::ApiMetrics(metrics::Registry* registry)
                                 "comes from it).")) {}
 
 void ApiMetrics::ObserveRequest(const RequestLabels& labels, int code, double seconds) {
-  requests_.Add({labels.verb, labels.resource, labels.subresource, std::to_string(code)});
-  if (labels.verb != "WATCH") latency_.Observe({labels.verb, labels.resource}, seconds);
+  // The method comes from the client: any other than these counts as OTHER, so that requests
+  // cannot add series at will.
+  static const char* const kVerbs[] = {"GET",   "LIST",   "WATCH", "POST",   "PUT",
+                                       "PATCH", "DELETE", "HEAD",  "OPTIONS"};
+  std::string verb = "OTHER";
+  for (const char* v : kVerbs) {
+    if (labels.verb == v) verb = v;
+  }
+  requests_.Add({verb, labels.resource, labels.subresource, std::to_string(code)});
+  if (verb != "WATCH") latency_.Observe({verb, labels.resource}, seconds);
 }
 
 std::shared_ptr<http::ResponseStream> ApiMetrics::CountOpenWatch(

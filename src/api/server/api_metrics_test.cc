@@ -47,6 +47,16 @@ TEST_F(ApiMetricsTest, CountsRequestsByVerbResourceAndCode) {
   EXPECT_NE(text.find("# TYPE etna_store_revision gauge"), std::string::npos);
 }
 
+TEST_F(ApiMetricsTest, UnknownPathsAndMethodsAddNoSeriesOfTheirOwn) {
+  EXPECT_EQ(Do("GET", "/api/v1/namespaces/default/made-up-1").status, 404);
+  EXPECT_GE(Do("BREW", "/api/v1/namespaces/default/pods").status, 400);
+  std::string text = Metrics();
+  EXPECT_EQ(text.find("made-up"), std::string::npos) << text;
+  EXPECT_EQ(text.find("BREW"), std::string::npos);
+  EXPECT_TRUE(
+      Has(text, R"(apiserver_request_total{verb="GET",resource="",subresource="",code="404"} 1)"));
+}
+
 TEST_F(ApiMetricsTest, OpenWatchesCountUntilTheStreamIsReleased) {
   Reply watch = Do("GET", "/api/v1/namespaces/default/pods?watch=true");
   ASSERT_TRUE(watch.stream);

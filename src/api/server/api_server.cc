@@ -168,13 +168,13 @@ http::Response ApiServer::Resource(const http::Request& request, const UserInfo&
                                    RequestLabels& labels) {
   std::optional<RequestInfo> ri = ParseRequestInfo(request);
   if (!ri) return ApiError::NotFoundPath().ToResponse();
-  labels.resource = ri->plural;
-  labels.subresource = ri->subresource;
+  const ResourceInfo* info = registry_.Find(ri->group, ri->version, ri->plural);
+  if (!info) return ApiError::NotFoundPath().ToResponse();
+  // Labelled only once the resource is known: request paths must not add series at will.
+  labels.resource = info->plural;
   if (ri->verb == "list" || ri->verb == "watch") {
     labels.verb = ri->verb == "list" ? "LIST" : "WATCH";
   }
-  const ResourceInfo* info = registry_.Find(ri->group, ri->version, ri->plural);
-  if (!info) return ApiError::NotFoundPath().ToResponse();
   if ((!info->namespaced && ri->namespace_in_path) ||
       (info->namespaced && !ri->namespace_in_path && !ri->name.empty())) {
     return ApiError::NotFoundPath().ToResponse();
@@ -185,6 +185,7 @@ http::Response ApiServer::Resource(const http::Request& request, const UserInfo&
                      info->subresources.end();
     if (!known) return ApiError::NotFoundPath().ToResponse();
   }
+  labels.subresource = ri->subresource;
   AccessRequest access{ri->verb, info->QualifiedPlural(), ri->subresource, ri->ns, ri->name};
   if (ri->verb == "create" && ri->name.empty() && !user.InGroup("system:masters")) {
     // The name of a new object is in its body (rules for agents name their own objects).
