@@ -76,12 +76,21 @@ void SchedulerMetrics::ObserveCycle(const sched::Snapshot& before, const sched::
   for (const auto& step : decision.timings.plugins) {
     plugin_.Observe({step.name, step.phase}, step.ms);
   }
+  // Per job, its pods still waiting after this cycle's binds.
+  std::vector<int> waiting(before.jobs.size(), 0);
+  for (const sched::Task& t : before.tasks) {
+    if (t.status == sched::TaskStatus::kPending && t.job >= 0 &&
+        t.job < static_cast<sched::JobIdx>(waiting.size())) {
+      ++waiting[t.job];
+    }
+  }
   for (const auto& bind : decision.binds) {
-    if (bind.task == sched::kNone || bind.task >= static_cast<sched::TaskIdx>(before.tasks.size()))
-      continue;
-    TimeMs created = before.tasks[bind.task].creation_ms;
-    if (created > 0)
-      task_latency_.Observe({}, static_cast<double>(std::max<TimeMs>(0, now_ms - created)));
+    if (bind.task < 0 || bind.task >= static_cast<sched::TaskIdx>(before.tasks.size())) continue;
+    const sched::Task& t = before.tasks[bind.task];
+    if (t.job >= 0 && t.job < static_cast<sched::JobIdx>(waiting.size())) --waiting[t.job];
+    if (t.creation_ms > 0) {
+      task_latency_.Observe({}, static_cast<double>(std::max<TimeMs>(0, now_ms - t.creation_ms)));
+    }
   }
   std::set<std::string> preemptors;
   for (const auto& e : decision.evictions) {
@@ -90,12 +99,6 @@ void SchedulerMetrics::ObserveCycle(const sched::Snapshot& before, const sched::
   preemption_attempts_.Add({}, static_cast<double>(preemptors.size()));
   preemption_victims_.Set({}, static_cast<double>(decision.evictions.size()));
 
-  std::unordered_map<sched::JobIdx, int> bound;
-  for (const auto& bind : decision.binds) {
-    if (bind.task >= 0 && bind.task < static_cast<sched::TaskIdx>(before.tasks.size())) {
-      ++bound[before.tasks[bind.task].job];
-    }
-  }
   for (const auto& u : decision.jobs) {
     if (u.job < 0 || u.job >= static_cast<sched::JobIdx>(before.jobs.size())) continue;
     const sched::Job& job = before.jobs[u.job];
@@ -107,11 +110,7 @@ void SchedulerMetrics::ObserveCycle(const sched::Snapshot& before, const sched::
       unschedulable_.erase(job.uid);
     } else if (u.condition == "Unschedulable") {
       attempts_.Add({"unschedulable"});
-      int pending = 0;
-      for (sched::TaskIdx t : job.tasks) {
-        if (before.tasks[t].status == sched::TaskStatus::kPending) ++pending;
-      }
-      unschedulable_[job.uid] = {job.ns + "/" + job.name, pending - bound[u.job]};
+      unschedulable_[job.uid] = {job.ns + "/" + job.name, waiting[u.job]};
     }
   }
   std::set<std::string> present;
@@ -127,11 +126,11 @@ void SchedulerMetrics::ObserveCycle(const sched::Snapshot& before, const sched::
   }
   unschedulable_jobs_.Set({}, static_cast<double>(unschedulable_.size()));
   unschedulable_tasks_.ReplaceAll(std::move(tasks));
-  ObserveQueues(before, decision, now_ms);
+  ObserveQueues(before, decision, waiting, now_ms);
 }
 
 void SchedulerMetrics::ObserveQueues(const sched::Snapshot& before, const sched::Decision& decision,
-                                     TimeMs now_ms) {
+                                     const std::vector<int>& waiting, TimeMs now_ms) {
   std::map<std::string, std::map<LabelValues, double>> cpu, memory, scalar;
   std::map<LabelValues, double> share, weight, overused, pending, oldest;
   int dims = ResourceNames::Global().size();
@@ -167,12 +166,6 @@ void SchedulerMetrics::ObserveQueues(const sched::Snapshot& before, const sched:
   }
   std::unordered_map<sched::JobIdx, sched::PodGroupPhase> phase_now;
   for (const auto& u : decision.jobs) phase_now[u.job] = u.phase;
-  std::unordered_map<sched::JobIdx, int> bound;
-  for (const auto& bind : decision.binds) {
-    if (bind.task >= 0 && bind.task < static_cast<sched::TaskIdx>(before.tasks.size())) {
-      ++bound[before.tasks[bind.task].job];
-    }
-  }
   for (size_t j = 0; j < before.jobs.size(); ++j) {
     const sched::Job& job = before.jobs[j];
     if (job.queue == sched::kNone ||
@@ -182,11 +175,7 @@ void SchedulerMetrics::ObserveQueues(const sched::Snapshot& before, const sched:
     sched::PodGroupPhase phase = it != phase_now.end() ? it->second : job.phase;
     if (phase != sched::PodGroupPhase::kPending && phase != sched::PodGroupPhase::kInqueue)
       continue;
-    int waiting = -bound[static_cast<sched::JobIdx>(j)];
-    for (sched::TaskIdx t : job.tasks) {
-      if (before.tasks[t].status == sched::TaskStatus::kPending) ++waiting;
-    }
-    if (waiting <= 0) continue;
+    if (waiting[j] <= 0) continue;
     LabelValues queue = {before.queues[job.queue].name};
     pending[queue] += 1;
     double age = job.creation_ms > 0 ? std::max<TimeMs>(0, now_ms - job.creation_ms) / 1000.0 : 0;

@@ -9,6 +9,7 @@
 
 #include <map>
 #include <string>
+#include <vector>
 
 #include "common/clock.h"
 #include "common/metrics.h"
@@ -28,7 +29,9 @@ class SchedulerMetrics {
                     TimeMs now_ms);
 
  private:
-  void ObserveQueues(const sched::Snapshot& before, const sched::Decision& decision, TimeMs now_ms);
+  // `waiting`: per job of `before`, its pods still waiting after the cycle's binds.
+  void ObserveQueues(const sched::Snapshot& before, const sched::Decision& decision,
+                     const std::vector<int>& waiting, TimeMs now_ms);
 
   metrics::HistogramFamily& e2e_;
   metrics::HistogramFamily& action_;

@@ -144,6 +144,7 @@ Session::Session(Snapshot snapshot, const SchedulerConf& conf, const Registry& r
       fns_(std::make_unique<Registered>()) {
   job_outcomes_.resize(snap_.jobs.size());
   job_evicted_.resize(snap_.jobs.size());
+  queue_deserved_.resize(snap_.queues.size());
   for (size_t j = 0; j < snap_.jobs.size(); ++j) {
     job_outcomes_[j].original_phase = snap_.jobs[j].phase;
   }
@@ -784,7 +785,6 @@ PodGroupPhase Session::DerivePhase(const Job& job) const {
 }
 
 void Session::ReportQueueDeserved(QueueIdx q, const ResourceLimit& deserved) {
-  if (queue_deserved_.size() < snap_.queues.size()) queue_deserved_.resize(snap_.queues.size());
   queue_deserved_[q] = deserved;
 }
 
@@ -801,7 +801,6 @@ std::vector<ResourceVector> Session::QueueRequests() const {
 
 void Session::ReportQueues() {
   std::vector<ResourceVector> requests = QueueRequests();
-  queue_deserved_.resize(snap_.queues.size());
   ResourceVector total_guarantee;
   for (const Queue& q : snap_.queues) total_guarantee += q.guarantee.value();
   for (size_t i = 0; i < snap_.queues.size(); ++i) {
