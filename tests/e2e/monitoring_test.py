@@ -234,9 +234,11 @@ def main():
         assert r.returncode == 0, f"check_exprs.py:\n{r.stdout}{r.stderr}"
 
         prom = Prometheus(repo, work, dev)
-        jobs = wait("every target up", lambda: (
-            lambda up: len(up) == 1 + len(dev.agents) and
-            all(s["value"][1] == "1" for s in up) and up)(prom.query("up")))
+        def all_up():
+            up = prom.query("up")
+            ok = len(up) == 1 + len(dev.agents) and all(s["value"][1] == "1" for s in up)
+            return up if ok else None
+        jobs = wait("every target up", all_up)
         assert {s["metric"]["job"] for s in jobs} == {"etna-apiserver", "etna-agents"}, jobs
 
         # The question operators ask: GPUs allocated per queue — Prometheus agrees with the API.
