@@ -9,8 +9,8 @@
 namespace etna::metrics {
 namespace {
 
-// Prometheus' text format: label values escape \, " and newline; HELP escapes \ and newline.
-std::string Escape(const std::string& s, bool quote) {
+// Prometheus' text format: HELP escapes \ and newline, label values also ".
+std::string Escape(std::string_view s, bool quote) {
   std::string out;
   out.reserve(s.size());
   for (char c : s) {
@@ -35,6 +35,8 @@ std::string Number(double v) {
 }
 
 }  // namespace
+
+std::string EscapeLabelValue(std::string_view value) { return Escape(value, true); }
 
 std::vector<double> ExponentialBuckets(double start, double factor, int count) {
   std::vector<double> out;

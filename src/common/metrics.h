@@ -16,12 +16,16 @@
 #include <memory>
 #include <mutex>
 #include <string>
+#include <string_view>
 #include <utility>
 #include <vector>
 
 namespace etna::metrics {
 
 using LabelValues = std::vector<std::string>;
+
+// A label value in the text format: \, " and newline escaped.
+std::string EscapeLabelValue(std::string_view value);
 
 // Exponential bucket bounds: start, start*factor, ... (count bounds), as Prometheus' client.
 std::vector<double> ExponentialBuckets(double start, double factor, int count);

@@ -6,6 +6,8 @@
 #include <cmath>
 #include <functional>
 
+#include "common/metrics.h"
+
 namespace etna::agent {
 namespace {
 
@@ -93,45 +95,24 @@ void WriteSeries(const std::string& name, const std::string& labels,
   }
   for (const GpuHolder* h : holders) {
     *out += fmt::format("{}{{{},container=\"{}\",namespace=\"{}\",pod=\"{}\"}} {}\n", name, labels,
-                        EscapeLabelValue(h->container), EscapeLabelValue(h->ns),
-                        EscapeLabelValue(h->pod), v);
+                        metrics::EscapeLabelValue(h->container), metrics::EscapeLabelValue(h->ns),
+                        metrics::EscapeLabelValue(h->pod), v);
   }
 }
 
 }  // namespace
 
-std::string EscapeLabelValue(std::string_view value) {
-  std::string out;
-  out.reserve(value.size());
-  for (char c : value) {
-    switch (c) {
-      case '\\':
-        out += "\\\\";
-        break;
-      case '"':
-        out += "\\\"";
-        break;
-      case '\n':
-        out += "\\n";
-        break;
-      default:
-        out += c;
-    }
-  }
-  return out;
-}
-
 std::string DcgmMetrics(const std::string& hostname, const std::vector<GpuDevice>& gpus,
                         const GpuHolders& holders) {
-  std::string host = EscapeLabelValue(hostname);
+  std::string host = metrics::EscapeLabelValue(hostname);
   auto device_labels = [&](const GpuDevice& d, const client::NodeMigInstance* mig) {
-    std::string labels =
-        fmt::format("gpu=\"{}\",UUID=\"{}\",pci_bus_id=\"{}\",device=\"nvidia{}\",modelName=\"{}\"",
-                    d.gpu.index, EscapeLabelValue(d.gpu.uuid), EscapeLabelValue(d.pci_bus_id),
-                    d.gpu.index, EscapeLabelValue(d.gpu.model));
+    std::string labels = fmt::format(
+        "gpu=\"{}\",UUID=\"{}\",pci_bus_id=\"{}\",device=\"nvidia{}\",modelName=\"{}\"",
+        d.gpu.index, metrics::EscapeLabelValue(d.gpu.uuid), metrics::EscapeLabelValue(d.pci_bus_id),
+        d.gpu.index, metrics::EscapeLabelValue(d.gpu.model));
     if (mig != nullptr) {
-      labels += fmt::format(",GPU_I_PROFILE=\"{}\",GPU_I_ID=\"{}\"", EscapeLabelValue(mig->profile),
-                            mig->id);
+      labels += fmt::format(",GPU_I_PROFILE=\"{}\",GPU_I_ID=\"{}\"",
+                            metrics::EscapeLabelValue(mig->profile), mig->id);
     }
     return labels + ",Hostname=\"" + host + "\"";
   };

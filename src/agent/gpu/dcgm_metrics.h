@@ -30,7 +30,4 @@ namespace etna::agent {
 std::string DcgmMetrics(const std::string& hostname, const std::vector<GpuDevice>& gpus,
                         const GpuHolders& holders);
 
-// A label value as the text format wants it: \ " and newline escaped.
-std::string EscapeLabelValue(std::string_view value);
-
 }  // namespace etna::agent

@@ -2,6 +2,8 @@
 
 #include <gtest/gtest.h>
 
+#include "common/metrics.h"
+
 namespace etna::agent {
 namespace {
 
@@ -122,7 +124,7 @@ TEST(DcgmMetrics, APodHoldingTwoInstancesOfOneDeviceIsOneSeriesOfTheParent) {
 }
 
 TEST(DcgmMetrics, EscapesLabelValues) {
-  EXPECT_EQ(EscapeLabelValue("a\\b\"c\nd"), "a\\\\b\\\"c\\nd");
+  EXPECT_EQ(metrics::EscapeLabelValue("a\\b\"c\nd"), "a\\\\b\\\"c\\nd");
   GpuDevice d = Device(0, "GPU-a");
   d.gpu.model = "odd \"model\"\\";
   d.metrics.temperature_c = 30;
