@@ -27,7 +27,7 @@
 #include <thread>
 #include <vector>
 
-#include "api/http/client.h"
+#include "net/http/client.h"
 #include "api/server/stored_object.h"
 #include "store/keys.h"
 #include "store/sqlite_store.h"
@@ -153,9 +153,9 @@ std::string ReadToken(const std::string& data_dir) {
   return line.substr(0, line.find(','));
 }
 
-etna::api::http::ClientOptions ClientFor(const Server& s, const std::string& data_dir,
+etna::net::http::ClientOptions ClientFor(const Server& s, const std::string& data_dir,
                                          const std::string& token) {
-  etna::api::http::ClientOptions o;
+  etna::net::http::ClientOptions o;
   o.port = s.port;
   o.ca_file = data_dir + "/pki/ca.crt";
   o.bearer_token = token;
@@ -163,7 +163,7 @@ etna::api::http::ClientOptions ClientFor(const Server& s, const std::string& dat
   return o;
 }
 
-void MustOk(const etna::Result<etna::api::http::ClientResponse>& r, int want, const char* what) {
+void MustOk(const etna::Result<etna::net::http::ClientResponse>& r, int want, const char* what) {
   if (!r.ok() || r->status != want) {
     std::fprintf(stderr, "api_bench: %s: %s\n", what,
                  r.ok() ? fmt::format("HTTP {} {}", r->status, r->body.substr(0, 300)).c_str()
@@ -204,7 +204,7 @@ int main(int argc, char** argv) {
   std::string token = ReadToken(data_dir);
   auto options = ClientFor(server, data_dir, token);
   {
-    etna::api::http::HttpClient admin(options);
+    etna::net::http::HttpClient admin(options);
     for (const char* ns : {"load", "fan"}) {
       MustOk(admin.Do("POST", "/api/v1/namespaces", json{{"metadata", {{"name", ns}}}}.dump()), 201,
              "create namespace");
@@ -219,7 +219,7 @@ int main(int argc, char** argv) {
     std::vector<std::thread> threads;
     for (int c = 0; c < flags.clients; ++c) {
       threads.emplace_back([&, c] {
-        etna::api::http::HttpClient http(options);
+        etna::net::http::HttpClient http(options);
         for (int i = 0; i < per_client; ++i) {
           std::string body = PodObject("load", fmt::format("c{}-{}", c, i)).dump();
           auto start = Clock::now();
@@ -244,7 +244,7 @@ int main(int argc, char** argv) {
     std::vector<std::thread> threads;
     for (int c = 0; c < flags.clients; ++c) {
       threads.emplace_back([&, c] {
-        etna::api::http::HttpClient http(options);
+        etna::net::http::HttpClient http(options);
         std::mt19937 rng(c);
         for (int i = 0; i < 500; ++i) {
           std::string name = fmt::format("c{}-{}", rng() % flags.clients, rng() % per_client);
@@ -260,7 +260,7 @@ int main(int argc, char** argv) {
   // List of 100k pods (best of three).
   double list_ms = 1e18;
   {
-    etna::api::http::HttpClient http(options);
+    etna::net::http::HttpClient http(options);
     for (int i = 0; i < 3; ++i) {
       auto start = Clock::now();
       auto r = http.Do("GET", "/api/v1/namespaces/default/pods");
@@ -277,7 +277,7 @@ int main(int argc, char** argv) {
   // Watch fan-out: every watcher must see every event.
   std::string rv;
   {
-    etna::api::http::HttpClient http(options);
+    etna::net::http::HttpClient http(options);
     auto r = http.Do("GET", "/api/v1/namespaces/fan/pods");
     MustOk(r, 200, "list fan");
     rv = json::parse(r->body)["metadata"]["resourceVersion"];
@@ -287,7 +287,7 @@ int main(int argc, char** argv) {
   std::vector<std::thread> watchers;
   for (int w = 0; w < flags.watchers; ++w) {
     watchers.emplace_back([&] {
-      etna::api::http::HttpClient http(options);
+      etna::net::http::HttpClient http(options);
       int seen = 0;
       auto status =
           http.Stream("GET", "/api/v1/namespaces/fan/pods?watch=true&resourceVersion=" + rv,
@@ -309,7 +309,7 @@ int main(int argc, char** argv) {
     std::vector<std::thread> writers;
     for (int c = 0; c < 4; ++c) {
       writers.emplace_back([&, c] {
-        etna::api::http::HttpClient http(options);
+        etna::net::http::HttpClient http(options);
         for (int i = c; i < flags.events; i += 4) {
           MustOk(http.Do("POST", "/api/v1/namespaces/fan/pods",
                          PodObject("fan", fmt::format("fan-{}", i)).dump()),

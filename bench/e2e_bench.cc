@@ -179,7 +179,7 @@ int main(int argc, char** argv) {
   if (Status st = api.Bootstrap(); !st.ok()) Die(st.ToString());
   etna::client::TransportFactory factory = [&api] {
     return etna::client::MakeInProcessTransport(
-        [&api](const etna::api::http::Request& r) { return api.Handle(r); }, "bench");
+        [&api](const etna::net::http::Request& r) { return api.Handle(r); }, "bench");
   };
   auto transport = factory();
   etna::client::RestClient rest(transport.get());

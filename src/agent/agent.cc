@@ -10,7 +10,7 @@
 #include "agent/node_object.h"
 #include "agent/runtime/log_server.h"
 #include "agent/runtime/runtime.h"
-#include "api/http/server.h"
+#include "net/http/server.h"
 #include "client/informer.h"
 #include "client/rest.h"
 
@@ -128,11 +128,11 @@ Status Agent::Start() {
   };
   runtime_ = std::make_unique<runtime::Runtime>(std::move(ro), rest_.get());
 
-  api::http::ServerOptions so;
+  net::http::ServerOptions so;
   so.listen = options_.listen;
   so.worker_threads = 8;
   so.io_threads = 1;
-  http_ = std::make_unique<api::http::HttpServer>(
+  http_ = std::make_unique<net::http::HttpServer>(
       so, runtime::MakeAgentHandler(
               runtime_.get(), [this] { return GpuReport(); },
               [this] {

@@ -25,7 +25,7 @@
 #include "client/transport.h"
 #include "common/clock.h"
 
-namespace etna::api::http {
+namespace etna::net::http {
 class HttpServer;
 }
 namespace etna::client {
@@ -94,7 +94,7 @@ class Agent {
   std::unique_ptr<client::Transport> informer_transport_;
   std::unique_ptr<client::Informer> informer_;
   std::unique_ptr<runtime::Runtime> runtime_;
-  std::unique_ptr<api::http::HttpServer> http_;
+  std::unique_ptr<net::http::HttpServer> http_;
   mutable std::mutex mu_;
   std::condition_variable cv_;
   bool stop_ = false;

@@ -154,10 +154,10 @@ TEST_F(AgentTest, LogsEndpointTailsAndFollows) {
   ASSERT_TRUE(WaitFor([&] { return Logs("p9") == "1\n2\n3\n4\n5\n"; }));
   EXPECT_EQ(Logs("p9", "?tailLines=2"), "4\n5\n");
   EXPECT_EQ(Logs("p9", "?limitBytes=3"), "1\n2");
-  api::http::ClientOptions o;
+  net::http::ClientOptions o;
   o.port = agent_->port();
   o.tls = false;
-  api::http::HttpClient client(o);
+  net::http::HttpClient client(o);
   std::mutex mu;
   std::string streamed;
   auto seen = [&] {
@@ -179,7 +179,7 @@ TEST_F(AgentTest, LogsEndpointTailsAndFollows) {
   follower.join();  // the stream ends when the container does
   ASSERT_TRUE(attached) << seen();
   EXPECT_EQ(seen(), "5\nend\n");
-  api::http::HttpClient health(o);
+  net::http::HttpClient health(o);
   auto h = health.Do("GET", "/healthz");
   ASSERT_TRUE(h.ok());
   EXPECT_EQ(h->body, "ok");

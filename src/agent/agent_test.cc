@@ -96,10 +96,10 @@ TEST_F(AgentTest, FakeNvmlXidMakesTheGpuUnhealthy) {
   EXPECT_TRUE((*gpus)[0].healthy);
   EXPECT_FALSE((*gpus)[1].healthy);
   EXPECT_EQ((*gpus)[1].uuid, "GPU-t1");
-  api::http::ClientOptions http;
+  net::http::ClientOptions http;
   http.port = agent_->port();
   http.tls = false;
-  api::http::HttpClient client(http);
+  net::http::HttpClient client(http);
   auto metrics = client.Do("GET", "/metrics");
   ASSERT_TRUE(metrics.ok());
   EXPECT_NE(metrics->body.find("DCGM_FI_DEV_XID_ERRORS{gpu=\"1\",UUID=\"GPU-t1\","
@@ -111,10 +111,10 @@ TEST_F(AgentTest, FakeNvmlXidMakesTheGpuUnhealthy) {
 
 // GET `path` on the agent's port: the status, then the body.
 std::pair<int, std::string> AgentGet(const Agent& agent, const std::string& path) {
-  api::http::ClientOptions http;
+  net::http::ClientOptions http;
   http.port = agent.port();
   http.tls = false;
-  api::http::HttpClient client(http);
+  net::http::HttpClient client(http);
   auto r = client.Do("GET", path);
   if (!r.ok()) return {0, r.status().ToString()};
   return {r->status, r->body};

@@ -15,7 +15,7 @@
 
 #include "agent/agent.h"
 #include "agent/gpu/nvml_source.h"
-#include "api/http/client.h"
+#include "net/http/client.h"
 #include "client/testing/in_process_api.h"
 #include "client/well_known.h"
 
@@ -151,10 +151,10 @@ class AgentTest : public ::testing::Test {
   }
 
   std::string Logs(const std::string& pod, const std::string& query = "") {
-    api::http::ClientOptions o;
+    net::http::ClientOptions o;
     o.port = agent_->port();
     o.tls = false;
-    api::http::HttpClient client(o);
+    net::http::HttpClient client(o);
     auto r = client.Do("GET", "/containerLogs/default/" + pod + "/main" + query);
     if (!r.ok()) return "<" + r.status().ToString() + ">";
     return r->body;

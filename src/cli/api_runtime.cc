@@ -62,12 +62,12 @@ Result<std::unique_ptr<ApiRuntime>> ApiRuntime::Start(const ApiRuntimeOptions& o
   api_options.metrics = rt->metrics_.get();
   rt->api_ = std::make_unique<api::server::ApiServer>(rt->store_.get(), api_options);
   if (Status st = rt->api_->Bootstrap(); !st.ok()) return st;
-  api::http::ServerOptions http_options;
+  net::http::ServerOptions http_options;
   http_options.listen = options.listen;
   if (options.tls) http_options.tls = files->certificates.serving;
   api::server::ApiServer* api = rt->api_.get();
-  rt->http_ = std::make_unique<api::http::HttpServer>(
-      http_options, [api](const api::http::Request& r) { return api->Handle(r); });
+  rt->http_ = std::make_unique<net::http::HttpServer>(
+      http_options, [api](const net::http::Request& r) { return api->Handle(r); });
   if (Status st = rt->http_->Start(); !st.ok()) return st;
   auto final_files =
       api::server::PrepareDataDir(options.data_dir, rt->host_, rt->http_->port(), options.tls);
@@ -89,7 +89,7 @@ client::TransportFactory ApiRuntime::InProcessTransports() {
   std::string token = files_.admin_token;
   return [api, token] {
     return client::MakeInProcessTransport(
-        [api](const api::http::Request& r) { return api->Handle(r); }, token);
+        [api](const net::http::Request& r) { return api->Handle(r); }, token);
   };
 }
 

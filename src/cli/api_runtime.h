@@ -7,7 +7,7 @@
 #include <memory>
 #include <string>
 
-#include "api/http/server.h"
+#include "net/http/server.h"
 #include "api/server/api_metrics.h"
 #include "api/server/api_server.h"
 #include "api/server/data_dir.h"
@@ -54,7 +54,7 @@ class ApiRuntime {
   std::unique_ptr<api::server::Authenticator> authn_;
   api::server::Authorizer authz_;
   std::unique_ptr<api::server::ApiServer> api_;
-  std::unique_ptr<api::http::HttpServer> http_;
+  std::unique_ptr<net::http::HttpServer> http_;
 };
 
 }  // namespace etna::cli

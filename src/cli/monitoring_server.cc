@@ -9,12 +9,12 @@ namespace etna::cli {
 Result<std::unique_ptr<MonitoringServer>> MonitoringServer::Start(
     const std::string& listen, metrics::Registry* registry,
     std::function<std::string()> not_ready) {
-  api::http::ServerOptions options;
+  net::http::ServerOptions options;
   options.listen = listen;
   options.io_threads = 1;
   options.worker_threads = 2;
-  auto handler = [registry, not_ready](const api::http::Request& r) {
-    api::http::Response reply;
+  auto handler = [registry, not_ready](const net::http::Request& r) {
+    net::http::Response reply;
     reply.content_type = "text/plain; charset=utf-8";
     if (r.method != "GET" && r.method != "HEAD") {
       reply.status = 405;
@@ -35,7 +35,7 @@ Result<std::unique_ptr<MonitoringServer>> MonitoringServer::Start(
     return reply;
   };
   std::unique_ptr<MonitoringServer> server(new MonitoringServer());
-  server->http_ = std::make_unique<api::http::HttpServer>(options, handler);
+  server->http_ = std::make_unique<net::http::HttpServer>(options, handler);
   ETNA_RETURN_IF_ERROR(server->http_->Start().WithContext("--listen " + listen));
   return server;
 }

@@ -9,7 +9,7 @@
 #include <memory>
 #include <string>
 
-#include "api/http/server.h"
+#include "net/http/server.h"
 #include "common/metrics.h"
 #include "common/status.h"
 
@@ -31,7 +31,7 @@ class MonitoringServer {
                                                          std::function<std::string()> not_ready);
 
  private:
-  std::unique_ptr<api::http::HttpServer> http_;
+  std::unique_ptr<net::http::HttpServer> http_;
 };
 
 }  // namespace etna::cli

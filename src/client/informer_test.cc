@@ -8,7 +8,7 @@
 #include <fstream>
 #include <mutex>
 
-#include "api/http/server.h"
+#include "net/http/server.h"
 #include "api/server/api_server.h"
 #include "api/server/data_dir.h"
 #include "store/memory_store.h"
@@ -56,7 +56,7 @@ class InformerTest : public ::testing::Test {
     server_ = std::make_unique<api::server::ApiServer>(&store_, options);
     EXPECT_TRUE(server_->Bootstrap().ok());
     transport_ = MakeInProcessTransport(
-        [this](const api::http::Request& r) { return server_->Handle(r); }, "t");
+        [this](const net::http::Request& r) { return server_->Handle(r); }, "t");
   }
   void CreatePod(Transport& t, const std::string& name) {
     json pod = {{"metadata", {{"name", name}}},
@@ -122,11 +122,11 @@ TEST_F(InformerTest, WorksOverHttpsWithTheServersKubeconfig) {
   std::filesystem::remove_all(dir);
   auto certs = api::server::PrepareDataDir(dir.string(), "127.0.0.1", 0, true);
   ASSERT_TRUE(certs.ok()) << certs.status().ToString();
-  api::http::ServerOptions http_options;
+  net::http::ServerOptions http_options;
   http_options.listen = "127.0.0.1:0";
   http_options.tls = certs->certificates.serving;
-  api::http::HttpServer http(http_options,
-                             [this](const api::http::Request& r) { return server_->Handle(r); });
+  net::http::HttpServer http(http_options,
+                             [this](const net::http::Request& r) { return server_->Handle(r); });
   ASSERT_TRUE(http.Start().ok());
   KubeConfig config;
   config.host = "127.0.0.1";

@@ -40,16 +40,16 @@ class HttpTransport : public Transport {
     options_.insecure_skip_verify = config.insecure_skip_verify;
     options_.bearer_token = config.token;
     options_.timeout = config.timeout;
-    requests_ = std::make_unique<http::HttpClient>(options_);
+    requests_ = std::make_unique<net::http::HttpClient>(options_);
   }
 
-  Result<http::ClientResponse> Do(std::string_view method, std::string_view target,
+  Result<net::http::ClientResponse> Do(std::string_view method, std::string_view target,
                                   std::string_view body, std::string_view content_type) override {
     std::lock_guard lock(do_mu_);
     return requests_->Do(method, target, body, content_type);
   }
 
-  Result<http::ClientResponse> DoWithHeaders(
+  Result<net::http::ClientResponse> DoWithHeaders(
       std::string_view method, std::string_view target, std::string_view body,
       std::string_view content_type,
       const std::vector<std::pair<std::string, std::string>>& headers) override {
@@ -59,7 +59,7 @@ class HttpTransport : public Transport {
 
   Result<int> Watch(const std::string& target,
                     const std::function<void(std::string_view)>& on_line) override {
-    auto client = std::make_shared<http::HttpClient>(options_);
+    auto client = std::make_shared<net::http::HttpClient>(options_);
     {
       std::lock_guard lock(watch_mu_);
       if (cancelled_) return Status::Unavailable("cancelled");
@@ -86,40 +86,40 @@ class HttpTransport : public Transport {
   }
 
  private:
-  http::ClientOptions options_;
+  net::http::ClientOptions options_;
   std::mutex do_mu_;
-  std::unique_ptr<http::HttpClient> requests_;
+  std::unique_ptr<net::http::HttpClient> requests_;
   std::mutex watch_mu_;
-  std::shared_ptr<http::HttpClient> watch_;
+  std::shared_ptr<net::http::HttpClient> watch_;
   bool cancelled_ = false;
 };
 
 class InProcessTransport : public Transport {
  public:
-  InProcessTransport(http::Handler handler, std::string token)
+  InProcessTransport(net::http::Handler handler, std::string token)
       : handler_(std::move(handler)), token_(std::move(token)) {}
 
-  Result<http::ClientResponse> Do(std::string_view method, std::string_view target,
+  Result<net::http::ClientResponse> Do(std::string_view method, std::string_view target,
                                   std::string_view body, std::string_view content_type) override {
     return DoWithHeaders(method, target, body, content_type, {});
   }
 
-  Result<http::ClientResponse> DoWithHeaders(
+  Result<net::http::ClientResponse> DoWithHeaders(
       std::string_view method, std::string_view target, std::string_view body,
       std::string_view content_type,
       const std::vector<std::pair<std::string, std::string>>& headers) override {
-    http::Request request = MakeRequest(method, target, body, content_type);
+    net::http::Request request = MakeRequest(method, target, body, content_type);
     for (const auto& [name, value] : headers) {
       std::string lower = name;
       for (char& c : lower) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
       request.headers[lower] = value;
     }
-    http::Response r = handler_(std::move(request));
+    net::http::Response r = handler_(std::move(request));
     if (r.stream) {
       r.stream->Cancel();
       return Status::InvalidArgument(fmt::format("{} {} is a stream: use Watch", method, target));
     }
-    http::ClientResponse out;
+    net::http::ClientResponse out;
     out.status = r.status;
     out.content_type = r.content_type;
     out.body = std::move(r.body);
@@ -128,7 +128,7 @@ class InProcessTransport : public Transport {
 
   Result<int> Watch(const std::string& target,
                     const std::function<void(std::string_view)>& on_line) override {
-    http::Response r = handler_(MakeRequest("GET", target, {}, {}));
+    net::http::Response r = handler_(MakeRequest("GET", target, {}, {}));
     LineSplitter lines(on_line);
     if (!r.stream) {
       lines.Feed(r.body);
@@ -174,9 +174,9 @@ class InProcessTransport : public Transport {
   }
 
  private:
-  http::Request MakeRequest(std::string_view method, std::string_view target, std::string_view body,
+  net::http::Request MakeRequest(std::string_view method, std::string_view target, std::string_view body,
                             std::string_view content_type) const {
-    http::Request r;
+    net::http::Request r;
     r.method = std::string(method);
     r.target = std::string(target);
     size_t q = target.find('?');
@@ -214,7 +214,7 @@ class InProcessTransport : public Transport {
     return out;
   }
 
-  http::Handler handler_;
+  net::http::Handler handler_;
   std::string token_;
   std::mutex mu_;
   std::condition_variable cv_;
@@ -228,7 +228,7 @@ std::unique_ptr<Transport> MakeHttpTransport(const KubeConfig& config) {
   return std::make_unique<HttpTransport>(config);
 }
 
-std::unique_ptr<Transport> MakeInProcessTransport(api::http::Handler handler, std::string token) {
+std::unique_ptr<Transport> MakeInProcessTransport(net::http::Handler handler, std::string token) {
   return std::make_unique<InProcessTransport>(std::move(handler), std::move(token));
 }
 

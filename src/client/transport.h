@@ -12,8 +12,8 @@
 #include <utility>
 #include <vector>
 
-#include "api/http/client.h"
-#include "api/http/message.h"
+#include "net/http/client.h"
+#include "net/http/message.h"
 #include "client/kubeconfig.h"
 #include "common/status.h"
 
@@ -22,12 +22,12 @@ namespace etna::client {
 class Transport {
  public:
   virtual ~Transport() = default;
-  virtual Result<api::http::ClientResponse> Do(
+  virtual Result<net::http::ClientResponse> Do(
       std::string_view method, std::string_view target, std::string_view body = {},
       std::string_view content_type = "application/json") = 0;
   // Do with extra request headers (e.g. Accept for the server's Table output, as `etna get`
   // asks). The default ignores them; both transports here send them.
-  virtual Result<api::http::ClientResponse> DoWithHeaders(
+  virtual Result<net::http::ClientResponse> DoWithHeaders(
       std::string_view method, std::string_view target, std::string_view body,
       std::string_view content_type,
       const std::vector<std::pair<std::string, std::string>>& headers) {
@@ -48,6 +48,6 @@ using TransportFactory = std::function<std::unique_ptr<Transport>()>;
 
 std::unique_ptr<Transport> MakeHttpTransport(const KubeConfig& config);
 // Calls `handler` directly with requests authenticated by `token`.
-std::unique_ptr<Transport> MakeInProcessTransport(api::http::Handler handler, std::string token);
+std::unique_ptr<Transport> MakeInProcessTransport(net::http::Handler handler, std::string token);
 
 }  // namespace etna::client

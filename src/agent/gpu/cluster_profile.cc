@@ -9,7 +9,7 @@
 #include <sstream>
 
 #include "common/resource.h"
-#include "sched/devices/mig.h"
+#include "gpu/mig_catalog.h"
 
 namespace etna::agent {
 namespace {
@@ -105,12 +105,11 @@ Result<std::vector<client::NodeGpu>> ParseGpus(const YAML::Node& g, const std::s
     gpu.pcie_switch = i / 2;
     gpu.nvlink_domain = nvlink == "nvswitch" ? 0 : nvlink == "pairs" ? i / 2 : -1;
     if (!layouts[i].empty()) {
-      auto instances = sched::devices::MakeMigInstances(model, layouts[i]);
-      if (!instances.ok()) {
-        return FieldError(field + ".mig",
-                          fmt::format("GPU {}: {}", i, instances.status().message()));
+      auto slots = etna::gpu::LayOutMig(model, layouts[i]);
+      if (!slots.ok()) {
+        return FieldError(field + ".mig", fmt::format("GPU {}: {}", i, slots.status().message()));
       }
-      for (const auto& in : *instances) gpu.mig.push_back({in.profile, in.id});
+      for (const auto& slot : *slots) gpu.mig.push_back({slot.profile, slot.id});
     }
     gpus.push_back(std::move(gpu));
   }

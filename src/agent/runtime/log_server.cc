@@ -18,8 +18,8 @@ namespace etna::agent::runtime {
 namespace {
 
 namespace fs = std::filesystem;
-using api::http::Request;
-using api::http::Response;
+using net::http::Request;
+using net::http::Response;
 
 Response Text(int status, std::string body) {
   Response r;
@@ -60,7 +60,7 @@ bool RunEnded(const std::string& log_path) {
 }
 
 // Streams a log file as it grows, until its run ends (or the client goes away).
-class FollowStream final : public api::http::ResponseStream {
+class FollowStream final : public net::http::ResponseStream {
  public:
   FollowStream(std::string path, size_t offset, std::optional<int64_t> limit)
       : path_(std::move(path)), offset_(offset), limit_(limit) {}
@@ -181,7 +181,7 @@ std::string SelectLog(const std::string& content, const LogQuery& q, std::string
   return out;
 }
 
-api::http::Handler MakeAgentHandler(const Runtime* runtime,
+net::http::Handler MakeAgentHandler(const Runtime* runtime,
                                     std::function<nlohmann::json()> gpu_report,
                                     std::function<std::string()> metrics,
                                     std::function<std::string()> not_ready) {

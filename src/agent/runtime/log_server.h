@@ -1,4 +1,4 @@
-// The agent's HTTP endpoints (served with api/http/server.h on the port the Node advertises in
+// The agent's HTTP endpoints (served with net/http/server.h on the port the Node advertises in
 // daemonEndpoints): /containerLogs/<ns>/<pod>/<container>?tailLines=&limitBytes=&follow=
 // &previous=&sinceSeconds= (what the API server proxies `kubectl logs` to; follow streams until
 // the run ends; previous is the container's run before the current one; sinceSeconds keeps the
@@ -17,7 +17,7 @@
 #include <string_view>
 
 #include "agent/runtime/runtime.h"
-#include "api/http/message.h"
+#include "net/http/message.h"
 
 namespace etna::agent::runtime {
 
@@ -36,7 +36,7 @@ size_t SelectStart(const std::string& content, const LogQuery& query, std::strin
 std::string SelectLog(const std::string& content, const LogQuery& query,
                       std::string_view times = {});
 
-api::http::Handler MakeAgentHandler(const Runtime* runtime,
+net::http::Handler MakeAgentHandler(const Runtime* runtime,
                                     std::function<nlohmann::json()> gpu_report,
                                     std::function<std::string()> metrics,
                                     std::function<std::string()> not_ready);

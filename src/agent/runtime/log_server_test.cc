@@ -31,10 +31,10 @@ TEST(LogServer, SelectLogTailsAndLimits) {
 TEST(LogServer, ReadyzAnswers503WithTheReasonUntilReady) {
   std::string reason = "pod informer not synced";
   auto handler = MakeAgentHandler(nullptr, nullptr, nullptr, [&] { return reason; });
-  api::http::Request request;
+  net::http::Request request;
   request.method = "GET";
   request.path = "/readyz";
-  api::http::Response r = handler(request);
+  net::http::Response r = handler(request);
   EXPECT_EQ(r.status, 503);
   EXPECT_NE(r.body.find("pod informer not synced"), std::string::npos) << r.body;
   request.path = "/healthz";

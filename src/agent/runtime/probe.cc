@@ -14,7 +14,7 @@
 #include <cstring>
 #include <thread>
 
-#include "api/http/client.h"
+#include "net/http/client.h"
 
 namespace etna::agent::runtime {
 namespace {
@@ -105,7 +105,7 @@ bool TcpProbe(const std::string& host, int port, int timeout_ms) {
 }
 
 bool HttpProbe(const json& get, const ProbeTarget& t, int timeout_ms) {
-  api::http::ClientOptions options;
+  net::http::ClientOptions options;
   options.host = get.value("host", t.host);
   int port = ResolvePort(get.value("port", json()), t.ports);
   if (port <= 0 || port > 65535) return false;
@@ -117,7 +117,7 @@ bool HttpProbe(const json& get, const ProbeTarget& t, int timeout_ms) {
   for (const auto& h : get.value("httpHeaders", json::array())) {
     headers.push_back({h.value("name", ""), h.value("value", "")});
   }
-  api::http::HttpClient client(options);
+  net::http::HttpClient client(options);
   auto r = client.Do("GET", get.value("path", "/"), {}, "application/json", headers);
   return r.ok() && r->status >= 200 && r->status < 400;
 }

@@ -118,8 +118,8 @@ json ApiError::ToStatusJson() const {
   return s;
 }
 
-http::Response ApiError::ToResponse() const {
-  http::Response r;
+net::http::Response ApiError::ToResponse() const {
+  net::http::Response r;
   r.status = code;
   // Messages may quote request bytes (a name from the URL): never let bad UTF-8 throw here.
   r.body = ToStatusJson().dump(-1, ' ', false, json::error_handler_t::replace);

@@ -13,7 +13,7 @@
 #include <vector>
 
 #include "api/admission/admission.h"
-#include "api/http/message.h"
+#include "net/http/message.h"
 #include "api/resources/registry.h"
 #include "common/status.h"
 
@@ -46,7 +46,7 @@ struct ApiError {
                              std::string_view name = {});
 
   nlohmann::json ToStatusJson() const;
-  http::Response ToResponse() const;
+  net::http::Response ToResponse() const;
 };
 
 // A value or an ApiError.

@@ -4,9 +4,9 @@ namespace etna::api::server {
 namespace {
 
 // Forwards to the wrapped stream; the gauge counts it open from construction to destruction.
-class CountedStream final : public http::ResponseStream {
+class CountedStream final : public net::http::ResponseStream {
  public:
-  CountedStream(std::shared_ptr<http::ResponseStream> inner, metrics::GaugeFamily& gauge,
+  CountedStream(std::shared_ptr<net::http::ResponseStream> inner, metrics::GaugeFamily& gauge,
                 metrics::LabelValues labels)
       : inner_(std::move(inner)), gauge_(gauge), labels_(std::move(labels)) {
     gauge_.Add(labels_, 1);
@@ -17,7 +17,7 @@ class CountedStream final : public http::ResponseStream {
   void Cancel() override { inner_->Cancel(); }
 
  private:
-  std::shared_ptr<http::ResponseStream> inner_;
+  std::shared_ptr<net::http::ResponseStream> inner_;
   metrics::GaugeFamily& gauge_;
   metrics::LabelValues labels_;
 };
@@ -68,8 +68,8 @@ void ApiMetrics::ObserveRequest(const RequestLabels& labels, int code, double se
   if (verb != "WATCH") latency_.Observe({verb, labels.resource}, seconds);
 }
 
-std::shared_ptr<http::ResponseStream> ApiMetrics::CountOpenWatch(
-    std::shared_ptr<http::ResponseStream> stream, const std::string& resource) {
+std::shared_ptr<net::http::ResponseStream> ApiMetrics::CountOpenWatch(
+    std::shared_ptr<net::http::ResponseStream> stream, const std::string& resource) {
   return std::make_shared<CountedStream>(std::move(stream), open_watches_,
                                          metrics::LabelValues{"WATCH", resource});
 }

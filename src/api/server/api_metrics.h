@@ -8,7 +8,7 @@
 #include <memory>
 #include <string>
 
-#include "api/http/message.h"
+#include "net/http/message.h"
 #include "common/metrics.h"
 
 namespace etna::api::server {
@@ -28,7 +28,7 @@ class ApiMetrics {
   // A finished request (a watch is counted when its stream starts; its latency is not observed).
   void ObserveRequest(const RequestLabels& labels, int code, double seconds);
   // Wraps a watch's stream so that it counts as open until the transport releases it.
-  std::shared_ptr<http::ResponseStream> CountOpenWatch(std::shared_ptr<http::ResponseStream> stream,
+  std::shared_ptr<net::http::ResponseStream> CountOpenWatch(std::shared_ptr<net::http::ResponseStream> stream,
                                                        const std::string& resource);
   // One group commit of `writes` writes, fsync included, that made `revision` current.
   void ObserveCommit(size_t writes, double seconds, int64_t revision);

@@ -14,17 +14,17 @@ namespace {
 using nlohmann::json;
 using resources::ResourceInfo;
 
-http::Response JsonReply(int status, const json& body,
+net::http::Response JsonReply(int status, const json& body,
                          std::string content_type = "application/json") {
-  http::Response r;
+  net::http::Response r;
   r.status = status;
   r.body = body.dump();
   r.content_type = std::move(content_type);
   return r;
 }
 
-http::Response TextReply(int status, std::string body) {
-  http::Response r;
+net::http::Response TextReply(int status, std::string body) {
+  net::http::Response r;
   r.status = status;
   r.content_type = "text/plain; charset=utf-8";
   r.body = std::move(body);
@@ -71,10 +71,10 @@ std::chrono::system_clock::time_point ApiServer::Now() const {
   return std::chrono::system_clock::time_point(std::chrono::milliseconds(options_.clock->NowMs()));
 }
 
-http::Response ApiServer::Handle(const http::Request& request) {
+net::http::Response ApiServer::Handle(const net::http::Request& request) {
   auto start = std::chrono::steady_clock::now();
   RequestLabels labels{request.method, "", ""};
-  http::Response reply;
+  net::http::Response reply;
   try {
     reply = Route(request, labels);
   } catch (const std::exception& e) {
@@ -89,12 +89,12 @@ http::Response ApiServer::Handle(const http::Request& request) {
   return reply;
 }
 
-http::Response ApiServer::Route(const http::Request& request, RequestLabels& labels) {
+net::http::Response ApiServer::Route(const net::http::Request& request, RequestLabels& labels) {
   const std::string& path = request.path;
   if (IsPublicPath(path)) {
     if (path == "/version") return JsonReply(200, resources::VersionInfo());
     if (path == "/metrics") {
-      http::Response r;
+      net::http::Response r;
       r.content_type = metrics::kTextContentType;
       r.body = metrics_->registry().Render();
       return r;
@@ -116,7 +116,7 @@ http::Response ApiServer::Route(const http::Request& request, RequestLabels& lab
   return Resource(request, *user, labels);
 }
 
-http::Response ApiServer::Discovery(const http::Request& request) {
+net::http::Response ApiServer::Discovery(const net::http::Request& request) {
   const std::string& path = request.path;
   std::vector<std::string> seg = SplitPath(path);
   if (path == "/api" || path == "/apis") {
@@ -129,7 +129,7 @@ http::Response ApiServer::Discovery(const http::Request& request) {
     return JsonReply(200, resources::ApiGroupList(registry_));
   }
   if (seg.size() == 2 && seg[0] == "openapi" && seg[1] == "v2") {
-    http::Response r;  // an empty protobuf document: kubectl skips client-side validation
+    net::http::Response r;  // an empty protobuf document: kubectl skips client-side validation
     r.content_type = "application/octet-stream";
     return r;
   }
@@ -164,7 +164,7 @@ http::Response ApiServer::Discovery(const http::Request& request) {
   return ApiError::NotFoundPath().ToResponse();
 }
 
-http::Response ApiServer::Resource(const http::Request& request, const UserInfo& user,
+net::http::Response ApiServer::Resource(const net::http::Request& request, const UserInfo& user,
                                    RequestLabels& labels) {
   std::optional<RequestInfo> ri = ParseRequestInfo(request);
   if (!ri) return ApiError::NotFoundPath().ToResponse();
@@ -214,7 +214,7 @@ http::Response ApiServer::Resource(const http::Request& request, const UserInfo&
   return Dispatch(request, *ri, *info);
 }
 
-http::Response ApiServer::Dispatch(const http::Request& request, const RequestInfo& ri,
+net::http::Response ApiServer::Dispatch(const net::http::Request& request, const RequestInfo& ri,
                                    const ResourceInfo& info) {
   if (ri.subresource == "log") {
     if (ri.verb != "get") return ApiError::MethodNotAllowed("pods/log supports GET").ToResponse();

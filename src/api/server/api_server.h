@@ -15,7 +15,7 @@
 #include <string>
 
 #include "api/codec/decode.h"
-#include "api/http/message.h"
+#include "net/http/message.h"
 #include "api/resources/registry.h"
 #include "api/server/api_metrics.h"
 #include "api/server/auth.h"
@@ -35,7 +35,7 @@ struct LogRequest {
   std::string query;  // tailLines, sinceSeconds, timestamps, limitBytes, previous: as received
 };
 // Fetches a container's log from the agent that runs it (`node` is the Node object).
-using LogFetcher = std::function<http::Response(const nlohmann::json& node, const LogRequest&)>;
+using LogFetcher = std::function<net::http::Response(const nlohmann::json& node, const LogRequest&)>;
 
 struct ApiServerOptions {
   const Authenticator* authenticator = nullptr;  // required
@@ -54,41 +54,41 @@ class ApiServer {
   ~ApiServer();
   // Creates the namespaces and queues every cluster starts with.
   Status Bootstrap() { return objects_.Bootstrap(); }
-  http::Response Handle(const http::Request& request);
+  net::http::Response Handle(const net::http::Request& request);
   ObjectService& objects() { return objects_; }
   ApiMetrics& metrics() { return *metrics_; }
 
  private:
-  http::Response Route(const http::Request& request, RequestLabels& labels);
-  http::Response Discovery(const http::Request& request);
-  http::Response Resource(const http::Request& request, const UserInfo& user,
+  net::http::Response Route(const net::http::Request& request, RequestLabels& labels);
+  net::http::Response Discovery(const net::http::Request& request);
+  net::http::Response Resource(const net::http::Request& request, const UserInfo& user,
                           RequestLabels& labels);
-  http::Response Dispatch(const http::Request& request, const RequestInfo& ri,
+  net::http::Response Dispatch(const net::http::Request& request, const RequestInfo& ri,
                           const resources::ResourceInfo& info);
-  http::Response Get(const http::Request& request, const RequestInfo& ri,
+  net::http::Response Get(const net::http::Request& request, const RequestInfo& ri,
                      const resources::ResourceInfo& info);
-  http::Response List(const http::Request& request, const RequestInfo& ri,
+  net::http::Response List(const net::http::Request& request, const RequestInfo& ri,
                       const resources::ResourceInfo& info);
-  http::Response Watch(const http::Request& request, const RequestInfo& ri,
+  net::http::Response Watch(const net::http::Request& request, const RequestInfo& ri,
                        const resources::ResourceInfo& info);
-  http::Response Create(const http::Request& request, const RequestInfo& ri,
+  net::http::Response Create(const net::http::Request& request, const RequestInfo& ri,
                         const resources::ResourceInfo& info);
-  http::Response Update(const http::Request& request, const RequestInfo& ri,
+  net::http::Response Update(const net::http::Request& request, const RequestInfo& ri,
                         const resources::ResourceInfo& info);
-  http::Response PatchObject(const http::Request& request, const RequestInfo& ri,
+  net::http::Response PatchObject(const net::http::Request& request, const RequestInfo& ri,
                              const resources::ResourceInfo& info);
-  http::Response DeleteObject(const http::Request& request, const RequestInfo& ri,
+  net::http::Response DeleteObject(const net::http::Request& request, const RequestInfo& ri,
                               const resources::ResourceInfo& info);
-  http::Response DeleteCollection(const http::Request& request, const RequestInfo& ri,
+  net::http::Response DeleteCollection(const net::http::Request& request, const RequestInfo& ri,
                                   const resources::ResourceInfo& info);
-  http::Response Bind(const http::Request& request, const RequestInfo& ri,
+  net::http::Response Bind(const net::http::Request& request, const RequestInfo& ri,
                       const resources::ResourceInfo& info);
-  http::Response Evict(const http::Request& request, const RequestInfo& ri,
+  net::http::Response Evict(const net::http::Request& request, const RequestInfo& ri,
                        const resources::ResourceInfo& info);
-  http::Response Log(const http::Request& request, const RequestInfo& ri,
+  net::http::Response Log(const net::http::Request& request, const RequestInfo& ri,
                      const resources::ResourceInfo& info);
   // GET /api/v1/nodes/<name>/proxy/<gpus|metrics|healthz>: relayed from the node's agent.
-  http::Response NodeProxy(const http::Request& request, const RequestInfo& ri,
+  net::http::Response NodeProxy(const net::http::Request& request, const RequestInfo& ri,
                            const resources::ResourceInfo& info);
 
   std::chrono::system_clock::time_point Now() const;
@@ -106,6 +106,6 @@ class ApiServer {
 
 // The default LogFetcher: GET http://<node InternalIP>:<kubelet port>/containerLogs/<ns>/<pod>/
 // <container>?<query> on the node's agent, streamed for follow.
-http::Response FetchLogFromAgent(const nlohmann::json& node, const LogRequest& request);
+net::http::Response FetchLogFromAgent(const nlohmann::json& node, const LogRequest& request);
 
 }  // namespace etna::api::server

@@ -137,7 +137,7 @@ Result<Authenticator> Authenticator::FromTokensFiles(const std::vector<std::stri
   return all;
 }
 
-std::optional<UserInfo> Authenticator::Authenticate(const http::Request& request) const {
+std::optional<UserInfo> Authenticator::Authenticate(const net::http::Request& request) const {
   std::string header = request.Header("authorization");
   constexpr std::string_view kBearer = "Bearer ";
   if (header.size() > kBearer.size() && header.compare(0, kBearer.size(), kBearer) == 0) {

@@ -25,7 +25,7 @@
 #include <string_view>
 #include <vector>
 
-#include "api/http/message.h"
+#include "net/http/message.h"
 #include "common/status.h"
 
 namespace etna::api::server {
@@ -52,7 +52,7 @@ class Authenticator {
                                                bool allow_anonymous);
   // The user of the request's bearer token; nullopt when it has none or an unknown one (and
   // anonymous access is off).
-  std::optional<UserInfo> Authenticate(const http::Request& request) const;
+  std::optional<UserInfo> Authenticate(const net::http::Request& request) const;
 
  private:
   std::vector<Entry> entries_;

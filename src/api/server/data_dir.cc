@@ -111,7 +111,7 @@ Result<DataDirFiles> PrepareDataDir(const std::string& data_dir, const std::stri
     std::string bare = host;
     if (bare.size() > 2 && bare.front() == '[') bare = bare.substr(1, bare.size() - 2);
     if (std::find(hosts.begin(), hosts.end(), bare) == hosts.end()) hosts.push_back(bare);
-    auto certs = http::EnsureCertificates(data_dir + "/pki", hosts);
+    auto certs = net::http::EnsureCertificates(data_dir + "/pki", hosts);
     if (!certs.ok()) return certs.status();
     files.certificates = *certs;
   }

@@ -8,13 +8,13 @@
 #include <string>
 #include <vector>
 
-#include "api/http/certificates.h"
+#include "net/http/certificates.h"
 #include "common/status.h"
 
 namespace etna::api::server {
 
 struct DataDirFiles {
-  http::Certificates certificates;
+  net::http::Certificates certificates;
   std::string tokens_file;
   std::string kubeconfig;
   std::string admin_token;

@@ -19,7 +19,7 @@ ApiError DecodeError(const Status& status) {
 
 }  // namespace
 
-ApiResult<json> DecodeRequestBody(const http::Request& request, const codec::DecodeLimits& limits) {
+ApiResult<json> DecodeRequestBody(const net::http::Request& request, const codec::DecodeLimits& limits) {
   if (request.body.empty()) return ApiError::BadRequest("the request body is empty");
   std::string content_type = request.Header("content-type");
   auto decoded = codec::DecodeBody(request.body, content_type, limits);
@@ -32,25 +32,25 @@ ApiResult<json> DecodeRequestBody(const http::Request& request, const codec::Dec
   return std::move(decoded).value();
 }
 
-ApiResult<json> DecodeWriteBody(const http::Request& request, const codec::DecodeLimits& limits,
+ApiResult<json> DecodeWriteBody(const net::http::Request& request, const codec::DecodeLimits& limits,
                                 FieldValidation* fields) {
   if (auto bad = ParseFieldValidation(request.Query("fieldValidation"), fields)) return *bad;
   return DecodeRequestBody(request, limits);
 }
 
-http::Response ObjectReply(int status, const json& object) {
-  http::Response r;
+net::http::Response ObjectReply(int status, const json& object) {
+  net::http::Response r;
   r.status = status;
   r.body = object.dump();
   return r;
 }
 
-http::Response Reply(const ApiResult<json>& result, int success_status) {
+net::http::Response Reply(const ApiResult<json>& result, int success_status) {
   if (!result.ok()) return result.error().ToResponse();
   return ObjectReply(success_status, result.value());
 }
 
-ApiResult<DeleteOptions> DeleteOptionsOf(const http::Request& request,
+ApiResult<DeleteOptions> DeleteOptionsOf(const net::http::Request& request,
                                          const codec::DecodeLimits& limits) {
   DeleteOptions options;
   if (!request.body.empty()) {

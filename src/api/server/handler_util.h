@@ -6,7 +6,7 @@
 #include <string>
 
 #include "api/codec/decode.h"
-#include "api/http/message.h"
+#include "net/http/message.h"
 #include "api/server/api_error.h"
 #include "api/server/field_validation.h"
 #include "api/server/object_service.h"
@@ -14,16 +14,16 @@
 namespace etna::api::server {
 
 // The request body as JSON (by Content-Type), or a 400/413 naming what is wrong.
-ApiResult<nlohmann::json> DecodeRequestBody(const http::Request& request,
+ApiResult<nlohmann::json> DecodeRequestBody(const net::http::Request& request,
                                             const codec::DecodeLimits& limits);
 // The body of a write (create, update, patch) and its fieldValidation mode, read into `fields`.
-ApiResult<nlohmann::json> DecodeWriteBody(const http::Request& request,
+ApiResult<nlohmann::json> DecodeWriteBody(const net::http::Request& request,
                                           const codec::DecodeLimits& limits,
                                           FieldValidation* fields);
-http::Response ObjectReply(int status, const nlohmann::json& object);
-http::Response Reply(const ApiResult<nlohmann::json>& result, int success_status);
+net::http::Response ObjectReply(int status, const nlohmann::json& object);
+net::http::Response Reply(const ApiResult<nlohmann::json>& result, int success_status);
 // DeleteOptions from the body (kind DeleteOptions, may be empty) and the query.
-ApiResult<DeleteOptions> DeleteOptionsOf(const http::Request& request,
+ApiResult<DeleteOptions> DeleteOptionsOf(const net::http::Request& request,
                                          const codec::DecodeLimits& limits);
 
 }  // namespace etna::api::server

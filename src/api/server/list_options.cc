@@ -36,7 +36,7 @@ bool DecodeContinue(const std::string& token, store::Revision* revision, std::st
   return !key->empty() && key->front() == '/';
 }
 
-ApiResult<ListOptions> ParseListOptions(const http::Request& request,
+ApiResult<ListOptions> ParseListOptions(const net::http::Request& request,
                                         const resources::ResourceInfo& info) {
   ListOptions options;
   auto labels = codec::LabelSelector::Parse(request.Query("labelSelector"));

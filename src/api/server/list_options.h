@@ -7,7 +7,7 @@
 #include <string>
 
 #include "api/codec/selectors.h"
-#include "api/http/message.h"
+#include "net/http/message.h"
 #include "api/resources/registry.h"
 #include "api/server/api_error.h"
 #include "store/store.h"
@@ -25,7 +25,7 @@ struct ListOptions {
   bool Filtered() const { return !labels.Empty() || !fields.Empty(); }
 };
 
-ApiResult<ListOptions> ParseListOptions(const http::Request& request,
+ApiResult<ListOptions> ParseListOptions(const net::http::Request& request,
                                         const resources::ResourceInfo& info);
 
 // The opaque continue token of a page that ends at `last_key`, read at `revision`.

@@ -76,7 +76,7 @@ std::string Prefix(const ResourceInfo& info, const RequestInfo& ri) {
 
 }  // namespace
 
-http::Response ApiServer::List(const http::Request& request, const RequestInfo& ri,
+net::http::Response ApiServer::List(const net::http::Request& request, const RequestInfo& ri,
                                const ResourceInfo& info) {
   auto options = ParseListOptions(request, info);
   if (!options.ok()) return options.error().ToResponse();
@@ -96,7 +96,7 @@ http::Response ApiServer::List(const http::Request& request, const RequestInfo& 
     return ObjectReply(200, resources::RenderTable(info, objects, table, rv, page->continue_token));
   }
   // Assembled as text: items need no parse.
-  http::Response r;
+  net::http::Response r;
   size_t total = 256;
   for (const auto& kv : page->items) total += kv.value.size() + 48;
   r.body.reserve(total);
@@ -117,7 +117,7 @@ http::Response ApiServer::List(const http::Request& request, const RequestInfo& 
   return r;
 }
 
-http::Response ApiServer::Watch(const http::Request& request, const RequestInfo& ri,
+net::http::Response ApiServer::Watch(const net::http::Request& request, const RequestInfo& ri,
                                 const ResourceInfo& info) {
   auto options = ParseListOptions(request, info);
   if (!options.ok()) return options.error().ToResponse();
@@ -143,7 +143,7 @@ http::Response ApiServer::Watch(const http::Request& request, const RequestInfo&
   if (options->timeout_seconds) {
     deadline = std::chrono::steady_clock::now() + std::chrono::seconds(*options->timeout_seconds);
   }
-  http::Response r;
+  net::http::Response r;
   auto watcher = store_->Watch(prefix, from);
   if (!watcher.ok()) {
     if (watcher.status().code() != StatusCode::kGone) {
@@ -158,7 +158,7 @@ http::Response ApiServer::Watch(const http::Request& request, const RequestInfo&
   return r;
 }
 
-http::Response ApiServer::DeleteCollection(const http::Request& request, const RequestInfo& ri,
+net::http::Response ApiServer::DeleteCollection(const net::http::Request& request, const RequestInfo& ri,
                                            const ResourceInfo& info) {
   auto options = ParseListOptions(request, info);
   if (!options.ok()) return options.error().ToResponse();

@@ -6,7 +6,7 @@
 #include <mutex>
 #include <thread>
 
-#include "api/http/client.h"
+#include "net/http/client.h"
 #include "api/server/api_server.h"
 #include "api/server/handler_util.h"
 #include "api/server/request_info.h"
@@ -19,9 +19,9 @@ using nlohmann::json;
 using resources::ResourceInfo;
 
 // Relays a follow=true log stream from the agent: a detached reader thread fills a buffer.
-class LogFollowStream : public http::ResponseStream {
+class LogFollowStream : public net::http::ResponseStream {
  public:
-  LogFollowStream(http::ClientOptions client, std::string target)
+  LogFollowStream(net::http::ClientOptions client, std::string target)
       : state_(std::make_shared<State>()), client_(std::move(client)), target_(std::move(target)) {}
 
   void Start(std::function<void()> wake) override {
@@ -30,7 +30,7 @@ class LogFollowStream : public http::ResponseStream {
       state_->wake = wake;
     }
     std::thread([state = state_, client = client_, target = target_] {
-      http::HttpClient http(client);
+      net::http::HttpClient http(client);
       auto status = http.Stream("GET", target, [&](std::string_view data) {
         std::lock_guard lock(state->mu);
         if (state->cancelled) return false;
@@ -70,7 +70,7 @@ class LogFollowStream : public http::ResponseStream {
     std::function<void()> wake;
   };
   std::shared_ptr<State> state_;
-  http::ClientOptions client_;
+  net::http::ClientOptions client_;
   std::string target_;
 };
 
@@ -86,7 +86,7 @@ std::string NodeAddress(const json& node) {
 
 // How to reach the agent of `node`: its InternalIP (else first address) and the port in
 // daemonEndpoints.kubeletEndpoint, plain HTTP. The one place the server connects to agents.
-ApiResult<http::ClientOptions> AgentClient(const json& node) {
+ApiResult<net::http::ClientOptions> AgentClient(const json& node) {
   std::string address = NodeAddress(node);
   int port = node.value("/status/daemonEndpoints/kubeletEndpoint/Port"_json_pointer, 0);
   if (address.empty() || port <= 0 || port > 65535) {
@@ -94,7 +94,7 @@ ApiResult<http::ClientOptions> AgentClient(const json& node) {
         fmt::format("the agent of node \"{}\" has not reported its address and port",
                     node.value("/metadata/name"_json_pointer, std::string())));
   }
-  http::ClientOptions client;
+  net::http::ClientOptions client;
   client.host = address;
   client.port = static_cast<uint16_t>(port);
   client.tls = false;
@@ -111,22 +111,22 @@ bool ProxiedAgentPath(const std::string& path) {
 
 }  // namespace
 
-http::Response FetchLogFromAgent(const json& node, const LogRequest& request) {
+net::http::Response FetchLogFromAgent(const json& node, const LogRequest& request) {
   std::string node_name = node.value("/metadata/name"_json_pointer, std::string());
   auto agent = AgentClient(node);
   if (!agent.ok()) return agent.error().ToResponse();
-  http::ClientOptions client = *agent;
+  net::http::ClientOptions client = *agent;
   std::string target =
       fmt::format("/containerLogs/{}/{}/{}{}{}", request.ns, request.pod, request.container,
                   request.query.empty() ? "" : "?", request.query);
-  http::Response r;
+  net::http::Response r;
   r.content_type = "text/plain";
   if (request.follow) {
     client.timeout = std::chrono::hours(24);
     r.stream = std::make_shared<LogFollowStream>(client, target);
     return r;
   }
-  http::HttpClient http(client);
+  net::http::HttpClient http(client);
   auto reply = http.Do("GET", target);
   if (!reply.ok()) {
     return ApiError::Unavailable(fmt::format("fetching logs from the agent of node \"{}\": {}",
@@ -141,7 +141,7 @@ http::Response FetchLogFromAgent(const json& node, const LogRequest& request) {
   return r;
 }
 
-http::Response ApiServer::Bind(const http::Request& request, const RequestInfo& ri,
+net::http::Response ApiServer::Bind(const net::http::Request& request, const RequestInfo& ri,
                                const ResourceInfo& info) {
   auto body = DecodeRequestBody(request, options_.limits);
   if (!body.ok()) return body.error().ToResponse();
@@ -187,7 +187,7 @@ http::Response ApiServer::Bind(const http::Request& request, const RequestInfo& 
   return ObjectReply(201, SuccessStatus(201));
 }
 
-http::Response ApiServer::Evict(const http::Request& request, const RequestInfo& ri,
+net::http::Response ApiServer::Evict(const net::http::Request& request, const RequestInfo& ri,
                                 const ResourceInfo& info) {
   DeleteOptions options;
   if (!request.body.empty()) {
@@ -207,7 +207,7 @@ http::Response ApiServer::Evict(const http::Request& request, const RequestInfo&
   return ObjectReply(201, SuccessStatus(201));
 }
 
-http::Response ApiServer::Log(const http::Request& request, const RequestInfo& ri,
+net::http::Response ApiServer::Log(const net::http::Request& request, const RequestInfo& ri,
                               const ResourceInfo& info) {
   auto pod = objects_.GetObject(info, ri.ns, ri.name);
   if (!pod.ok()) return pod.error().ToResponse();
@@ -251,7 +251,7 @@ http::Response ApiServer::Log(const http::Request& request, const RequestInfo& r
   return options_.log_fetcher(*node, log);
 }
 
-http::Response ApiServer::NodeProxy(const http::Request& request, const RequestInfo& ri,
+net::http::Response ApiServer::NodeProxy(const net::http::Request& request, const RequestInfo& ri,
                                     const ResourceInfo& info) {
   if (ri.verb != "get") {
     return ApiError::MethodNotAllowed("nodes/proxy supports GET of the agent's read-only endpoints")
@@ -268,14 +268,14 @@ http::Response ApiServer::NodeProxy(const http::Request& request, const RequestI
   size_t query = request.target.find('?');
   std::string target = "/" + ri.subpath +
                        (query == std::string::npos ? std::string() : request.target.substr(query));
-  http::HttpClient http(*agent);
+  net::http::HttpClient http(*agent);
   auto reply = http.Do("GET", target);
   if (!reply.ok()) {
     return ApiError::Unavailable(fmt::format("error trying to reach the agent of node \"{}\": {}",
                                              ri.name, reply.status().message()))
         .ToResponse();
   }
-  http::Response r;
+  net::http::Response r;
   r.status = reply->status;
   r.content_type = reply->content_type.empty() ? "text/plain" : reply->content_type;
   r.body = std::move(reply->body);

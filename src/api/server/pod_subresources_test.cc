@@ -3,7 +3,7 @@
 
 #include <mutex>
 
-#include "api/http/server.h"
+#include "net/http/server.h"
 #include "api/server/server_test_kit.h"
 
 namespace etna::api::server {
@@ -65,7 +65,7 @@ TEST_F(PodSubresourcesTest, LogsComeFromTheAgentOfTheNode) {
   log_fetcher_ = [&](const json& node, const LogRequest& r) {
     seen = r;
     EXPECT_EQ(node["metadata"]["name"], "n1");
-    http::Response reply;
+    net::http::Response reply;
     reply.content_type = "text/plain";
     reply.body = "line 3\n";
     return reply;
@@ -93,7 +93,7 @@ TEST_F(PodSubresourcesTest, LogsNeedABoundPodAndAKnownContainer) {
 
 TEST_F(PodSubresourcesTest, AgentWithoutAddressIsUnavailable) {
   MustCreate("/api/v1/nodes", {{"metadata", {{"name", "n1"}}}});
-  http::Response r = FetchLogFromAgent(json{{"metadata", {{"name", "n1"}}}}, LogRequest{});
+  net::http::Response r = FetchLogFromAgent(json{{"metadata", {{"name", "n1"}}}}, LogRequest{});
   EXPECT_EQ(r.status, 503);
 }
 
@@ -101,10 +101,10 @@ TEST_F(PodSubresourcesTest, AgentWithoutAddressIsUnavailable) {
 class FakeAgent {
  public:
   FakeAgent()
-      : server_({.listen = "127.0.0.1:0"}, [this](const http::Request& r) {
+      : server_({.listen = "127.0.0.1:0"}, [this](const net::http::Request& r) {
           std::lock_guard lock(mu_);
           seen_.push_back(r.method + " " + r.target);
-          http::Response reply;
+          net::http::Response reply;
           reply.body = R"([{"index":0,"utilizationGpu":42}])";
           return reply;
         }) {
@@ -119,7 +119,7 @@ class FakeAgent {
  private:
   std::mutex mu_;
   std::vector<std::string> seen_;
-  http::HttpServer server_;
+  net::http::HttpServer server_;
 };
 
 class NodeProxyTest : public testing::ServerTest {

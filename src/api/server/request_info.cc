@@ -17,7 +17,7 @@ std::vector<std::string> Segments(std::string_view path) {
   return out;
 }
 
-std::string VerbFor(const http::Request& request, const RequestInfo& info) {
+std::string VerbFor(const net::http::Request& request, const RequestInfo& info) {
   const std::string& m = request.method;
   bool collection = info.name.empty();
   if (m == "GET" || m == "HEAD") {
@@ -46,7 +46,7 @@ std::optional<bool> ParseBool(std::string_view text) {
   return std::nullopt;
 }
 
-std::optional<RequestInfo> ParseRequestInfo(const http::Request& request) {
+std::optional<RequestInfo> ParseRequestInfo(const net::http::Request& request) {
   std::vector<std::string> seg = Segments(request.path);
   RequestInfo info;
   size_t i = 0;

@@ -12,7 +12,7 @@
 #include <string>
 #include <string_view>
 
-#include "api/http/message.h"
+#include "net/http/message.h"
 
 namespace etna::api::server {
 
@@ -29,7 +29,7 @@ struct RequestInfo {
 };
 
 // nullopt when the path is not a resource path (discovery and other paths are routed first).
-std::optional<RequestInfo> ParseRequestInfo(const http::Request& request);
+std::optional<RequestInfo> ParseRequestInfo(const net::http::Request& request);
 
 // Go's strconv.ParseBool: 1 t T TRUE true True → true; 0 f F FALSE false False → false.
 std::optional<bool> ParseBool(std::string_view text);

@@ -10,7 +10,7 @@ namespace etna::api::server {
 namespace {
 
 // Adds one Warning header per warning, as Kubernetes does ("299 - \"...\"").
-http::Response WithWarnings(http::Response response, const FieldValidation& fields) {
+net::http::Response WithWarnings(net::http::Response response, const FieldValidation& fields) {
   for (const auto& w : fields.warnings) {
     nlohmann::json quoted = w;
     response.headers.emplace_back("Warning", "299 - " + quoted.dump());
@@ -23,7 +23,7 @@ http::Response WithWarnings(http::Response response, const FieldValidation& fiel
 using nlohmann::json;
 using resources::ResourceInfo;
 
-http::Response ApiServer::Get(const http::Request& request, const RequestInfo& ri,
+net::http::Response ApiServer::Get(const net::http::Request& request, const RequestInfo& ri,
                               const ResourceInfo& info) {
   auto object = objects_.GetObject(info, ri.ns, ri.name);
   if (!object.ok()) return object.error().ToResponse();
@@ -38,7 +38,7 @@ http::Response ApiServer::Get(const http::Request& request, const RequestInfo& r
   return ObjectReply(200, *object);
 }
 
-http::Response ApiServer::Create(const http::Request& request, const RequestInfo& ri,
+net::http::Response ApiServer::Create(const net::http::Request& request, const RequestInfo& ri,
                                  const ResourceInfo& info) {
   FieldValidation fields;
   auto body = DecodeWriteBody(request, options_.limits, &fields);
@@ -47,7 +47,7 @@ http::Response ApiServer::Create(const http::Request& request, const RequestInfo
                       fields);
 }
 
-http::Response ApiServer::Update(const http::Request& request, const RequestInfo& ri,
+net::http::Response ApiServer::Update(const net::http::Request& request, const RequestInfo& ri,
                                  const ResourceInfo& info) {
   FieldValidation fields;
   auto body = DecodeWriteBody(request, options_.limits, &fields);
@@ -58,7 +58,7 @@ http::Response ApiServer::Update(const http::Request& request, const RequestInfo
                       fields);
 }
 
-http::Response ApiServer::PatchObject(const http::Request& request, const RequestInfo& ri,
+net::http::Response ApiServer::PatchObject(const net::http::Request& request, const RequestInfo& ri,
                                       const ResourceInfo& info) {
   std::string content_type = request.Header("content-type");
   std::optional<PatchType> type = PatchTypeFor(content_type);
@@ -85,7 +85,7 @@ http::Response ApiServer::PatchObject(const http::Request& request, const Reques
       fields);
 }
 
-http::Response ApiServer::DeleteObject(const http::Request& request, const RequestInfo& ri,
+net::http::Response ApiServer::DeleteObject(const net::http::Request& request, const RequestInfo& ri,
                                        const ResourceInfo& info) {
   if (!ri.subresource.empty()) {
     return ApiError::MethodNotAllowed("DELETE is not allowed on a subresource").ToResponse();

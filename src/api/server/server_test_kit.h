@@ -18,7 +18,7 @@ struct Reply {
   int status = 0;
   std::string content_type;
   std::string body;
-  std::shared_ptr<http::ResponseStream> stream;
+  std::shared_ptr<net::http::ResponseStream> stream;
   nlohmann::json Json() const { return nlohmann::json::parse(body, nullptr, false); }
 };
 
@@ -31,13 +31,13 @@ class ServerTest : public ::testing::Test {
   // POST of a JSON object; expects 201 and returns the created object.
   nlohmann::json MustCreate(const std::string& collection, const nlohmann::json& object);
   // Drains what a stream has now into one string.
-  static std::string Drain(http::ResponseStream& stream, bool* done = nullptr);
+  static std::string Drain(net::http::ResponseStream& stream, bool* done = nullptr);
 
   FakeClock clock_{1'800'000'000'000};
   store::MemoryStore store_;
   Authenticator authn_;
   Authorizer authz_;
-  std::function<http::Response(const nlohmann::json&, const LogRequest&)> log_fetcher_;
+  std::function<net::http::Response(const nlohmann::json&, const LogRequest&)> log_fetcher_;
   std::unique_ptr<ApiServer> server_;
 };
 

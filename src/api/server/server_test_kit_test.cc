@@ -35,7 +35,7 @@ ServerTest::ServerTest() {
   options.clock = &clock_;
   options.log_fetcher = [this](const nlohmann::json& node, const LogRequest& r) {
     if (log_fetcher_) return log_fetcher_(node, r);
-    return http::Response{};
+    return net::http::Response{};
   };
   server_ = std::make_unique<ApiServer>(&store_, options);
   EXPECT_TRUE(server_->Bootstrap().ok());
@@ -44,7 +44,7 @@ ServerTest::ServerTest() {
 Reply ServerTest::Do(const std::string& method, const std::string& target, const std::string& body,
                      const std::string& content_type, const std::string& token,
                      const std::string& accept) {
-  http::Request r;
+  net::http::Request r;
   r.method = method;
   r.target = target;
   size_t q = target.find('?');
@@ -69,7 +69,7 @@ Reply ServerTest::Do(const std::string& method, const std::string& target, const
   if (!accept.empty()) r.headers["accept"] = accept;
   r.body = body;
   r.from_loopback = true;
-  http::Response response = server_->Handle(r);
+  net::http::Response response = server_->Handle(r);
   return Reply{response.status, response.content_type, response.body, response.stream};
 }
 
@@ -79,7 +79,7 @@ nlohmann::json ServerTest::MustCreate(const std::string& collection, const nlohm
   return r.Json();
 }
 
-std::string ServerTest::Drain(http::ResponseStream& stream, bool* done) {
+std::string ServerTest::Drain(net::http::ResponseStream& stream, bool* done) {
   bool finished = false;
   std::string out = stream.Read(&finished);
   if (done) *done = finished;

@@ -6,7 +6,7 @@
 // resourceVersion (or "0"); ends at timeoutSeconds; a store watcher closed because it fell
 // behind or the store shut down ends the stream (clients re-watch); an expired revision is an
 // ERROR event with a 410 Status.
-// Thread-safety: as http::ResponseStream.
+// Thread-safety: as net::http::ResponseStream.
 #pragma once
 
 #include <atomic>
@@ -20,7 +20,7 @@
 #include <vector>
 
 #include "api/codec/selectors.h"
-#include "api/http/message.h"
+#include "net/http/message.h"
 #include "api/resources/registry.h"
 #include "store/store.h"
 
@@ -37,7 +37,7 @@ struct WatchFormat {
   std::function<std::chrono::system_clock::time_point()> now;
 };
 
-class WatchStream : public http::ResponseStream {
+class WatchStream : public net::http::ResponseStream {
  public:
   // `initial` are stored objects (value, revision) to send as ADDED first.
   WatchStream(std::shared_ptr<store::Watcher> watcher, WatchFormat format,

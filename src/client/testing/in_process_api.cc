@@ -22,9 +22,9 @@ InProcessApi::~InProcessApi() = default;
 TransportFactory InProcessApi::Factory() {
   return [this] {
     return MakeInProcessTransport(
-        [this](const api::http::Request& r) {
+        [this](const net::http::Request& r) {
           if (TakeConflict(r)) {
-            api::http::Response conflict;
+            net::http::Response conflict;
             conflict.status = 409;
             conflict.body =
                 R"({"kind":"Status","apiVersion":"v1","status":"Failure","reason":"Conflict",)"
@@ -44,7 +44,7 @@ void InProcessApi::ConflictNext(std::string method, std::string path_suffix, int
   conflicts_left_ = count;
 }
 
-bool InProcessApi::TakeConflict(const api::http::Request& r) {
+bool InProcessApi::TakeConflict(const net::http::Request& r) {
   std::lock_guard lock(mu_);
   if (conflicts_left_ == 0 || r.method != conflict_method_ || !r.path.ends_with(conflict_suffix_)) {
     return false;

@@ -31,7 +31,7 @@ class InProcessApi {
 
  private:
   // Whether a planned conflict applies to `r` (and uses it up).
-  bool TakeConflict(const api::http::Request& r);
+  bool TakeConflict(const net::http::Request& r);
 
   std::mutex mu_;
   std::string conflict_method_, conflict_suffix_;

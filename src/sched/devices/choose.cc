@@ -5,15 +5,15 @@
 #include <algorithm>
 #include <map>
 
-#include "sched/devices/mig.h"
+#include "gpu/mig_catalog.h"
 
 namespace etna::sched::devices {
 namespace {
 
 // Memory slices of a MIG instance (from the catalogue; 1 when the model or profile is unknown).
 int Slices(const GpuDevice& g, const MigInstance& m) {
-  if (const GpuModelSpec* spec = FindGpuModel(g.model)) {
-    if (const MigProfile* p = FindProfile(*spec, m.profile)) return p->memory_slices;
+  if (const gpu::GpuModelSpec* spec = gpu::FindGpuModel(g.model)) {
+    if (const gpu::MigProfile* p = gpu::FindProfile(*spec, m.profile)) return p->memory_slices;
   }
   return 1;
 }
@@ -21,7 +21,7 @@ int Slices(const GpuDevice& g, const MigInstance& m) {
 int TotalSlices(const GpuDevice& g) {
   int total = 0;
   for (const auto& m : g.mig) total += Slices(g, m);
-  return std::max(total, kMemorySlices);
+  return std::max(total, gpu::kMemorySlices);
 }
 
 double Fullness(const GpuDevice& g, int32_t extra_milli, int64_t extra_memory, int extra_slices) {

@@ -3,7 +3,7 @@
 #include <gtest/gtest.h>
 
 #include "sched/devices/inventory.h"
-#include "sched/devices/mig.h"
+#include "gpu/mig_catalog.h"
 #include "sched/testing/cluster_builder.h"
 
 namespace etna::sched::devices {

@@ -10,7 +10,7 @@
 #include <set>
 
 #include "common/rng.h"
-#include "sched/devices/mig.h"
+#include "gpu/mig_catalog.h"
 #include "sched/devices/request.h"
 #include "sched/framework/cycle.h"
 #include "sched/testing/cluster_builder.h"
@@ -24,14 +24,14 @@ const char* const kModels[] = {"A100-40GB", "A100-80GB", "H100-80GB", "H200-141G
 
 int Pick(Rng& rng, int lo, int hi) { return lo + static_cast<int>(rng.Uniform(hi - lo + 1)); }
 
-std::vector<std::string> RandomLayout(Rng& rng, const GpuModelSpec& spec) {
+std::vector<std::string> RandomLayout(Rng& rng, const gpu::GpuModelSpec& spec) {
   for (int attempt = 0; attempt < 50; ++attempt) {
     std::vector<std::string> layout;
     int n = Pick(rng, 1, 7);
     for (int i = 0; i < n; ++i) {
       layout.push_back(spec.profiles[rng.Uniform(spec.profiles.size())].name);
     }
-    if (ValidateMigLayout(spec, layout).ok()) return layout;
+    if (gpu::ValidateMigLayout(spec, layout).ok()) return layout;
   }
   return {spec.profiles.back().name};  // 7g
 }
@@ -128,7 +128,7 @@ TEST(DevicePropertyTest, NoDeviceIsEverOverAllocated) {
     std::vector<std::string> profiles;
     int nodes = Pick(rng, 1, 4);
     for (int i = 0; i < nodes; ++i) {
-      const GpuModelSpec& spec = *FindGpuModel(kModels[rng.Uniform(4)]);
+      const gpu::GpuModelSpec& spec = *gpu::FindGpuModel(kModels[rng.Uniform(4)]);
       int count = Pick(rng, 1, 8);
       std::string name = fmt::format("n{}", i);
       auto& nb = b.Node(name).Resources("cpu=256,memory=1Ti").Gpus(count, spec.model);

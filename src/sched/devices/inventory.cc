@@ -4,13 +4,13 @@
 
 #include <algorithm>
 
-#include "sched/devices/mig.h"
+#include "gpu/mig_catalog.h"
 #include "sched/devices/request.h"
 
 namespace etna::sched::devices {
 
 Result<std::vector<GpuDevice>> BuildGpus(const NodeGpuSpec& spec) {
-  const GpuModelSpec* model = FindGpuModel(spec.model);
+  const gpu::GpuModelSpec* model = gpu::FindGpuModel(spec.model);
   int64_t memory = spec.memory_mib > 0 ? spec.memory_mib : (model ? model->memory_mib : 81920);
   int per_domain = std::max(1, spec.count / std::max(1, spec.nvlink_domains));
   std::vector<GpuDevice> gpus;
@@ -53,7 +53,7 @@ Status AdvertiseDevices(const std::vector<GpuDevice>& gpus, const AdvertiseOptio
   }
   allocatable->Set(kGpu, whole * 1000);
   for (const auto& [profile, count] : mig) {
-    ETNA_ASSIGN_OR_RETURN(ResourceId id, names.Intern(MigResourceName(profile)));
+    ETNA_ASSIGN_OR_RETURN(ResourceId id, names.Intern(gpu::MigResourceName(profile)));
     allocatable->Set(id, count * 1000);
   }
   if (options.vgpu_split > 0) {

@@ -3,7 +3,7 @@
 #include <cctype>
 
 #include "common/strings.h"
-#include "sched/devices/mig.h"
+#include "gpu/mig_catalog.h"
 
 namespace etna::sched::devices {
 namespace {
@@ -23,8 +23,8 @@ DeviceResourceIds DeviceResourceIds::Lookup() {
   ids.gpu_number = names.Find(kGpuNumber);
   for (int i = 0; i < names.size(); ++i) {
     const std::string& n = names.Name(static_cast<ResourceId>(i));
-    if (n.starts_with(kMigResourcePrefix)) {
-      ids.mig.emplace_back(static_cast<ResourceId>(i), n.substr(kMigResourcePrefix.size()));
+    if (n.starts_with(gpu::kMigResourcePrefix)) {
+      ids.mig.emplace_back(static_cast<ResourceId>(i), n.substr(gpu::kMigResourcePrefix.size()));
     }
   }
   return ids;

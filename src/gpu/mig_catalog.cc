@@ -1,4 +1,4 @@
-#include "sched/devices/mig.h"
+#include "gpu/mig_catalog.h"
 
 #include <fmt/format.h>
 #include <fmt/ranges.h>
@@ -8,7 +8,7 @@
 #include <map>
 #include <numeric>
 
-namespace etna::sched::devices {
+namespace etna::gpu {
 namespace {
 
 // The seven GI profiles in the order of gpu-facts.md §1.1, named by their memory in GB.
@@ -131,18 +131,14 @@ Result<std::vector<int>> ValidateMigLayout(const GpuModelSpec& spec,
   return starts;
 }
 
-Result<std::vector<MigInstance>> MakeMigInstances(std::string_view model,
-                                                  const std::vector<std::string>& profiles) {
+Result<std::vector<MigSlot>> LayOutMig(std::string_view model,
+                                       const std::vector<std::string>& profiles) {
   const GpuModelSpec* spec = FindGpuModel(model);
   if (!spec) return Status::InvalidArgument(fmt::format("GPU model {} has no MIG profiles", model));
   ETNA_ASSIGN_OR_RETURN(std::vector<int> starts, ValidateMigLayout(*spec, profiles));
-  (void)starts;
-  std::vector<MigInstance> out;
+  std::vector<MigSlot> out;
   for (size_t i = 0; i < profiles.size(); ++i) {
-    MigInstance m;
-    m.profile = profiles[i];
-    m.id = static_cast<int32_t>(i + 1);
-    out.push_back(std::move(m));
+    out.push_back({profiles[i], static_cast<int32_t>(i + 1), starts[i]});
   }
   return out;
 }
@@ -151,4 +147,4 @@ std::string MigResourceName(std::string_view profile) {
   return std::string(kMigResourcePrefix) + std::string(profile);
 }
 
-}  // namespace etna::sched::devices
+}  // namespace etna::gpu

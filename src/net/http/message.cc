@@ -1,6 +1,6 @@
-#include "api/http/message.h"
+#include "net/http/message.h"
 
-namespace etna::api::http {
+namespace etna::net::http {
 
 std::string Request::Header(std::string_view lower_name) const {
   auto it = headers.find(std::string(lower_name));
@@ -16,4 +16,4 @@ bool Request::HasQuery(std::string_view name) const {
   return query.find(std::string(name)) != query.end();
 }
 
-}  // namespace etna::api::http
+}  // namespace etna::net::http

@@ -1,4 +1,4 @@
-#include "api/http/server.h"
+#include "net/http/server.h"
 
 #include <gtest/gtest.h>
 
@@ -7,12 +7,12 @@
 #include <thread>
 #include <vector>
 
-#include "api/http/certificates.h"
-#include "api/http/client.h"
-#include "api/http/test_support.h"
-#include "api/http/wire.h"
+#include "net/http/certificates.h"
+#include "net/http/client.h"
+#include "net/http/test_support.h"
+#include "net/http/wire.h"
 
-namespace etna::api::http {
+namespace etna::net::http {
 namespace {
 
 using testing::RawSocket;
@@ -437,4 +437,4 @@ TEST(WireTest, StatusJsonEscapes) {
 }
 
 }  // namespace
-}  // namespace etna::api::http
+}  // namespace etna::net::http

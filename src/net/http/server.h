@@ -15,10 +15,10 @@
 #include <optional>
 #include <string>
 
-#include "api/http/message.h"
+#include "net/http/message.h"
 #include "common/status.h"
 
-namespace etna::api::http {
+namespace etna::net::http {
 
 struct TlsFiles {
   std::string cert_file;  // PEM: serving certificate (chain)
@@ -54,4 +54,4 @@ class HttpServer {
   std::unique_ptr<Impl> impl_;
 };
 
-}  // namespace etna::api::http
+}  // namespace etna::net::http

@@ -1,4 +1,4 @@
-#include "api/http/server.h"
+#include "net/http/server.h"
 
 #include <fmt/format.h>
 #include <openssl/ssl.h>
@@ -16,10 +16,10 @@
 #include <utility>  // before Asio (Boost 1.74)
 #include <vector>
 
-#include "api/http/connection.h"
-#include "api/http/wire.h"
+#include "net/http/connection.h"
+#include "net/http/wire.h"
 
-namespace etna::api::http {
+namespace etna::net::http {
 namespace {
 
 namespace asio = boost::asio;
@@ -231,4 +231,4 @@ uint16_t HttpServer::port() const { return impl_->port(); }
 
 void HttpServer::Stop() { impl_->Stop(); }
 
-}  // namespace etna::api::http
+}  // namespace etna::net::http

@@ -1,8 +1,8 @@
-#include "sched/devices/mig.h"
+#include "gpu/mig_catalog.h"
 
 #include <gtest/gtest.h>
 
-namespace etna::sched::devices {
+namespace etna::gpu {
 namespace {
 
 TEST(MigCatalogueTest, ProfilesPerModel) {
@@ -100,18 +100,20 @@ TEST(MigLayoutTest, StartsDoNotOverlap) {
   }
 }
 
-TEST(MigLayoutTest, MakeInstancesNamesErrors) {
-  auto ok = MakeMigInstances("H100", {"3g.40gb", "4g.40gb"});
+TEST(MigLayoutTest, LayOutNumbersInstancesAndNamesErrors) {
+  auto ok = LayOutMig("H100", {"3g.40gb", "4g.40gb"});
   ASSERT_TRUE(ok.ok());
   EXPECT_EQ(ok->size(), 2u);
   EXPECT_EQ(ok->at(1).id, 2);
-  auto bad = MakeMigInstances("L40S", {"1g.10gb"});
+  EXPECT_EQ(ok->at(0).start, 4);  // the 4g.40gb takes slices 0-3, so the 3g.40gb starts at 4
+  EXPECT_EQ(ok->at(1).start, 0);
+  auto bad = LayOutMig("L40S", {"1g.10gb"});
   EXPECT_FALSE(bad.ok());
-  auto unknown = MakeMigInstances("H100", {"1g.5gb"});
+  auto unknown = LayOutMig("H100", {"1g.5gb"});
   ASSERT_FALSE(unknown.ok());
   EXPECT_NE(unknown.status().ToString().find("1g.5gb does not exist on H100-80GB"),
             std::string::npos);
 }
 
 }  // namespace
-}  // namespace etna::sched::devices
+}  // namespace etna::gpu

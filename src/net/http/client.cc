@@ -1,4 +1,4 @@
-#include "api/http/client.h"
+#include "net/http/client.h"
 
 #include <fmt/format.h>
 #include <openssl/ssl.h>
@@ -18,9 +18,9 @@
 #include <optional>
 #include <utility>  // before Asio (Boost 1.74)
 
-#include "api/http/wire.h"
+#include "net/http/wire.h"
 
-namespace etna::api::http {
+namespace etna::net::http {
 namespace {
 
 namespace asio = boost::asio;
@@ -326,4 +326,4 @@ Result<int> HttpClient::Stream(std::string_view method, std::string_view target,
   return impl_->Stream(method, target, on_data, headers);
 }
 
-}  // namespace etna::api::http
+}  // namespace etna::net::http

@@ -17,9 +17,9 @@
 #include <mutex>
 #include <string>
 
-#include "api/http/message.h"
+#include "net/http/message.h"
 
-namespace etna::api::http::testing {
+namespace etna::net::http::testing {
 
 inline std::string MakeTempDir() {
   std::string tmpl = (std::filesystem::temp_directory_path() / "etna-http-XXXXXX").string();
@@ -157,4 +157,4 @@ class TestStream : public ResponseStream {
   bool cancelled_ = false;
 };
 
-}  // namespace etna::api::http::testing
+}  // namespace etna::net::http::testing

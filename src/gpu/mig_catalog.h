@@ -1,6 +1,8 @@
-// MIG geometry: the GPU-instance profiles of the MIG-capable GPUs etna models (A100-40GB,
-// A100-80GB, H100-80GB, H200-141GB) and validation of a GPU's MIG layout against the placement
-// rules (8 memory slices, 7 SM slices, fixed legal start slices per profile). Facts from
+// The GPU catalogue's MIG geometry: the GPU-instance profiles of the MIG-capable GPUs etna models
+// (A100-40GB, A100-80GB, H100-80GB, H200-141GB) and validation of a GPU's MIG layout against the
+// placement rules (8 memory slices, 7 SM slices, fixed legal start slices per profile). It sits
+// below both the scheduling core (src/sched) and the agent, which depend on it and not on each
+// other. Facts from
 // shared/reference/gpu-facts.md §1.1–1.2; H200 placements are assumed equal to H100's.
 //
 // Thread-safety: the catalogue is immutable static data; every function is pure.
@@ -12,9 +14,8 @@
 #include <vector>
 
 #include "common/status.h"
-#include "sched/model/snapshot.h"
 
-namespace etna::sched::devices {
+namespace etna::gpu {
 
 inline constexpr int kMemorySlices = 8;
 inline constexpr int kComputeSlices = 7;
@@ -53,12 +54,20 @@ const MigProfile* FindProfile(const GpuModelSpec& spec, std::string_view profile
 Result<std::vector<int>> ValidateMigLayout(const GpuModelSpec& spec,
                                            const std::vector<std::string>& profiles);
 
-// Validated MIG instances for a GPU of `model` (ids 1, 2, ... in the given order).
-Result<std::vector<MigInstance>> MakeMigInstances(std::string_view model,
-                                                  const std::vector<std::string>& profiles);
+// One GPU instance of a validated layout: its profile, GPU-instance id and first memory slice.
+struct MigSlot {
+  std::string profile;
+  int32_t id = 0;  // 1, 2, ... in the order the layout lists them
+  int start = 0;
+};
+
+// Validates `profiles` on a GPU of `model` and numbers the instances 1, 2, ... in the given
+// order. Fails naming the model when it has no MIG profiles, or the profile that does not fit.
+Result<std::vector<MigSlot>> LayOutMig(std::string_view model,
+                                       const std::vector<std::string>& profiles);
 
 // The resource name a node advertises for a profile under the mixed strategy.
 std::string MigResourceName(std::string_view profile);  // "nvidia.com/mig-1g.10gb"
 inline constexpr std::string_view kMigResourcePrefix = "nvidia.com/mig-";
 
-}  // namespace etna::sched::devices
+}  // namespace etna::gpu

@@ -1,4 +1,4 @@
-#include "api/http/connection.h"
+#include "net/http/connection.h"
 
 #include <fmt/format.h>
 
@@ -17,9 +17,9 @@
 #include <type_traits>
 #include <utility>  // before Asio (Boost 1.74)
 
-#include "api/http/wire.h"
+#include "net/http/wire.h"
 
-namespace etna::api::http::internal {
+namespace etna::net::http::internal {
 namespace {
 
 namespace asio = boost::asio;
@@ -433,4 +433,4 @@ std::shared_ptr<ConnectionBase> MakeTlsConnection(ServerContext* ctx, tcp::socke
                                                                             tls);
 }
 
-}  // namespace etna::api::http::internal
+}  // namespace etna::net::http::internal

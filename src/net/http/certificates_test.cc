@@ -1,4 +1,4 @@
-#include "api/http/certificates.h"
+#include "net/http/certificates.h"
 
 #include <gtest/gtest.h>
 #include <sys/stat.h>
@@ -8,11 +8,11 @@
 #include <fstream>
 #include <sstream>
 
-#include "api/http/client.h"
-#include "api/http/server.h"
-#include "api/http/test_support.h"
+#include "net/http/client.h"
+#include "net/http/server.h"
+#include "net/http/test_support.h"
 
-namespace etna::api::http {
+namespace etna::net::http {
 namespace {
 
 std::string ReadFile(const std::string& path) {
@@ -155,4 +155,4 @@ TEST(CertificatesTest, ClientVerifiesChainAndHost) {
 }
 
 }  // namespace
-}  // namespace etna::api::http
+}  // namespace etna::net::http

@@ -1,10 +1,10 @@
-#include "api/http/wire.h"
+#include "net/http/wire.h"
 
 #include <fmt/format.h>
 
 #include <cctype>
 
-namespace etna::api::http::internal {
+namespace etna::net::http::internal {
 namespace {
 
 int HexValue(char c) {
@@ -139,4 +139,4 @@ std::string ToLower(std::string_view s) {
   return out;
 }
 
-}  // namespace etna::api::http::internal
+}  // namespace etna::net::http::internal

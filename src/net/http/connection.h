@@ -14,10 +14,10 @@
 #include <unordered_map>
 #include <utility>  // before Asio (Boost 1.74)
 
-#include "api/http/message.h"
-#include "api/http/server.h"
+#include "net/http/message.h"
+#include "net/http/server.h"
 
-namespace etna::api::http::internal {
+namespace etna::net::http::internal {
 
 // Lets a ResponseStream's wake function post to a connection only while the io_context lives.
 struct WakeGate {
@@ -66,4 +66,4 @@ std::shared_ptr<ConnectionBase> MakeTlsConnection(ServerContext* ctx,
                                                   boost::asio::ip::tcp::socket socket,
                                                   boost::asio::ssl::context& tls);
 
-}  // namespace etna::api::http::internal
+}  // namespace etna::net::http::internal

@@ -1,4 +1,4 @@
-#include "api/http/certificates.h"
+#include "net/http/certificates.h"
 
 #include <arpa/inet.h>
 #include <fcntl.h>
@@ -17,7 +17,7 @@
 #include <filesystem>
 #include <memory>
 
-namespace etna::api::http {
+namespace etna::net::http {
 namespace {
 
 namespace fs = std::filesystem;
@@ -228,4 +228,4 @@ Result<Certificates> EnsureCertificates(const std::string& dir,
   return out;
 }
 
-}  // namespace etna::api::http
+}  // namespace etna::net::http

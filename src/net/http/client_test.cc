@@ -1,13 +1,13 @@
-#include "api/http/client.h"
+#include "net/http/client.h"
 
 #include <gtest/gtest.h>
 
 #include <thread>
 
-#include "api/http/server.h"
-#include "api/http/test_support.h"
+#include "net/http/server.h"
+#include "net/http/test_support.h"
 
-namespace etna::api::http {
+namespace etna::net::http {
 namespace {
 
 TEST(ClientTest, UnreachableServerIsUnavailable) {
@@ -81,4 +81,4 @@ TEST(ClientTest, TimesOutOnASilentServer) {
 }
 
 }  // namespace
-}  // namespace etna::api::http
+}  // namespace etna::net::http

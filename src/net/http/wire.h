@@ -8,10 +8,10 @@
 #include <string>
 #include <string_view>
 
-#include "api/http/message.h"
+#include "net/http/message.h"
 #include "common/status.h"
 
-namespace etna::api::http::internal {
+namespace etna::net::http::internal {
 
 // Decodes %XX escapes; a malformed escape and '+' are kept literally.
 std::string PercentDecode(std::string_view s);
@@ -34,4 +34,4 @@ Result<HostPort> ParseHostPort(std::string_view s, std::string_view field);
 
 std::string ToLower(std::string_view s);
 
-}  // namespace etna::api::http::internal
+}  // namespace etna::net::http::internal

@@ -9,10 +9,10 @@
 #include <string>
 #include <vector>
 
-#include "api/http/server.h"
+#include "net/http/server.h"
 #include "common/status.h"
 
-namespace etna::api::http {
+namespace etna::net::http {
 
 struct Certificates {
   std::string ca_file;  // PEM path of the CA certificate (goes into kubeconfigs)
@@ -22,4 +22,4 @@ struct Certificates {
 Result<Certificates> EnsureCertificates(const std::string& dir,
                                         const std::vector<std::string>& hosts);
 
-}  // namespace etna::api::http
+}  // namespace etna::net::http
