@@ -7,7 +7,7 @@
 set -euo pipefail
 BUILD=${1:-build}
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
-DATA=${ETNA_OPENB_DATA:-$ROOT/../shared/data/openb}
+DATA=${ETNA_OPENB_DATA:-$ROOT/testdata/openb}
 SEEDS=${SEEDS:-42-51}
 POLICIES=${POLICIES:-random,dotprod,gpuclustering,gpupacking,bestfit,fgd,etna}
 OUT=${OUT:-$BUILD/bench-openb}
@@ -33,13 +33,10 @@ lines, published = sys.argv[1], sys.argv[2]
 names = {"random": "01-Random", "dotprod": "02-DotProd", "gpuclustering": "03-GpuClustering",
          "gpupacking": "04-GpuPacking", "bestfit": "05-BestFit", "fgd": "06-FGD"}
 pub = {}
-try:
-    with open(published) as f:
-        for row in csv.DictReader(f):
-            k = (row["workload"], row["sc_policy"])
-            pub.setdefault(k, []).append((float(row["100"]), float(row["130"])))
-except FileNotFoundError:
-    pass
+with open(published) as f:
+    for row in csv.DictReader(f):
+        k = (row["workload"], row["sc_policy"])
+        pub.setdefault(k, []).append((float(row["100"]), float(row["130"])))
 def mean(xs): return sum(xs) / len(xs)
 print(f"{'workload':<28} {'policy':<14} {'ours@100':>9} {'pub@100':>8} {'diff':>6} "
       f"{'ours@130':>9} {'pub@130':>8} {'diff':>6} {'unalloc@130':>11} {'sec':>6}")

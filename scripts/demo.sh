@@ -11,8 +11,7 @@ data=${2:-$HOME/.etna}
 listen=${3:-127.0.0.1:6443}
 root=$(cd "$(dirname "$0")/.." && pwd)
 etna="$build/src/cli/etna"
-seed="$root/../shared/examples/seed"
-[ -d "$seed" ] || seed="$root/examples/seed"
+seed="$root/examples/seed"
 kubectl=${KUBECTL:-kubectl}
 
 mkdir -p "$data"

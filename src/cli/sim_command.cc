@@ -4,7 +4,7 @@
 //   etna sim openb [--data DIR] [--nodes FILE] [--pods FILE|NAME] [--policy P[,P...]]
 //                  [--seeds 42-51|42,43] [--tune 1.3] [--out DIR] [--threads N]
 //
-// --data defaults to $ETNA_OPENB_DATA, else ../shared/data/openb; --nodes to
+// --data defaults to $ETNA_OPENB_DATA, else testdata/openb (the repository root's copy); --nodes to
 // <data>/openb_node_list_gpu_node.csv; --pods to <data>/openb_pod_list_default.csv (a bare name
 // such as "cpu050" means <data>/openb_pod_list_cpu050.csv). With --out, the per-seed curves are
 // appended to <out>/analysis_{allo,frag,frag_ratio}_discrete.csv.
@@ -60,7 +60,7 @@ bool ParseSeeds(const std::string& text, std::vector<uint64_t>* out) {
 int RunOpenb(int argc, char** argv) {
   std::string data;
   if (const char* env = std::getenv("ETNA_OPENB_DATA")) data = env;
-  if (data.empty()) data = "../shared/data/openb";
+  if (data.empty()) data = "testdata/openb";
   std::string nodes_path, pods_arg = "default", policies = "fgd", seeds_arg = "42-51", out;
   double tune = 1.3;
   int threads = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));

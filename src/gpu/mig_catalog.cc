@@ -11,7 +11,8 @@
 namespace etna::gpu {
 namespace {
 
-// The seven GI profiles in the order of gpu-facts.md §1.1, named by their memory in GB.
+// The seven GI profiles in NVIDIA's order (1g, 1g+me, 1g on two memory slices, 2g, 3g, 4g,
+// 7g), named by their memory in GB.
 GpuModelSpec MakeSpec(std::string model, int64_t memory_mib, int gb_1, int gb_2, int gb_4,
                       int gb_8) {
   GpuModelSpec s{std::move(model), memory_mib, {}};

@@ -2,8 +2,8 @@
 // (A100-40GB, A100-80GB, H100-80GB, H200-141GB) and validation of a GPU's MIG layout against the
 // placement rules (8 memory slices, 7 SM slices, fixed legal start slices per profile). It sits
 // below both the scheduling core (src/sched) and the agent, which depend on it and not on each
-// other. Facts from
-// shared/reference/gpu-facts.md §1.1–1.2; H200 placements are assumed equal to H100's.
+// other. Facts from NVIDIA's MIG user guide (profiles per GPU, their placements); H200
+// placements are assumed equal to H100's.
 //
 // Thread-safety: the catalogue is immutable static data; every function is pure.
 #pragma once

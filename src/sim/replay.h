@@ -1,5 +1,5 @@
 // Replay of an openb trace through the scheduling core, as the FGD paper's experiment does
-// (hkust-adsl/kubernetes-scheduler-simulator, see shared/reference/perf-anchors.md §1.3):
+// (hkust-adsl/kubernetes-scheduler-simulator; testdata/openb/SOURCE.md):
 // shuffle the pods with the seed, re-sample them with replacement until the GPU request reaches
 // `tune` × cluster GPU capacity (or drop random pods when above), then place one pod at a time
 // and never remove any. After each pod the cluster's arrived GPU request, allocated milli-GPU,

@@ -153,9 +153,8 @@ TEST(ReplayTestReport, OpenbLineFormat) {
 
 TEST(OpenbDataTest, DefaultTraceFgdOneSeed) {
   const std::string dir = ETNA_OPENB_DATA;
-  if (!std::filesystem::exists(dir + "/openb_pod_list_default.csv")) {
-    GTEST_SKIP() << "openb data not found at " << dir << " (clone shared/ beside the repo)";
-  }
+  ASSERT_TRUE(std::filesystem::exists(dir + "/openb_pod_list_default.csv"))
+      << "openb data missing: " << dir << "/openb_pod_list_default.csv (testdata/openb)";
   auto nodes = LoadNodes(dir + "/openb_node_list_gpu_node.csv");
   auto pods = LoadPods(dir + "/openb_pod_list_default.csv");
   ASSERT_TRUE(nodes.ok() && pods.ok());

@@ -1,5 +1,5 @@
 #!/usr/bin/python3
-"""End to end: preemption and reclaim by DESIGN.md §7 on real `etna` processes.
+"""End to end: preemption and reclaim by the seed's rules (docs/design.md) on real `etna` processes.
   - preempt: a high-priority gang evicts the elastic members (above minAvailable) of a
     low-priority job in the same queue; victims are marked (DisruptionTarget, Preempted), get
     SIGTERM and their grace period, and are requeued as new pending pods;

@@ -8,7 +8,7 @@
 // negative or impossible resource requests. Queue: weight defaults to 1, state to Open;
 // capability/guarantee/deserved must be valid quantities. PodGroup: minMember >= 0, queue exists.
 // Pod: container names unique and DNS labels, requests valid quantities not above limits.
-// The seed's fields of DESIGN.md §7 are accepted with their meaning or rejected by name.
+// The seed's fields (docs/design.md) are accepted with their meaning or rejected by name.
 // Every object: metadata.name a valid DNS subdomain (or label where Kubernetes requires one).
 // Thread-safety: stateless; the lookup decides.
 #pragma once

@@ -1,4 +1,4 @@
-// The seed's manifests (shared/examples/seed): every object of a served kind is admitted with
+// The seed's manifests (examples/seed): every object of a served kind is admitted with
 // its meaning kept, or rejected with errors that name exactly the unsupported fields.
 #include <gtest/gtest.h>
 
@@ -13,15 +13,7 @@ using testing::Describe;
 using testing::FakeLookup;
 using testing::Json;
 
-std::string SeedDir() {
-  namespace fs = std::filesystem;
-  fs::path here = fs::path(__FILE__).parent_path();  // src/api/admission
-  fs::path root = here / ".." / ".." / "..";
-  for (fs::path p : {root / "examples" / "seed", root / ".." / "shared" / "examples" / "seed"}) {
-    if (fs::exists(p / "volcano-queues.yaml")) return p.string();
-  }
-  return "";
-}
+std::string SeedDir() { return ETNA_SEED_DIR; }  // <repo>/examples/seed, src/api/CMakeLists.txt
 
 FakeLookup SeedLookup() {
   FakeLookup lookup;
@@ -48,7 +40,8 @@ std::vector<std::pair<Json, std::vector<FieldError>>> AdmitFile(const std::strin
 class SeedTest : public ::testing::Test {
  protected:
   void SetUp() override {
-    if (SeedDir().empty()) GTEST_SKIP() << "shared/examples/seed not found beside the repo";
+    ASSERT_TRUE(std::filesystem::exists(SeedDir() + "/volcano-queues.yaml"))
+        << "seed manifests missing: " << SeedDir() << "/volcano-queues.yaml";
   }
 };
 

@@ -1,5 +1,5 @@
 // Volcano Job (batch.volcano.sh/v1alpha1) admission: the job mutating and validating webhooks
-// (webhooks/admission/jobs/{mutate,validate}), plus the seed's Job fields (DESIGN.md §7):
+// (webhooks/admission/jobs/{mutate,validate}), plus the seed's Job fields (docs/design.md):
 // spec.minMember (alias of minAvailable), spec.ttlSeconds (alias of ttlSecondsAfterFinished),
 // spec.priority (an integer used when no priorityClassName is given), and QueueBinding routing.
 #include <fmt/format.h>

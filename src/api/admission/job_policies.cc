@@ -13,7 +13,8 @@ namespace etna::api::admission::internal {
 
 namespace {
 
-// The events and actions a user may name (volcano.md §2.3); the internal ones are refused.
+// The events and actions a user may name (Volcano's bus/v1alpha1 events.go and actions.go, as
+// webhooks/admission/jobs/validate allows them); the internal ones are refused.
 const std::vector<std::string> kEvents = {"*",       "PodFailed",     "PodEvicted", "PodPending",
                                           "Unknown", "TaskCompleted", "TaskFailed", "JobUpdated"};
 const std::vector<std::string> kActions = {"AbortJob",   "RestartJob",   "RestartTask",

@@ -1,8 +1,8 @@
 // Volcano PodGroup (scheduling.volcano.sh/v1beta1) admission: queue defaults to "default" and
 // must exist and be Open (on create), minMember >= 0, minTaskMember values >= 0, minResources
-// valid quantities, networkTopology mode and tier; plus the seed's PodGroup fields (DESIGN.md
-// §7): minAvailable (0..minMember: the gang size the group may run with), priority (an
-// integer), ttl (seconds a group may wait unscheduled before failing with WaitTimeout) and
+// valid quantities, networkTopology mode and tier; plus the seed's PodGroup fields
+// (docs/design.md): minAvailable (0..minMember: the gang size the group may run with), priority
+// (an integer), ttl (seconds a group may wait unscheduled before failing with WaitTimeout) and
 // minZoneUsage (the least of each resource per topology zone used). `lifecycle` is refused by
 // name: a PodGroup's lifecycle is its status.phase.
 #include <fmt/format.h>

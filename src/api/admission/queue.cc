@@ -1,7 +1,7 @@
 // Volcano Queue (scheduling.volcano.sh/v1beta1) admission: the queue webhooks (weight 1,
 // reclaimable true; weight 1..65535; capability/deserved/guarantee quantities with
 // guarantee <= deserved <= capability; parent exists; hierarchy annotations), plus the seed's
-// Queue fields (DESIGN.md §7): spec.state (Open or Closed, default Open), guarantee written flat
+// Queue fields (docs/design.md): spec.state (Open or Closed, default Open), guarantee written flat
 // or with dotted `resource.<name>` keys (kept as written, validated as guarantee.resource),
 // spec.minResources
 // (the least each job must request) and spec.timePolicies (weekday/hour windows).

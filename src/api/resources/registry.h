@@ -1,7 +1,7 @@
 // The resources the API serves: names, scope, subresources and printer columns, one table for
 // discovery, routing, Table output and admission.
 //
-// Served (DESIGN.md §3): core/v1 Namespace, Node, Pod, Event, ConfigMap, Secret;
+// Served (docs/design.md#the-api): core/v1 Namespace, Node, Pod, Event, ConfigMap, Secret;
 // coordination.k8s.io/v1 Lease; scheduling.k8s.io/v1 PriorityClass; apps/v1 Deployment;
 // autoscaling/v2 HorizontalPodAutoscaler; batch.volcano.sh/v1alpha1 Job;
 // scheduling.volcano.sh/v1beta1 Queue, PodGroup; bus.volcano.sh/v1alpha1 Command;

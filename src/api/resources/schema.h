@@ -2,8 +2,8 @@
 // not define, as the apiserver's `fieldValidation=Strict|Warn` reports them.
 //
 // Only names are checked, never types (admission's job). Free-form parts (labels, resource
-// lists, affinity, status) accept any keys. The seed's extension fields that DESIGN.md §7
-// accepts are known; other non-Volcano fields are unknown. Pure functions; thread-safe.
+// lists, affinity, status) accept any keys. The seed's extension fields that docs/design.md
+// lists are known; other non-Volcano fields are unknown. Pure functions; thread-safe.
 #pragma once
 
 #include <nlohmann/json.hpp>

@@ -50,13 +50,17 @@ Json ToJson(const YAML::Node& node) {
 
 std::filesystem::path SeedDir() {
   if (const char* dir = std::getenv("ETNA_SEED_DIR")) return dir;
-  // <repo>/src/api/resources/schema_test.cc → <repo>/../shared/examples/seed
-  return std::filesystem::path(__FILE__).parent_path() / "../../../../shared/examples/seed";
+  return ETNA_SEED_DIR;  // <repo>/examples/seed, set by src/api/CMakeLists.txt
 }
 
 std::vector<Json> LoadSeed(const std::string& file) {
   std::vector<Json> docs;
-  for (const YAML::Node& doc : YAML::LoadAllFromFile((SeedDir() / file).string())) {
+  const std::filesystem::path path = SeedDir() / file;
+  if (!std::filesystem::exists(path)) {
+    ADD_FAILURE() << "seed manifest missing: " << path.string();
+    return docs;
+  }
+  for (const YAML::Node& doc : YAML::LoadAllFromFile(path.string())) {
     if (doc.IsMap()) docs.push_back(ToJson(doc));
   }
   return docs;
@@ -80,7 +84,7 @@ Json SeedObject(const std::string& file, const std::string& kind) {
 }
 
 TEST(SchemaSeedTest, ServedSeedDocumentsHaveOnlyKnownFields) {
-  ASSERT_TRUE(std::filesystem::exists(SeedDir())) << SeedDir();
+  ASSERT_TRUE(std::filesystem::exists(SeedDir())) << "seed manifests missing: " << SeedDir();
   int checked = 0;
   for (const char* file : {"volcano-queues.yaml", "training-job.yaml", "preemption.yaml",
                            "mig.yaml", "mps.yaml", "volcano-cluster-config.yaml"}) {
@@ -89,7 +93,7 @@ TEST(SchemaSeedTest, ServedSeedDocumentsHaveOnlyKnownFields) {
       if (info == nullptr) continue;  // DaemonSet without apiVersion, APIService: not served
       ++checked;
       Paths expected;
-      // DESIGN.md §7 does not accept the PodGroup's `minAvailable` (NOTES.md lists it).
+      // docs/design.md does not accept the PodGroup's `minAvailable` (NOTES.md lists it).
       if (info->kind == "PodGroup") expected = {"spec.minAvailable"};
       EXPECT_EQ(UnknownFields(*info, doc), expected)
           << file << ": " << info->kind << " " << doc["metadata"].value("name", "");

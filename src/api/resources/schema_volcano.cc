@@ -1,6 +1,6 @@
 // Schemas of Volcano's kinds (batch.volcano.sh Job, scheduling.volcano.sh Queue and PodGroup,
 // bus.volcano.sh Command, topology.volcano.sh HyperNode) and the seed's QueueBinding, with the
-// seed's extension fields that DESIGN.md §7 accepts (marked "seed").
+// seed's extension fields that docs/design.md lists (marked "seed").
 #include "api/resources/schema_node.h"
 
 namespace etna::api::resources::schema {

@@ -183,7 +183,7 @@ Status ObjectService::Bootstrap() {
       return Status::Internal(fmt::format("creating queue {}: {}", q, created.error().message));
     }
   }
-  // The seed's priority classes (DESIGN.md §7: High=100, Normal=50, Low=10), named in lower
+  // The seed's priority classes (docs/design.md: High=100, Normal=50, Low=10), named in lower
   // case as object names must be.
   const ResourceInfo* pc = registry_->Find("scheduling.k8s.io", "v1", "priorityclasses");
   for (const auto& [name, value] : {std::pair{"high", 100}, {"normal", 50}, {"low", 10}}) {

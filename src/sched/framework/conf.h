@@ -56,7 +56,7 @@ Result<SchedulerConf> ParseSchedulerConf(std::string_view yaml, const Registry& 
 
 // The configuration used when none is given: Volcano's default plus the actions and plugins the
 // seed relies on (preempt and reclaim, capacity-style queues, binpack). workload-defaults carries
-// the seed's placement rules (DESIGN.md §7) and weighs 10 so that they win over plain binpack.
+// the seed's placement rules (docs/design.md) and weighs 10 so that they win over plain binpack.
 std::string_view DefaultSchedulerConfYaml();
 
 }  // namespace etna::sched

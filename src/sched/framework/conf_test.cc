@@ -11,7 +11,8 @@ Result<SchedulerConf> Parse(std::string_view yaml) {
   return ParseSchedulerConf(yaml, BuiltinRegistry());
 }
 
-// Volcano's built-in default with the Helm chart's additions (reference/volcano.md §1.5).
+// Volcano's built-in default (pkg/scheduler/util.go DefaultSchedulerConf) with the Helm chart's
+// additions (binpack; enablePreemptable: false on gang and drf).
 constexpr char kVolcanoDefault[] = R"(
 actions: "enqueue, allocate, backfill"
 tiers:

@@ -1,4 +1,4 @@
-// Cycle-wide policies that several actions share. Defaults are the seed's rules (DESIGN.md §7);
+// Cycle-wide policies that several actions share. Defaults are the seed's rules (docs/design.md);
 // plugins (`preemption`) and action arguments (`allocate`) adjust them at session open.
 #pragma once
 

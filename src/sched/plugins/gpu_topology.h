@@ -1,4 +1,4 @@
-// gpu-topology: places a task's whole GPUs by the node's interconnect (DESIGN.md §5).
+// gpu-topology: places a task's whole GPUs by the node's interconnect (docs/design.md#gpus).
 //
 // - Device chooser for tasks of two or more whole GPUs: the tightest NVLink domain that holds
 //   them all; when none does, the fewest domains (largest first, then the tightest domain for

@@ -1,7 +1,7 @@
 // network-topology-aware (Volcano 1.12's name): keeps a gang's tasks close in the network.
 //
 // Applies to jobs with a PodGroup networkTopology (hard or soft) and to every gang
-// (minAvailable > 1): DESIGN.md §5 "same node > same switch > cross switch". NodeOrder score
+// (minAvailable > 1): the seed's "same node > same switch > cross switch". NodeOrder score
 // for a task of such a job on node n, × weight:
 //   - when members of the job already hold (or are pipelined on) nodes:
 //       100 − mean over those members m of penalty(distance(n, m.node)), at least 0, where

@@ -1,4 +1,4 @@
-// preemption: the seed's preemption rules (DESIGN.md §7) as plugin arguments. It registers no
+// preemption: the seed's preemption rules (docs/design.md) as plugin arguments. It registers no
 // callbacks; at session open it writes the session's PreemptionPolicy, which the preempt and
 // reclaim actions read. Without this plugin the policy keeps its defaults.
 //

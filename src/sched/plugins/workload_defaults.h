@@ -1,4 +1,4 @@
-// workload-defaults: the seed's training-vs-inference placement defaults (DESIGN.md §7) as a
+// workload-defaults: the seed's training-vs-inference placement defaults (docs/design.md) as a
 // NodeOrder score, × weight, for tasks that request GPUs:
 //   - small training (the job's GPUs, over every unfinished task, < 8): binpack inside an
 //     NVLink domain: 50 · GPU fill of the node after the task + 50 · the gpu-topology domain
