@@ -27,8 +27,8 @@
 #include <thread>
 #include <vector>
 
-#include "net/http/client.h"
 #include "api/server/stored_object.h"
+#include "net/http/client.h"
 #include "store/keys.h"
 #include "store/sqlite_store.h"
 

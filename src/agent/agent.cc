@@ -10,9 +10,9 @@
 #include "agent/node_object.h"
 #include "agent/runtime/log_server.h"
 #include "agent/runtime/runtime.h"
-#include "net/http/server.h"
 #include "client/informer.h"
 #include "client/rest.h"
+#include "net/http/server.h"
 
 namespace etna::agent {
 namespace {

@@ -15,9 +15,9 @@
 
 #include "agent/agent.h"
 #include "agent/gpu/nvml_source.h"
-#include "net/http/client.h"
 #include "client/testing/in_process_api.h"
 #include "client/well_known.h"
+#include "net/http/client.h"
 
 namespace etna::agent::testing {
 

@@ -7,12 +7,12 @@
 #include <memory>
 #include <string>
 
-#include "net/http/server.h"
 #include "api/server/api_metrics.h"
 #include "api/server/api_server.h"
 #include "api/server/data_dir.h"
 #include "client/transport.h"
 #include "common/status.h"
+#include "net/http/server.h"
 #include "store/sqlite_store.h"
 
 namespace etna::cli {

@@ -9,9 +9,9 @@
 #include <memory>
 #include <string>
 
-#include "net/http/server.h"
 #include "common/metrics.h"
 #include "common/status.h"
+#include "net/http/server.h"
 
 namespace etna::cli {
 

@@ -8,9 +8,9 @@
 #include <fstream>
 #include <mutex>
 
-#include "net/http/server.h"
 #include "api/server/api_server.h"
 #include "api/server/data_dir.h"
+#include "net/http/server.h"
 #include "store/memory_store.h"
 
 namespace etna::client {

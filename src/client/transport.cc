@@ -44,7 +44,8 @@ class HttpTransport : public Transport {
   }
 
   Result<net::http::ClientResponse> Do(std::string_view method, std::string_view target,
-                                  std::string_view body, std::string_view content_type) override {
+                                       std::string_view body,
+                                       std::string_view content_type) override {
     std::lock_guard lock(do_mu_);
     return requests_->Do(method, target, body, content_type);
   }
@@ -100,7 +101,8 @@ class InProcessTransport : public Transport {
       : handler_(std::move(handler)), token_(std::move(token)) {}
 
   Result<net::http::ClientResponse> Do(std::string_view method, std::string_view target,
-                                  std::string_view body, std::string_view content_type) override {
+                                       std::string_view body,
+                                       std::string_view content_type) override {
     return DoWithHeaders(method, target, body, content_type, {});
   }
 
@@ -174,8 +176,8 @@ class InProcessTransport : public Transport {
   }
 
  private:
-  net::http::Request MakeRequest(std::string_view method, std::string_view target, std::string_view body,
-                            std::string_view content_type) const {
+  net::http::Request MakeRequest(std::string_view method, std::string_view target,
+                                 std::string_view body, std::string_view content_type) const {
     net::http::Request r;
     r.method = std::string(method);
     r.target = std::string(target);

@@ -12,10 +12,10 @@
 #include <utility>
 #include <vector>
 
-#include "net/http/client.h"
-#include "net/http/message.h"
 #include "client/kubeconfig.h"
 #include "common/status.h"
+#include "net/http/client.h"
+#include "net/http/message.h"
 
 namespace etna::client {
 

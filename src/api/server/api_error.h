@@ -13,9 +13,9 @@
 #include <vector>
 
 #include "api/admission/admission.h"
-#include "net/http/message.h"
 #include "api/resources/registry.h"
 #include "common/status.h"
+#include "net/http/message.h"
 
 namespace etna::api::server {
 

@@ -8,8 +8,8 @@
 #include <memory>
 #include <string>
 
-#include "net/http/message.h"
 #include "common/metrics.h"
+#include "net/http/message.h"
 
 namespace etna::api::server {
 
@@ -28,8 +28,8 @@ class ApiMetrics {
   // A finished request (a watch is counted when its stream starts; its latency is not observed).
   void ObserveRequest(const RequestLabels& labels, int code, double seconds);
   // Wraps a watch's stream so that it counts as open until the transport releases it.
-  std::shared_ptr<net::http::ResponseStream> CountOpenWatch(std::shared_ptr<net::http::ResponseStream> stream,
-                                                       const std::string& resource);
+  std::shared_ptr<net::http::ResponseStream> CountOpenWatch(
+      std::shared_ptr<net::http::ResponseStream> stream, const std::string& resource);
   // One group commit of `writes` writes, fsync included, that made `revision` current.
   void ObserveCommit(size_t writes, double seconds, int64_t revision);
 

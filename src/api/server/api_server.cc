@@ -15,7 +15,7 @@ using nlohmann::json;
 using resources::ResourceInfo;
 
 net::http::Response JsonReply(int status, const json& body,
-                         std::string content_type = "application/json") {
+                              std::string content_type = "application/json") {
   net::http::Response r;
   r.status = status;
   r.body = body.dump();
@@ -165,7 +165,7 @@ net::http::Response ApiServer::Discovery(const net::http::Request& request) {
 }
 
 net::http::Response ApiServer::Resource(const net::http::Request& request, const UserInfo& user,
-                                   RequestLabels& labels) {
+                                        RequestLabels& labels) {
   std::optional<RequestInfo> ri = ParseRequestInfo(request);
   if (!ri) return ApiError::NotFoundPath().ToResponse();
   const ResourceInfo* info = registry_.Find(ri->group, ri->version, ri->plural);
@@ -215,7 +215,7 @@ net::http::Response ApiServer::Resource(const net::http::Request& request, const
 }
 
 net::http::Response ApiServer::Dispatch(const net::http::Request& request, const RequestInfo& ri,
-                                   const ResourceInfo& info) {
+                                        const ResourceInfo& info) {
   if (ri.subresource == "log") {
     if (ri.verb != "get") return ApiError::MethodNotAllowed("pods/log supports GET").ToResponse();
     return Log(request, ri, info);

@@ -15,13 +15,13 @@
 #include <string>
 
 #include "api/codec/decode.h"
-#include "net/http/message.h"
 #include "api/resources/registry.h"
 #include "api/server/api_metrics.h"
 #include "api/server/auth.h"
 #include "api/server/object_service.h"
 #include "api/server/ticker.h"
 #include "common/clock.h"
+#include "net/http/message.h"
 #include "store/store.h"
 
 namespace etna::api::server {
@@ -35,7 +35,8 @@ struct LogRequest {
   std::string query;  // tailLines, sinceSeconds, timestamps, limitBytes, previous: as received
 };
 // Fetches a container's log from the agent that runs it (`node` is the Node object).
-using LogFetcher = std::function<net::http::Response(const nlohmann::json& node, const LogRequest&)>;
+using LogFetcher =
+    std::function<net::http::Response(const nlohmann::json& node, const LogRequest&)>;
 
 struct ApiServerOptions {
   const Authenticator* authenticator = nullptr;  // required
@@ -62,34 +63,34 @@ class ApiServer {
   net::http::Response Route(const net::http::Request& request, RequestLabels& labels);
   net::http::Response Discovery(const net::http::Request& request);
   net::http::Response Resource(const net::http::Request& request, const UserInfo& user,
-                          RequestLabels& labels);
+                               RequestLabels& labels);
   net::http::Response Dispatch(const net::http::Request& request, const RequestInfo& ri,
-                          const resources::ResourceInfo& info);
+                               const resources::ResourceInfo& info);
   net::http::Response Get(const net::http::Request& request, const RequestInfo& ri,
-                     const resources::ResourceInfo& info);
+                          const resources::ResourceInfo& info);
   net::http::Response List(const net::http::Request& request, const RequestInfo& ri,
-                      const resources::ResourceInfo& info);
+                           const resources::ResourceInfo& info);
   net::http::Response Watch(const net::http::Request& request, const RequestInfo& ri,
-                       const resources::ResourceInfo& info);
+                            const resources::ResourceInfo& info);
   net::http::Response Create(const net::http::Request& request, const RequestInfo& ri,
-                        const resources::ResourceInfo& info);
-  net::http::Response Update(const net::http::Request& request, const RequestInfo& ri,
-                        const resources::ResourceInfo& info);
-  net::http::Response PatchObject(const net::http::Request& request, const RequestInfo& ri,
                              const resources::ResourceInfo& info);
-  net::http::Response DeleteObject(const net::http::Request& request, const RequestInfo& ri,
-                              const resources::ResourceInfo& info);
-  net::http::Response DeleteCollection(const net::http::Request& request, const RequestInfo& ri,
+  net::http::Response Update(const net::http::Request& request, const RequestInfo& ri,
+                             const resources::ResourceInfo& info);
+  net::http::Response PatchObject(const net::http::Request& request, const RequestInfo& ri,
                                   const resources::ResourceInfo& info);
+  net::http::Response DeleteObject(const net::http::Request& request, const RequestInfo& ri,
+                                   const resources::ResourceInfo& info);
+  net::http::Response DeleteCollection(const net::http::Request& request, const RequestInfo& ri,
+                                       const resources::ResourceInfo& info);
   net::http::Response Bind(const net::http::Request& request, const RequestInfo& ri,
-                      const resources::ResourceInfo& info);
+                           const resources::ResourceInfo& info);
   net::http::Response Evict(const net::http::Request& request, const RequestInfo& ri,
-                       const resources::ResourceInfo& info);
+                            const resources::ResourceInfo& info);
   net::http::Response Log(const net::http::Request& request, const RequestInfo& ri,
-                     const resources::ResourceInfo& info);
+                          const resources::ResourceInfo& info);
   // GET /api/v1/nodes/<name>/proxy/<gpus|metrics|healthz>: relayed from the node's agent.
   net::http::Response NodeProxy(const net::http::Request& request, const RequestInfo& ri,
-                           const resources::ResourceInfo& info);
+                                const resources::ResourceInfo& info);
 
   std::chrono::system_clock::time_point Now() const;
 

@@ -25,8 +25,8 @@
 #include <string_view>
 #include <vector>
 
-#include "net/http/message.h"
 #include "common/status.h"
+#include "net/http/message.h"
 
 namespace etna::api::server {
 

@@ -8,8 +8,8 @@
 #include <string>
 #include <vector>
 
-#include "net/http/certificates.h"
 #include "common/status.h"
+#include "net/http/certificates.h"
 
 namespace etna::api::server {
 

@@ -19,7 +19,8 @@ ApiError DecodeError(const Status& status) {
 
 }  // namespace
 
-ApiResult<json> DecodeRequestBody(const net::http::Request& request, const codec::DecodeLimits& limits) {
+ApiResult<json> DecodeRequestBody(const net::http::Request& request,
+                                  const codec::DecodeLimits& limits) {
   if (request.body.empty()) return ApiError::BadRequest("the request body is empty");
   std::string content_type = request.Header("content-type");
   auto decoded = codec::DecodeBody(request.body, content_type, limits);
@@ -32,8 +33,8 @@ ApiResult<json> DecodeRequestBody(const net::http::Request& request, const codec
   return std::move(decoded).value();
 }
 
-ApiResult<json> DecodeWriteBody(const net::http::Request& request, const codec::DecodeLimits& limits,
-                                FieldValidation* fields) {
+ApiResult<json> DecodeWriteBody(const net::http::Request& request,
+                                const codec::DecodeLimits& limits, FieldValidation* fields) {
   if (auto bad = ParseFieldValidation(request.Query("fieldValidation"), fields)) return *bad;
   return DecodeRequestBody(request, limits);
 }

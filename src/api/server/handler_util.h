@@ -6,10 +6,10 @@
 #include <string>
 
 #include "api/codec/decode.h"
-#include "net/http/message.h"
 #include "api/server/api_error.h"
 #include "api/server/field_validation.h"
 #include "api/server/object_service.h"
+#include "net/http/message.h"
 
 namespace etna::api::server {
 

@@ -7,9 +7,9 @@
 #include <string>
 
 #include "api/codec/selectors.h"
-#include "net/http/message.h"
 #include "api/resources/registry.h"
 #include "api/server/api_error.h"
+#include "net/http/message.h"
 #include "store/store.h"
 
 namespace etna::api::server {

@@ -77,7 +77,7 @@ std::string Prefix(const ResourceInfo& info, const RequestInfo& ri) {
 }  // namespace
 
 net::http::Response ApiServer::List(const net::http::Request& request, const RequestInfo& ri,
-                               const ResourceInfo& info) {
+                                    const ResourceInfo& info) {
   auto options = ParseListOptions(request, info);
   if (!options.ok()) return options.error().ToResponse();
   auto page = ReadPage(store_, Prefix(info, ri), *options);
@@ -118,7 +118,7 @@ net::http::Response ApiServer::List(const net::http::Request& request, const Req
 }
 
 net::http::Response ApiServer::Watch(const net::http::Request& request, const RequestInfo& ri,
-                                const ResourceInfo& info) {
+                                     const ResourceInfo& info) {
   auto options = ParseListOptions(request, info);
   if (!options.ok()) return options.error().ToResponse();
   WatchFormat format;
@@ -158,8 +158,8 @@ net::http::Response ApiServer::Watch(const net::http::Request& request, const Re
   return r;
 }
 
-net::http::Response ApiServer::DeleteCollection(const net::http::Request& request, const RequestInfo& ri,
-                                           const ResourceInfo& info) {
+net::http::Response ApiServer::DeleteCollection(const net::http::Request& request,
+                                                const RequestInfo& ri, const ResourceInfo& info) {
   auto options = ParseListOptions(request, info);
   if (!options.ok()) return options.error().ToResponse();
   auto delete_options = DeleteOptionsOf(request, options_.limits);

@@ -6,11 +6,11 @@
 #include <mutex>
 #include <thread>
 
-#include "net/http/client.h"
 #include "api/server/api_server.h"
 #include "api/server/handler_util.h"
 #include "api/server/request_info.h"
 #include "api/server/stored_object.h"
+#include "net/http/client.h"
 
 namespace etna::api::server {
 namespace {
@@ -142,7 +142,7 @@ net::http::Response FetchLogFromAgent(const json& node, const LogRequest& reques
 }
 
 net::http::Response ApiServer::Bind(const net::http::Request& request, const RequestInfo& ri,
-                               const ResourceInfo& info) {
+                                    const ResourceInfo& info) {
   auto body = DecodeRequestBody(request, options_.limits);
   if (!body.ok()) return body.error().ToResponse();
   std::string node = body->value("/target/name"_json_pointer, std::string());
@@ -188,7 +188,7 @@ net::http::Response ApiServer::Bind(const net::http::Request& request, const Req
 }
 
 net::http::Response ApiServer::Evict(const net::http::Request& request, const RequestInfo& ri,
-                                const ResourceInfo& info) {
+                                     const ResourceInfo& info) {
   DeleteOptions options;
   if (!request.body.empty()) {
     auto body = DecodeRequestBody(request, options_.limits);
@@ -208,7 +208,7 @@ net::http::Response ApiServer::Evict(const net::http::Request& request, const Re
 }
 
 net::http::Response ApiServer::Log(const net::http::Request& request, const RequestInfo& ri,
-                              const ResourceInfo& info) {
+                                   const ResourceInfo& info) {
   auto pod = objects_.GetObject(info, ri.ns, ri.name);
   if (!pod.ok()) return pod.error().ToResponse();
   std::vector<std::string> containers;
@@ -252,7 +252,7 @@ net::http::Response ApiServer::Log(const net::http::Request& request, const Requ
 }
 
 net::http::Response ApiServer::NodeProxy(const net::http::Request& request, const RequestInfo& ri,
-                                    const ResourceInfo& info) {
+                                         const ResourceInfo& info) {
   if (ri.verb != "get") {
     return ApiError::MethodNotAllowed("nodes/proxy supports GET of the agent's read-only endpoints")
         .ToResponse();

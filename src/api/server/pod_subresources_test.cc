@@ -3,8 +3,8 @@
 
 #include <mutex>
 
-#include "net/http/server.h"
 #include "api/server/server_test_kit.h"
+#include "net/http/server.h"
 
 namespace etna::api::server {
 namespace {

@@ -24,7 +24,7 @@ using nlohmann::json;
 using resources::ResourceInfo;
 
 net::http::Response ApiServer::Get(const net::http::Request& request, const RequestInfo& ri,
-                              const ResourceInfo& info) {
+                                   const ResourceInfo& info) {
   auto object = objects_.GetObject(info, ri.ns, ri.name);
   if (!object.ok()) return object.error().ToResponse();
   if (resources::WantsTable(request.Header("accept"))) {
@@ -39,7 +39,7 @@ net::http::Response ApiServer::Get(const net::http::Request& request, const Requ
 }
 
 net::http::Response ApiServer::Create(const net::http::Request& request, const RequestInfo& ri,
-                                 const ResourceInfo& info) {
+                                      const ResourceInfo& info) {
   FieldValidation fields;
   auto body = DecodeWriteBody(request, options_.limits, &fields);
   if (!body.ok()) return body.error().ToResponse();
@@ -48,7 +48,7 @@ net::http::Response ApiServer::Create(const net::http::Request& request, const R
 }
 
 net::http::Response ApiServer::Update(const net::http::Request& request, const RequestInfo& ri,
-                                 const ResourceInfo& info) {
+                                      const ResourceInfo& info) {
   FieldValidation fields;
   auto body = DecodeWriteBody(request, options_.limits, &fields);
   if (!body.ok()) return body.error().ToResponse();
@@ -59,7 +59,7 @@ net::http::Response ApiServer::Update(const net::http::Request& request, const R
 }
 
 net::http::Response ApiServer::PatchObject(const net::http::Request& request, const RequestInfo& ri,
-                                      const ResourceInfo& info) {
+                                           const ResourceInfo& info) {
   std::string content_type = request.Header("content-type");
   std::optional<PatchType> type = PatchTypeFor(content_type);
   if (!type) {
@@ -85,8 +85,8 @@ net::http::Response ApiServer::PatchObject(const net::http::Request& request, co
       fields);
 }
 
-net::http::Response ApiServer::DeleteObject(const net::http::Request& request, const RequestInfo& ri,
-                                       const ResourceInfo& info) {
+net::http::Response ApiServer::DeleteObject(const net::http::Request& request,
+                                            const RequestInfo& ri, const ResourceInfo& info) {
   if (!ri.subresource.empty()) {
     return ApiError::MethodNotAllowed("DELETE is not allowed on a subresource").ToResponse();
   }

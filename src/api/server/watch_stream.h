@@ -20,8 +20,8 @@
 #include <vector>
 
 #include "api/codec/selectors.h"
-#include "net/http/message.h"
 #include "api/resources/registry.h"
+#include "net/http/message.h"
 #include "store/store.h"
 
 namespace etna::api::server {

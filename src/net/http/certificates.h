@@ -9,8 +9,8 @@
 #include <string>
 #include <vector>
 
-#include "net/http/server.h"
 #include "common/status.h"
+#include "net/http/server.h"
 
 namespace etna::net::http {
 

@@ -22,8 +22,8 @@ struct ClientOptions {
   std::string host = "127.0.0.1";
   uint16_t port = 0;
   bool tls = true;
-  std::string ca_file;                // PEM CA to verify the server with (when tls)
-  std::string ca_pem;                 // or the PEM itself (a kubeconfig's certificate-authority-data)
+  std::string ca_file;  // PEM CA to verify the server with (when tls)
+  std::string ca_pem;   // or the PEM itself (a kubeconfig's certificate-authority-data)
   bool insecure_skip_verify = false;  // tls without verification
   std::string bearer_token;           // sent as "Authorization: Bearer ..." when not empty
   std::chrono::milliseconds timeout{std::chrono::seconds(30)};

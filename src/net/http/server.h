@@ -15,8 +15,8 @@
 #include <optional>
 #include <string>
 
-#include "net/http/message.h"
 #include "common/status.h"
+#include "net/http/message.h"
 
 namespace etna::net::http {
 

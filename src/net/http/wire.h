@@ -8,8 +8,8 @@
 #include <string>
 #include <string_view>
 
-#include "net/http/message.h"
 #include "common/status.h"
+#include "net/http/message.h"
 
 namespace etna::net::http::internal {
 

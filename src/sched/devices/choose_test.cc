@@ -2,8 +2,8 @@
 
 #include <gtest/gtest.h>
 
-#include "sched/devices/inventory.h"
 #include "gpu/mig_catalog.h"
+#include "sched/devices/inventory.h"
 #include "sched/testing/cluster_builder.h"
 
 namespace etna::sched::devices {

@@ -38,6 +38,14 @@ Result<std::vector<GpuDevice>> BuildGpus(const NodeGpuSpec& spec) {
   return gpus;
 }
 
+Result<std::vector<MigInstance>> MakeMigInstances(std::string_view model,
+                                                  const std::vector<std::string>& profiles) {
+  ETNA_ASSIGN_OR_RETURN(std::vector<gpu::MigSlot> slots, gpu::LayOutMig(model, profiles));
+  std::vector<MigInstance> instances;
+  for (const auto& slot : slots) instances.push_back({slot.profile, slot.id});
+  return instances;
+}
+
 Status AdvertiseDevices(const std::vector<GpuDevice>& gpus, const AdvertiseOptions& options,
                         ResourceVector* allocatable) {
   ResourceNames& names = ResourceNames::Global();

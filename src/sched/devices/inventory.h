@@ -10,6 +10,7 @@
 
 #include <map>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "common/resource.h"
@@ -28,6 +29,10 @@ struct NodeGpuSpec {
 };
 
 Result<std::vector<GpuDevice>> BuildGpus(const NodeGpuSpec& spec);
+
+// The core's MIG instances of a layout that gpu::LayOutMig validates (ids 1, 2, ... in order).
+Result<std::vector<MigInstance>> MakeMigInstances(std::string_view model,
+                                                  const std::vector<std::string>& profiles);
 
 struct AdvertiseOptions {
   int vgpu_split = 0;         // > 0: advertise the volcano.sh/vgpu-* resources

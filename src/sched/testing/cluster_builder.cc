@@ -7,7 +7,6 @@
 #include <stdexcept>
 
 #include "sched/devices/inventory.h"
-#include "gpu/mig_catalog.h"
 #include "sched/framework/cycle.h"
 #include "sched/framework/registry.h"
 
@@ -118,10 +117,9 @@ NodeBuilder& NodeBuilder::UnhealthyGpu(int index) {
 
 NodeBuilder& NodeBuilder::MigLayout(int gpu, std::vector<std::string> profiles) {
   GpuDevice& g = node_.gpus.at(gpu);
-  auto slots = gpu::LayOutMig(g.model, profiles);
-  if (!slots.ok()) Die(slots.status().ToString());
-  g.mig.clear();
-  for (const auto& slot : *slots) g.mig.push_back({slot.profile, slot.id});
+  auto instances = devices::MakeMigInstances(g.model, profiles);
+  if (!instances.ok()) Die(instances.status().ToString());
+  g.mig = std::move(instances).value();
   if (Status st = devices::AdvertiseDevices(node_.gpus, {}, &node_.allocatable); !st.ok()) {
     Die(st.ToString());
   }
