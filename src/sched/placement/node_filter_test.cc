@@ -4,8 +4,6 @@
 
 #include <gtest/gtest.h>
 
-#include "sched/builtins.h"
-#include "sched/framework/conf.h"
 #include "sched/framework/incremental.h"
 #include "sched/framework/registry.h"
 #include "sched/placement/placer.h"
@@ -16,47 +14,33 @@ namespace {
 
 using testkit::ClusterBuilder;
 
-// Test-only: rejects node "n1" and prefers node "n3".
-class SteeringPlugin : public Plugin {
- public:
-  std::string_view name() const override { return "steering"; }
-  void OnSessionOpen(Session& s) override {
-    s.AddPredicateFn([](const Task&, const Node& n) {
-      return n.name == "n1" ? PredicateResult::Fail("node(s) were steered away")
-                            : PredicateResult::Pass();
-    });
-    s.AddNodeOrderFn([](const Task&, const Node& n) { return n.name == "n3" ? 10.0 : 0.0; });
-  }
-};
-
-const Registry& SteeringRegistry() {
-  static const Registry* registry = [] {
-    auto* r = new Registry();
-    RegisterBuiltins(*r);
-    r->AddPlugin("steering", [](PluginBuildContext&) -> Result<std::unique_ptr<Plugin>> {
-      return std::unique_ptr<Plugin>(new SteeringPlugin());
-    });
-    return r;
-  }();
-  return *registry;
-}
-
 class NodeFilterTest : public ::testing::Test {
  protected:
   void SetUp() override {
     ClusterBuilder b;
     for (const char* n : {"n1", "n2", "n3"}) b.Node(n).Resources("cpu=8,memory=32Gi").Gpus(2);
     b.Job("j").Tasks("w", 1, "cpu=1,nvidia.com/gpu=1");
-    auto conf = ParseSchedulerConf(
-        "actions: \"allocate\"\ntiers:\n- plugins:\n  - name: steering\n", SteeringRegistry());
-    ASSERT_TRUE(conf.ok()) << conf.status().ToString();
-    conf_ = *conf;
-    session_ = std::make_unique<Session>(b.Build(), conf_, SteeringRegistry());
+    b.Job("big").Tasks("w", 1, "cpu=16");
+    conf_ = testkit::Conf("actions: \"allocate\"\ntiers:\n- plugins:\n  - name: gang\n");
+    session_ = std::make_unique<Session>(b.Build(), conf_, BuiltinRegistry());
     ASSERT_TRUE(session_->Open().ok());
+    // Registered once, on the session: n1 is rejected, n3 preferred.
+    session_->AddPredicateFn([](const Task&, const Node& n) {
+      return n.name == "n1" ? PredicateResult::Fail("node(s) were steered away")
+                            : PredicateResult::Pass();
+    });
+    session_->AddNodeOrderFn(
+        [](const Task&, const Node& n) { return n.name == "n3" ? 10.0 : 0.0; });
   }
   NodeIdx NodeNamed(const std::string& name) const {
     for (const Node& n : session_->nodes()) {
       if (n.name == name) return session_->IndexOf(n);
+    }
+    return kNone;
+  }
+  TaskIdx TaskNamed(const std::string& name) const {
+    for (const Task& t : session_->tasks()) {
+      if (t.name == name) return session_->IndexOf(t);
     }
     return kNone;
   }
@@ -66,24 +50,27 @@ class NodeFilterTest : public ::testing::Test {
 
 TEST_F(NodeFilterTest, FiltersByResourcesThenPredicatesWithTheReason) {
   NodeFilter filter(*session_);
-  const Task& t = session_->task(0);
+  const Task& t = session_->task(TaskNamed("j-w-0"));
   FitErrors errors;
   EXPECT_FALSE(filter.FitsNow(t, NodeNamed("n1"), &errors));
   EXPECT_NE(errors.ToString().find("node(s) were steered away"), std::string::npos)
       << errors.ToString();
   EXPECT_TRUE(filter.FitsNow(t, NodeNamed("n2"), nullptr));
+  FitErrors big;
+  EXPECT_FALSE(filter.FitsNow(session_->task(TaskNamed("big-w-0")), NodeNamed("n2"), &big));
+  EXPECT_NE(big.ToString().find("Insufficient cpu"), std::string::npos) << big.ToString();
   EXPECT_DOUBLE_EQ(filter.Score(t, NodeNamed("n3")), 10.0);
   EXPECT_DOUBLE_EQ(filter.Score(t, NodeNamed("n2")), 0.0);
 }
 
 TEST_F(NodeFilterTest, PlacerAndIncrementalPlacerFollowTheSamePredicateAndScore) {
   Placer placer(*session_, PlacerOptions{.feasible_nodes = 0});
-  Placer::Choice choice = placer.FindNode(0, /*allow_pipeline=*/false, nullptr);
+  Placer::Choice choice = placer.FindNode(TaskNamed("j-w-0"), /*allow_pipeline=*/false, nullptr);
   ASSERT_TRUE(choice);
   EXPECT_EQ(session_->node(choice.node).name, "n3");
 
   IncrementalPlacer incremental(*session_, {});
-  NodeIdx placed = incremental.Place(0);
+  NodeIdx placed = incremental.Place(TaskNamed("j-w-0"));
   ASSERT_NE(placed, kNone);
   EXPECT_EQ(session_->node(placed).name, "n3");
 }
