@@ -13,7 +13,8 @@
 // session's node change log), so a node is re-filtered and re-scored only after it changed.
 // This is valid when predicates and scores depend only on the task's shape and the node's own
 // state; set `cache = false` otherwise (the cache is also off when the session has dynamic or
-// cross-node predicates).
+// cross-node predicates). Static predicates are cached per pod spec by the NodeFilter either way,
+// as for the actions (PluginDispatch::AddPredicateFn's `cacheable`).
 //
 // Thread-safety: none; one per session.
 #pragma once
