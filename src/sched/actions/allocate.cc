@@ -46,7 +46,7 @@ void AllocateAction::Execute(Session& s) {
 
   QueueJobOrder order(s);
   for (JobIdx j = 0; j < static_cast<JobIdx>(s.jobs().size()); ++j) {
-    Job& job = s.job(j);
+    const Job& job = s.job(j);
     if (job.pending == 0 || job.queue == kNone || job.phase == PodGroupPhase::kCompleted) continue;
     if (job.phase == PodGroupPhase::kPending) {
       if (has_enqueue) continue;

@@ -10,7 +10,7 @@ namespace etna::sched {
 PlaceResult PlaceTasks(Session& session, Placer& placer, Statement& stmt, JobIdx ji,
                        const PlaceOptions& options) {
   PlaceResult result;
-  Job& job = session.job(ji);
+  const Job& job = session.job(ji);
   const Queue& queue = session.queue(job.queue);
   std::vector<TaskIdx> pending = session.PendingTasks(job);
   for (size_t i = 0; i < pending.size(); ++i) {

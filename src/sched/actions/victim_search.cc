@@ -4,7 +4,6 @@
 
 #include <algorithm>
 #include <cmath>
-#include <map>
 #include <set>
 #include <tuple>
 
@@ -36,28 +35,6 @@ bool WithinShare(const ResourceVector& already, const ResourceVector& add,
 bool Running(const Task& t) { return HoldsNode(t.status) && t.status != TaskStatus::kReleasing; }
 
 std::string JobName(const Job& j) { return fmt::format("{}/{}", j.ns, j.name); }
-
-// Lets every member of a job pass the gang rule for one vote (a whole-gang eviction leaves no
-// partial gang behind); every other plugin still votes.
-class GangBypass {
- public:
-  GangBypass(Session& s, JobIdx j)
-      : job_(s.job(j)), min_(job_.min_available), roles_(std::move(job_.min_task_member)) {
-    job_.min_available = 0;
-    job_.min_task_member.clear();
-  }
-  ~GangBypass() {
-    job_.min_available = min_;
-    job_.min_task_member = std::move(roles_);
-  }
-  GangBypass(const GangBypass&) = delete;
-  GangBypass& operator=(const GangBypass&) = delete;
-
- private:
-  Job& job_;
-  int32_t min_;
-  std::map<std::string, int32_t> roles_;
-};
 
 class VictimSearch {
  public:
@@ -299,7 +276,8 @@ class VictimSearch {
     std::vector<TaskIdx> picked;
     while (true) {
       std::set<TaskIdx> ok;
-      if (auto allowed = e_.vote(s_, t, remaining)) ok.insert(allowed->begin(), allowed->end());
+      if (auto allowed = e_.vote(s_, t, remaining, EvictionScope::kSpareMembers))
+        ok.insert(allowed->begin(), allowed->end());
       auto it = std::find_if(remaining.begin(), remaining.end(), [&](TaskIdx v) {
         return ok.count(v) && WithinLimits(s_.task(v), /*whole_gang=*/false);
       });
@@ -339,7 +317,7 @@ class VictimSearch {
       if (!WithinLimits(vt, /*whole_gang=*/false)) continue;
       if (!s_.ResourceFits(t, node, node.FutureIdle() + vt.request, false, nullptr)) continue;
       // Voted alone, so the plugins judge it without the earlier candidates' consumption.
-      auto alone = e_.vote(s_, t, {v});
+      auto alone = e_.vote(s_, t, {v}, EvictionScope::kSpareMembers);
       if (!alone || alone->empty()) continue;
       victims->assign(1, v);
       return true;
@@ -383,11 +361,8 @@ class VictimSearch {
         members.push_back(v);
       }
       if (!all || members.empty()) continue;
-      std::optional<std::vector<TaskIdx>> allowed;
-      {
-        GangBypass bypass(s_, g);
-        allowed = e_.vote(s_, t, members);
-      }
+      std::optional<std::vector<TaskIdx>> allowed =
+          e_.vote(s_, t, members, EvictionScope::kWholeGang);
       if (!allowed || allowed->size() != members.size()) continue;
       Statement step(s_);
       bool ok = true;
@@ -433,8 +408,8 @@ EligibilityPolicy PreemptEligibility() {
     if (v.job == p.job) return v.priority < p.priority;
     return !policy.require_higher_priority || vj.priority < pj.priority;
   };
-  e.vote = [](const Session& s, const Task& p, const std::vector<TaskIdx>& c) {
-    return s.Preemptable(p, c);
+  e.vote = [](const Session& s, const Task& p, const std::vector<TaskIdx>& c, EvictionScope scope) {
+    return s.Preemptable(p, c, scope);
   };
   e.rule = [](const Session& s, const Task& p, const Task& v) -> std::string {
     if (v.job == p.job) {
@@ -461,8 +436,8 @@ EligibilityPolicy ReclaimEligibility() {
     QueueIdx vq = s.job(v.job).queue;
     return vq != kNone && vq != s.job(p.job).queue && s.queue(vq).reclaimable;
   };
-  e.vote = [](const Session& s, const Task& p, const std::vector<TaskIdx>& c) {
-    return s.Reclaimable(p, c);
+  e.vote = [](const Session& s, const Task& p, const std::vector<TaskIdx>& c, EvictionScope scope) {
+    return s.Reclaimable(p, c, scope);
   };
   e.rule = [](const Session& s, const Task& p, const Task& v) -> std::string {
     return fmt::format("queue {} is entitled to resources held by reclaimable queue {}",

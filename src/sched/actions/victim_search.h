@@ -46,7 +46,8 @@ struct EligibilityPolicy {
       candidate;
   // The plugins' vote (Session::Preemptable or Session::Reclaimable); nullopt: none allowed.
   std::function<std::optional<std::vector<TaskIdx>>(const Session&, const Task& preemptor,
-                                                    const std::vector<TaskIdx>& candidates)>
+                                                    const std::vector<TaskIdx>& candidates,
+                                                    EvictionScope scope)>
       vote;
   // The rule an eviction applies, for its message.
   std::function<std::string(const Session&, const Task& preemptor, const Task& victim)> rule;

@@ -24,7 +24,7 @@ class TestSharePlugin : public Plugin {
  public:
   std::string_view name() const override { return "testshare"; }
   void OnSessionOpen(Session& s) override {
-    s.AddReclaimableFn([&s](const Task&, const std::vector<TaskIdx>& candidates) {
+    s.AddReclaimableFn([&s](const Task&, const std::vector<TaskIdx>& candidates, EvictionScope) {
       std::map<QueueIdx, ResourceVector> allocated;
       std::vector<TaskIdx> allowed;
       for (TaskIdx ti : candidates) {
@@ -48,7 +48,7 @@ class TestConformancePlugin : public Plugin {
  public:
   std::string_view name() const override { return "conformance"; }
   void OnSessionOpen(Session& s) override {
-    auto victims = [&s](const Task&, const std::vector<TaskIdx>& candidates) {
+    auto victims = [&s](const Task&, const std::vector<TaskIdx>& candidates, EvictionScope) {
       std::vector<TaskIdx> allowed;
       for (TaskIdx ti : candidates) {
         const Task& v = s.task(ti);
@@ -65,6 +65,31 @@ class TestConformancePlugin : public Plugin {
   }
 };
 
+// Test-only: records the scope of every eviction vote and the minAvailable of each candidate's
+// job as the vote sees it; allows every candidate.
+struct ScopeRecord {
+  EvictionScope scope;
+  std::vector<int32_t> min_available;
+};
+std::vector<ScopeRecord>& RecordedScopes() {
+  static std::vector<ScopeRecord> records;
+  return records;
+}
+class TestScopeRecorderPlugin : public Plugin {
+ public:
+  std::string_view name() const override { return "testscope"; }
+  void OnSessionOpen(Session& s) override {
+    s.AddPreemptableFn(
+        [&s](const Task&, const std::vector<TaskIdx>& candidates, EvictionScope scope) {
+          ScopeRecord r{scope, {}};
+          for (TaskIdx ti : candidates)
+            r.min_available.push_back(s.job(s.task(ti).job).min_available);
+          RecordedScopes().push_back(std::move(r));
+          return std::optional<std::vector<TaskIdx>>(candidates);
+        });
+  }
+};
+
 const Registry& TestRegistry() {
   static const Registry* registry = [] {
     auto* r = new Registry();
@@ -76,6 +101,9 @@ const Registry& TestRegistry() {
     }
     r->AddPlugin("testshare", [](PluginBuildContext&) -> Result<std::unique_ptr<Plugin>> {
       return std::unique_ptr<Plugin>(new TestSharePlugin());
+    });
+    r->AddPlugin("testscope", [](PluginBuildContext&) -> Result<std::unique_ptr<Plugin>> {
+      return std::unique_ptr<Plugin>(new TestScopeRecorderPlugin());
     });
     return r;
   }();
@@ -371,6 +399,37 @@ TEST(VictimSearchTest, WholeGangOption) {
           << d.evictions[0].message;
     }
   }
+}
+
+// The whole-gang attempt is an argument of the vote: the plugins are asked with
+// EvictionScope::kWholeGang and still see the victim job's minAvailable as it is.
+TEST(VictimSearchTest, WholeGangIntentReachesTheVoteAndMinAvailableStays) {
+  ClusterBuilder b;
+  b.Node("n1").Resources("cpu=64").Gpus(4);
+  b.Job("gang").Priority(10).Running("w", 4, "nvidia.com/gpu=1", "n1");  // minAvailable 4
+  b.Job("high").Priority(100).Tasks("w", 1, "nvidia.com/gpu=2");
+  Snapshot snap = b.Build();
+  std::string yaml = fmt::format(R"(
+actions: "allocate, preempt"
+tiers:
+- plugins:
+  - name: priority
+  - name: gang
+  - name: testscope
+  - name: preemption
+    arguments: {{{}}}
+)",
+                                 "preemption.maxClusterFraction: 1.0, preemption.wholeGang: true");
+  RecordedScopes().clear();
+  Decision d = RunConf(snap, yaml);
+  EXPECT_EQ(Evicted(d).size(), 4u);
+  bool whole_gang_asked = false;
+  for (const ScopeRecord& r : RecordedScopes()) {
+    if (r.scope != EvictionScope::kWholeGang) continue;
+    whole_gang_asked = true;
+    EXPECT_EQ(r.min_available, (std::vector<int32_t>{4, 4, 4, 4}));
+  }
+  EXPECT_TRUE(whole_gang_asked);
 }
 
 TEST(VictimSearchTest, VictimsMarkedWithReasonAndPreemptorNominated) {

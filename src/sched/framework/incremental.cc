@@ -8,7 +8,7 @@
 namespace etna::sched {
 
 IncrementalPlacer::IncrementalPlacer(Session& session, Options options)
-    : session_(session), options_(options), rng_(options.seed) {
+    : session_(session), options_(options), filter_(session), rng_(options.seed) {
   version_.assign(session_.nodes().size(), 0);
   log_pos_ = session_.node_change_log().size();
   if (options_.tie_break == TieBreak::kFixedOrder) {
@@ -34,10 +34,8 @@ void IncrementalPlacer::CatchUp() {
   for (; log_pos_ < log.size(); ++log_pos_) ++version_[log[log_pos_]];
 }
 
-bool IncrementalPlacer::Feasible(const Task& t, const Node& n) const {
-  if (!session_.Schedulable(n)) return false;
-  if (!session_.ResourceFits(t, n, n.Idle(), /*check_devices=*/true, nullptr)) return false;
-  return session_.Predicate(t, n, /*cacheable_only=*/false).ok;
+bool IncrementalPlacer::Feasible(const Task& t, NodeIdx n) {
+  return session_.Schedulable(session_.node(n)) && filter_.FitsNow(t, n, nullptr);
 }
 
 NodeIdx IncrementalPlacer::Place(TaskIdx ti) {
@@ -58,8 +56,8 @@ NodeIdx IncrementalPlacer::Place(TaskIdx ti) {
     Entry& e = (*entries)[n];
     if (e.version != version_[n] || !options_.cache) {
       e.version = version_[n];
-      e.feasible = Feasible(t, nodes[n]);
-      e.score = e.feasible ? session_.NodeScore(t, nodes[n]) : 0;
+      e.feasible = Feasible(t, n);
+      e.score = e.feasible ? filter_.Score(t, n) : 0;
     }
     if (!e.feasible) continue;
     if (best == kNone || e.score > best_score) {

@@ -58,8 +58,9 @@ Status Statement::Evict(TaskIdx ti, std::string reason, std::string message,
 
 void Statement::Commit() {
   for (auto& op : ops_) {
-    session_.RecordCommitted(op.kind, op.task, std::move(op.reason), std::move(op.message),
-                             std::move(op.preemptor));
+    const Task& t = session_.task(op.task);
+    session_.RecordCommitted(op.kind, op.task, t, session_.node(t.node), std::move(op.reason),
+                             std::move(op.message), std::move(op.preemptor));
   }
   ops_.clear();
 }

@@ -6,6 +6,9 @@
 // itself, so a partial gang never outlives its attempt. Merge() appends another statement's
 // operations, so a per-node trial can be kept only when the whole job succeeds.
 //
+// Statement is the only writer of the session's placements: SessionAccounting's mutation
+// primitives and SessionOutcomes' record of committed operations are private to it.
+//
 // Thread-safety: none; belongs to the session's thread.
 #pragma once
 

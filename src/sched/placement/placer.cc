@@ -14,40 +14,6 @@ int WholeGpusNeeded(const Task& t) {
 
 }  // namespace
 
-int16_t Placer::ReasonId(const std::string& reason) {
-  auto [it, inserted] = reason_ids_.try_emplace(reason, static_cast<int16_t>(reasons_.size()));
-  if (inserted) reasons_.push_back(reason);
-  return it->second;
-}
-
-PredicateResult Placer::StaticPredicate(const Task& t, NodeIdx n) {
-  SpecCache& cache = spec_cache_[t.spec.get()];
-  if (cache.result.empty()) cache.result.assign(session_.nodes().size(), -1);
-  int16_t& r = cache.result[n];
-  if (r < 0) {
-    PredicateResult p = session_.Predicate(t, session_.node(n), /*cacheable_only=*/true);
-    r = p.ok ? 0 : static_cast<int16_t>(ReasonId(p.reason) + 1);
-    return p;
-  }
-  return r == 0 ? PredicateResult::Pass() : PredicateResult::Fail(reasons_[r - 1]);
-}
-
-PredicateResult Placer::AllPredicates(const Task& t, NodeIdx n) {
-  if (auto p = StaticPredicate(t, n); !p.ok) return p;
-  return session_.DynamicPredicate(t, session_.node(n));
-}
-
-bool Placer::Feasible(const Task& t, NodeIdx n, FitErrors* errors) {
-  const Node& node = session_.node(n);
-  if (!session_.ResourceFits(t, node, node.Idle(), /*check_devices=*/true, errors)) return false;
-  PredicateResult p = AllPredicates(t, n);
-  if (!p.ok) {
-    if (errors) errors->AddNodeFailure(p.reason);
-    return false;
-  }
-  return true;
-}
-
 void Placer::Scan(const Task& t, std::vector<Candidate>* out, FitErrors* errors) {
   out->clear();
   const auto& index = session_.free_gpu_index();
@@ -56,7 +22,7 @@ void Placer::Scan(const Task& t, std::vector<Candidate>* out, FitErrors* errors)
                                              : session_.nodes().size();
   index.ForEach(need, /*tightest_first=*/true, [&](NodeIdx n) {
     if (!Allowed(n)) return true;
-    if (Feasible(t, n, errors)) out->push_back({n, session_.NodeScoreOwn(t, session_.node(n))});
+    if (filter_.FitsNow(t, n, errors)) out->push_back({n, filter_.ScoreOwn(t, n)});
     return out->size() < limit;
   });
   if (errors && out->empty()) {
@@ -88,8 +54,8 @@ void Placer::Refresh(const Task& t, CandidateCache& cache) {
       auto it = std::find_if(cache.candidates.begin(), cache.candidates.end(),
                              [&](const Candidate& c) { return c.node == changed; });
       if (it == cache.candidates.end()) continue;
-      if (Feasible(t, changed, nullptr)) {
-        it->score = session_.NodeScoreOwn(t, session_.node(changed));
+      if (filter_.FitsNow(t, changed, nullptr)) {
+        it->score = filter_.ScoreOwn(t, changed);
       } else {
         cache.candidates.erase(it);
       }
@@ -102,7 +68,7 @@ Placer::Choice Placer::FindNode(TaskIdx ti, bool allow_pipeline, FitErrors* erro
   const Task& t = session_.task(ti);
   // A pipelined task returning to its nominated node goes there first.
   if (t.nominated_node != kNone && Allowed(t.nominated_node) &&
-      Feasible(t, t.nominated_node, nullptr)) {
+      filter_.FitsNow(t, t.nominated_node, nullptr)) {
     return {t.nominated_node, false};
   }
   bool shareable = !(t.spec && t.spec->HasPodAffinity()) && !session_.cross_node_predicates();
@@ -133,7 +99,7 @@ Placer::Choice Placer::FindNode(TaskIdx ti, bool allow_pipeline, FitErrors* erro
     double best_score = 0;
     for (const auto& c : *candidates) {
       double score = c.score;
-      if (members) score += session_.NodeScoreMembers(t, session_.node(c.node));
+      if (members) score += filter_.ScoreMembers(t, c.node);
       if (best == kNone || score > best_score) {
         best = c.node;
         best_score = score;
@@ -161,7 +127,7 @@ Placer::Choice Placer::FindPipelineNode(const Task& t, FitErrors* /*errors*/) {
       continue;
     }
     if (!AllPredicates(t, n).ok) continue;
-    double score = session_.NodeScore(t, node);
+    double score = filter_.Score(t, n);
     if (best == kNone || score > best_score) {
       best = n;
       best_score = score;

@@ -2,13 +2,13 @@
 // victim search.
 //
 // Pipeline for a task: candidate nodes come from the FreeGpuIndex (only nodes with enough free
-// whole GPUs, tightest first, so CPU-only work lands where GPUs are already busy) → resource fit
-// against idle resources, including concrete devices → static predicates, whose results are
-// cached per pod spec so identical tasks share them → dynamic predicates → the first
-// `feasible_nodes` feasible nodes are scored by the NodeOrder plugins and the best wins (ties:
-// the earlier candidate). Identical tasks of one job reuse the scored candidate list: only
-// nodes changed since (from the session's change log) are re-checked, and scores that depend
-// on where the job's other members are (Session::NodeScoreMembers) are added afresh per task.
+// whole GPUs, tightest first, so CPU-only work lands where GPUs are already busy) → the
+// NodeFilter (resource fit against idle resources, including concrete devices, then the
+// predicates) → the first `feasible_nodes` feasible nodes are scored by the NodeOrder plugins
+// and the best wins (ties: the earlier candidate). Identical tasks of one job reuse the scored
+// candidate list: only nodes changed since (from the session's change log) are re-checked, and
+// scores that depend on where the job's other members are (Session::NodeScoreMembers) are added
+// afresh per task.
 //
 // When no node has idle room and `allow_pipeline` is set, a node whose future idle resources
 // (after releasing tasks leave) hold the task is returned for pipelining.
@@ -23,6 +23,7 @@
 
 #include "sched/framework/fit_errors.h"
 #include "sched/framework/session.h"
+#include "sched/placement/node_filter.h"
 
 namespace etna::sched {
 
@@ -38,7 +39,8 @@ class Placer {
     explicit operator bool() const { return node != kNone; }
   };
 
-  Placer(Session& session, PlacerOptions options) : session_(session), options_(options) {}
+  Placer(Session& session, PlacerOptions options)
+      : session_(session), options_(options), filter_(session) {}
 
   // `errors`, when given, is filled (by one more scan) only when no node is found.
   Choice FindNode(TaskIdx task, bool allow_pipeline, FitErrors* errors);
@@ -49,10 +51,8 @@ class Placer {
     node_filter_ = allowed;
     candidate_cache_.clear();
   }
-  // Static predicates only, through the per-spec cache.
-  PredicateResult StaticPredicate(const Task& t, NodeIdx n);
   // Every predicate, ignoring resources: could this task ever run on this node?
-  PredicateResult AllPredicates(const Task& t, NodeIdx n);
+  PredicateResult AllPredicates(const Task& t, NodeIdx n) { return filter_.AllPredicates(t, n); }
 
  private:
   struct Candidate {
@@ -63,11 +63,7 @@ class Placer {
     size_t log_pos = 0;
     std::vector<Candidate> candidates;
   };
-  struct SpecCache {
-    std::vector<int16_t> result;  // per node: -1 unknown, 0 pass, k > 0 reason k-1
-  };
 
-  bool Feasible(const Task& t, NodeIdx n, FitErrors* errors);
   void Scan(const Task& t, std::vector<Candidate>* out, FitErrors* errors);
   void Refresh(const Task& t, CandidateCache& cache);
   Choice FindPipelineNode(const Task& t, FitErrors* errors);
@@ -82,15 +78,12 @@ class Placer {
   struct TemplateKeyHash {
     size_t operator()(const TemplateKey& k) const;
   };
-  int16_t ReasonId(const std::string& reason);
   bool Allowed(NodeIdx n) const { return node_filter_ == nullptr || (*node_filter_)[n]; }
 
   Session& session_;
   PlacerOptions options_;
-  std::unordered_map<const PodSpec*, SpecCache> spec_cache_;
+  NodeFilter filter_;
   std::unordered_map<TemplateKey, CandidateCache, TemplateKeyHash> candidate_cache_;
-  std::vector<std::string> reasons_;
-  std::unordered_map<std::string, int16_t> reason_ids_;
   const std::vector<bool>* node_filter_ = nullptr;
 };
 

@@ -91,11 +91,12 @@ void CapacityPlugin::Register(Session& s) {
     return ExceedOnRequest(tree_->Subtree(i), t.request, attrs_[i].deserved) == 0;
   });
 
-  s.AddReclaimableFn([this, &s](const Task&, const std::vector<TaskIdx>& candidates) {
-    return std::optional<std::vector<TaskIdx>>(fairness::ReclaimableVictims(
-        s, candidates, [&](QueueIdx q) { return tree_->Subtree(q); },
-        [&](QueueIdx q) { return attrs_[q].deserved; }));
-  });
+  s.AddReclaimableFn(
+      [this, &s](const Task&, const std::vector<TaskIdx>& candidates, EvictionScope) {
+        return std::optional<std::vector<TaskIdx>>(fairness::ReclaimableVictims(
+            s, candidates, [&](QueueIdx q) { return tree_->Subtree(q); },
+            [&](QueueIdx q) { return attrs_[q].deserved; }));
+      });
 
   s.AddJobEnqueueableFn([this, &s](const Job& job) {
     if (job.queue == kNone) return Vote::kAbstain;

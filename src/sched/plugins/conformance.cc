@@ -9,7 +9,7 @@ Result<std::unique_ptr<Plugin>> ConformancePlugin::Create(PluginBuildContext&) {
 }
 
 void ConformancePlugin::OnSessionOpen(Session& s) {
-  auto victims = [&s](const Task&, const std::vector<TaskIdx>& candidates) {
+  auto victims = [&s](const Task&, const std::vector<TaskIdx>& candidates, EvictionScope) {
     std::vector<TaskIdx> allowed;
     for (TaskIdx ti : candidates) {
       const Task& t = s.task(ti);

@@ -34,27 +34,28 @@ void DrfPlugin::OnSessionOpen(Session& s) {
     return CompareShares(job_share_[s.IndexOf(l)], job_share_[s.IndexOf(r)]);
   });
 
-  s.AddPreemptableFn([this, &s](const Task& preemptor, const std::vector<TaskIdx>& candidates) {
-    ResourceVector mine = preemptor.request;
-    if (preemptor.job != kNone) mine += s.job(preemptor.job).allocated;
-    fairness::Share ls = DominantShare(mine, total_);
-    std::map<JobIdx, ResourceVector> left;  // victim jobs' allocation after accepted victims
-    std::vector<TaskIdx> allowed;
-    for (TaskIdx ti : candidates) {
-      const Task& v = s.task(ti);
-      if (v.job == kNone) {
-        allowed.push_back(ti);
-        continue;
-      }
-      auto [it, fresh] = left.try_emplace(v.job, s.job(v.job).allocated);
-      ResourceVector after = it->second - v.request;
-      if (CompareShares(ls, DominantShare(after, total_)) <= 0) {
-        it->second = after;
-        allowed.push_back(ti);
-      }
-    }
-    return std::optional<std::vector<TaskIdx>>(std::move(allowed));
-  });
+  s.AddPreemptableFn(
+      [this, &s](const Task& preemptor, const std::vector<TaskIdx>& candidates, EvictionScope) {
+        ResourceVector mine = preemptor.request;
+        if (preemptor.job != kNone) mine += s.job(preemptor.job).allocated;
+        fairness::Share ls = DominantShare(mine, total_);
+        std::map<JobIdx, ResourceVector> left;  // victim jobs' allocation after accepted victims
+        std::vector<TaskIdx> allowed;
+        for (TaskIdx ti : candidates) {
+          const Task& v = s.task(ti);
+          if (v.job == kNone) {
+            allowed.push_back(ti);
+            continue;
+          }
+          auto [it, fresh] = left.try_emplace(v.job, s.job(v.job).allocated);
+          ResourceVector after = it->second - v.request;
+          if (CompareShares(ls, DominantShare(after, total_)) <= 0) {
+            it->second = after;
+            allowed.push_back(ti);
+          }
+        }
+        return std::optional<std::vector<TaskIdx>>(std::move(allowed));
+      });
 
   if (hierarchy_) RegisterHierarchy(s);
 }
@@ -82,28 +83,28 @@ void DrfPlugin::RegisterHierarchy(Session& s) {
     });
   });
 
-  s.AddReclaimableFn(
-      [this, &s, current](const Task& reclaimer, const std::vector<TaskIdx>& candidates) {
-        std::vector<TaskIdx> allowed;
-        if (reclaimer.job == kNone || s.job(reclaimer.job).queue == kNone)
-          return std::optional(allowed);
-        QueueIdx lq = s.job(reclaimer.job).queue;
-        std::vector<ResourceVector> subtree = current();
-        for (QueueIdx a : tree_->Path(lq)) subtree[a] += reclaimer.request;
-        auto cmp = [&](QueueIdx a, QueueIdx b) { return CompareQueues(s, a, b, subtree); };
-        for (TaskIdx ti : candidates) {
-          const Task& v = s.task(ti);
-          if (v.job == kNone || s.job(v.job).queue == kNone) continue;
-          QueueIdx rq = s.job(v.job).queue;
-          for (QueueIdx a : tree_->Path(rq)) subtree[a] -= v.request;
-          if (tree_->Compare(lq, rq, cmp) < 0) {
-            allowed.push_back(ti);
-          } else {
-            for (QueueIdx a : tree_->Path(rq)) subtree[a] += v.request;
-          }
-        }
-        return std::optional(allowed);
-      });
+  s.AddReclaimableFn([this, &s, current](const Task& reclaimer,
+                                         const std::vector<TaskIdx>& candidates, EvictionScope) {
+    std::vector<TaskIdx> allowed;
+    if (reclaimer.job == kNone || s.job(reclaimer.job).queue == kNone)
+      return std::optional(allowed);
+    QueueIdx lq = s.job(reclaimer.job).queue;
+    std::vector<ResourceVector> subtree = current();
+    for (QueueIdx a : tree_->Path(lq)) subtree[a] += reclaimer.request;
+    auto cmp = [&](QueueIdx a, QueueIdx b) { return CompareQueues(s, a, b, subtree); };
+    for (TaskIdx ti : candidates) {
+      const Task& v = s.task(ti);
+      if (v.job == kNone || s.job(v.job).queue == kNone) continue;
+      QueueIdx rq = s.job(v.job).queue;
+      for (QueueIdx a : tree_->Path(rq)) subtree[a] -= v.request;
+      if (tree_->Compare(lq, rq, cmp) < 0) {
+        allowed.push_back(ti);
+      } else {
+        for (QueueIdx a : tree_->Path(rq)) subtree[a] += v.request;
+      }
+    }
+    return std::optional(allowed);
+  });
 }
 
 }  // namespace etna::sched

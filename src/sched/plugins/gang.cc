@@ -94,7 +94,10 @@ void GangPlugin::OnSessionOpen(Session& s) {
   s.AddJobStarvingFn(
       [](const Job& job) { return job.occupied + job.succeeded < job.min_available; });
 
-  auto victims = [&s](const Task&, const std::vector<TaskIdx>& candidates) {
+  auto victims = [&s](const Task&, const std::vector<TaskIdx>& candidates, EvictionScope scope) {
+    // A whole gang evicted together leaves no partial gang behind: each of its ready members
+    // may go, whatever the job's minimums.
+    bool whole_gang = scope == EvictionScope::kWholeGang;
     // Members each job can still give up, consumed as candidates are accepted.
     std::map<JobIdx, int32_t> spare;
     std::map<std::pair<JobIdx, std::string>, int32_t> role_spare;
@@ -106,10 +109,11 @@ void GangPlugin::OnSessionOpen(Session& s) {
         continue;
       }
       const Job& job = s.job(t.job);
-      auto [it, fresh] = spare.try_emplace(t.job, job.ReadyCount() - job.min_available);
+      int32_t min_available = whole_gang ? 0 : job.min_available;
+      auto [it, fresh] = spare.try_emplace(t.job, job.ReadyCount() - min_available);
       if (it->second <= 0) continue;
       auto min_it = job.min_task_member.find(t.role);
-      if (min_it != job.min_task_member.end()) {
+      if (!whole_gang && min_it != job.min_task_member.end()) {
         auto key = std::make_pair(t.job, t.role);
         auto [rit, rfresh] = role_spare.try_emplace(key, 0);
         if (rfresh) {

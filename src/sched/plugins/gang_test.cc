@@ -1,6 +1,7 @@
 #include <gtest/gtest.h>
 
 #include "sched/testing/cluster_builder.h"
+#include "sched/testing/open_session.h"
 
 namespace etna::sched {
 namespace {
@@ -78,6 +79,27 @@ TEST(GangTest, PipelinedGangBindsNobodyUntilAllCan) {
   Decision d = Schedule(s, kConf);
   EXPECT_TRUE(d.binds.empty()) << "two members could bind now, but the gang needs four";
   EXPECT_EQ(NominationMap(d).size(), 4u);
+}
+
+TEST(GangTest, WholeGangEvictionScopeAllowsEveryMemberWithoutTouchingMinAvailable) {
+  ClusterBuilder b;
+  b.Node("n1").Resources("cpu=8").Gpus(4);
+  b.Job("gang").Priority(10).MinAvailable(4).MinTaskMember("w", 4).Running(
+      "w", 4, "nvidia.com/gpu=1", "n1");
+  b.Job("high").Priority(100).Tasks("w", 1, "nvidia.com/gpu=2");
+  testkit::OpenSession s(b.Build(), kConf);
+  const Task& preemptor = s->task(s.Task("high-w-0"));
+  std::vector<TaskIdx> members = s.Running();
+  ASSERT_EQ(members.size(), 4u);
+
+  EXPECT_EQ(s.Names(s->Preemptable(preemptor, members, EvictionScope::kSpareMembers)),
+            std::vector<std::string>{})
+      << "one by one, a gang at its minimum spares nobody";
+  EXPECT_EQ(s.Names(s->Preemptable(preemptor, members, EvictionScope::kWholeGang)),
+            (std::vector<std::string>{"gang-w-0", "gang-w-1", "gang-w-2", "gang-w-3"}));
+  EXPECT_EQ(s.Names(s->Reclaimable(preemptor, members, EvictionScope::kWholeGang)).size(), 4u);
+  EXPECT_EQ(s.Job("gang").min_available, 4);
+  EXPECT_EQ(s.Job("gang").min_task_member.at("w"), 4);
 }
 
 }  // namespace

@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <map>
 
+#include "sched/devices/nvlink.h"
 #include "sched/framework/session.h"
 
 namespace etna::sched {
@@ -127,12 +128,14 @@ double GpuTopologyPlugin::Score(const Node& n, int count) {
   if (count <= 0) return 0;
   std::vector<int32_t> free = FreeGpus(n);
   if (free.size() < static_cast<size_t>(count)) return 0;
-  auto groups = GroupBy(n, free, Level::kNvlink);
-  const std::vector<int32_t>* tight = nullptr;
-  for (const auto& g : groups) {
-    if (g.size() >= static_cast<size_t>(count) && (!tight || g.size() < tight->size())) tight = &g;
-  }
-  if (tight == nullptr) {
+  // A free GPU without a domain is a tight fit of its own for a one-GPU task.
+  bool lone_fit = count == 1 && std::any_of(free.begin(), free.end(),
+                                            [&](int32_t i) { return n.gpus[i].nvlink_domain < 0; });
+  if (lone_fit) return 100.0;
+  std::optional<devices::NvlinkDomainFit> tight =
+      devices::TightestNvlinkDomain(n, static_cast<size_t>(count));
+  if (!tight) {
+    auto groups = GroupBy(n, free, Level::kNvlink);
     std::sort(groups.begin(), groups.end(),
               [](const auto& a, const auto& b) { return a.size() > b.size(); });
     size_t taken = 0;
@@ -144,14 +147,11 @@ double GpuTopologyPlugin::Score(const Node& n, int count) {
     }
     return 50.0 / k;
   }
-  int32_t domain = n.gpus[(*tight)[0]].nvlink_domain;
-  size_t size = 1;
-  if (domain >= 0) {
-    size = static_cast<size_t>(std::count_if(n.gpus.begin(), n.gpus.end(), [&](const GpuDevice& g) {
-      return g.nvlink_domain == domain;
-    }));
-  }
-  return 100.0 - 50.0 * static_cast<double>(tight->size() - static_cast<size_t>(count)) /
+  size_t size =
+      static_cast<size_t>(std::count_if(n.gpus.begin(), n.gpus.end(), [&](const GpuDevice& g) {
+        return g.nvlink_domain == tight->domain;
+      }));
+  return 100.0 - 50.0 * static_cast<double>(tight->free - static_cast<size_t>(count)) /
                      static_cast<double>(size);
 }
 

@@ -17,7 +17,8 @@ void PriorityPlugin::OnSessionOpen(Session& s) {
     if (l.priority == r.priority) return 0;
     return l.priority > r.priority ? -1 : 1;
   });
-  auto victims = [&s](const Task& preemptor, const std::vector<TaskIdx>& candidates) {
+  auto victims = [&s](const Task& preemptor, const std::vector<TaskIdx>& candidates,
+                      EvictionScope) {
     std::vector<TaskIdx> allowed;
     int32_t preemptor_job_priority =
         preemptor.job == kNone ? preemptor.priority : s.job(preemptor.job).priority;

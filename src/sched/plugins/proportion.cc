@@ -79,11 +79,12 @@ void ProportionPlugin::Register(Session& s) {
     return ExceedOnRequest(q.allocated, t.request, attrs_[s.IndexOf(q)].deserved) == 0;
   });
 
-  s.AddReclaimableFn([this, &s](const Task&, const std::vector<TaskIdx>& candidates) {
-    return std::optional<std::vector<TaskIdx>>(fairness::ReclaimableVictims(
-        s, candidates, [&](QueueIdx q) { return s.queue(q).allocated; },
-        [&](QueueIdx q) { return fairness::FullLimit(attrs_[q].deserved); }));
-  });
+  s.AddReclaimableFn(
+      [this, &s](const Task&, const std::vector<TaskIdx>& candidates, EvictionScope) {
+        return std::optional<std::vector<TaskIdx>>(fairness::ReclaimableVictims(
+            s, candidates, [&](QueueIdx q) { return s.queue(q).allocated; },
+            [&](QueueIdx q) { return fairness::FullLimit(attrs_[q].deserved); }));
+      });
 
   s.AddJobEnqueueableFn([this, &s](const Job& job) {
     if (job.queue == kNone) return Vote::kAbstain;
