@@ -52,11 +52,13 @@ class Informer {
   std::optional<nlohmann::json> Get(const std::string& ns, const std::string& name) const;
   // How often the collection was listed (1 + relists).
   int lists() const { return lists_; }
+  // Lists and replaces the cache, delivering the differences to the handler; false on failure.
+  // Run does it on the informer's thread; a test that drives an informer it did not Start
+  // (Controller::SyncOnce) calls it on its own.
+  bool Relist();
 
  private:
   void Run();
-  // Lists and replaces the cache; false on failure.
-  bool Relist();
   // Watches from rv_; returns true when a relist is needed (expired), false to re-watch.
   bool WatchOnce(bool* failed);
   void Apply(const std::string& type, const nlohmann::json& object);
