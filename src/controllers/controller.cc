@@ -95,7 +95,7 @@ void Controller::ProcessKey(const std::string& key) {
 }
 
 int Controller::SyncOnce() {
-  for (auto& informer : informers_) informer->Relist();
+  for (auto& informer : informers_) informer->SyncNow();
   std::set<std::string> reconciled;  // each key once a call, even one a reconcile re-adds
   while (auto key = queue_.Get(std::chrono::milliseconds(0))) {
     if (!reconciled.insert(*key).second) {

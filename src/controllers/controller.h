@@ -6,7 +6,7 @@
 // AlreadyExists and NotFound answers are fine). A failed reconcile (Conflict, Unavailable, ...)
 // is retried with backoff; every key of the primary informer is re-queued each resync period.
 // Tests may drive a controller synchronously instead (SyncOnce, SyncUntilIdle): no thread runs,
-// the informers list on the caller's thread and the keys are reconciled there.
+// the informers catch up on the caller's thread and the keys are reconciled there.
 // Thread-safety: Start/Stop/WaitForSync from the owner; informer handlers run on the informers'
 // threads and only enqueue keys; Reconcile runs on the worker thread only (or, driven
 // synchronously, on the caller's).
@@ -61,10 +61,10 @@ class Controller {
   WorkQueue& queue() { return queue_; }
 
   // The synchronous seam for tests, used instead of Start (client-go's controller tests call
-  // syncHandler(key) the same way): lists every informer on the caller's thread, which delivers
-  // the changes since its last list to the handlers, then reconciles every due key as the worker
-  // does; the keys that failed are due again at once rather than after their backoff. Returns how
-  // many reconciles it ran. Never while started.
+  // syncHandler(key) the same way): brings every informer up to date on the caller's thread
+  // (Informer::SyncNow: each event since the last call reaches the handlers, in order), then
+  // reconciles every due key as the worker does; the keys that failed are due again at once
+  // rather than after their backoff. Returns how many reconciles it ran. Never while started.
   int SyncOnce();
 
  protected:

@@ -20,7 +20,7 @@ std::string Env(const json& pod, const std::string& name) {
   return "<unset>";
 }
 
-// Most tests drive the controller synchronously (Sync); the last ones start its threads.
+// The tests drive the controller synchronously (Sync) but for the last, which starts it.
 class JobControllerTest : public testing::ControllerTest {
  protected:
   void SetUp() override {

@@ -84,7 +84,7 @@ TEST_F(JobEventsTest, DisruptionTargetIsPodEvicted) {
                   .MergePatch(client::Path("pods", "default", "dt-w-1"),
                               {{"status", {{"conditions", {cond}}}}}, "status")
                   .ok());
-  SyncFinishingDeletes();
+  Sync();  // the restart begins: the victim is still terminating
   ASSERT_EQ(Status("dt").value("version", 0), 1);
   // One restart for one eviction, even after the victim is deleted.
   ASSERT_TRUE(rest().Delete(client::Path("pods", "default", "dt-w-1"), 0).ok() ||
