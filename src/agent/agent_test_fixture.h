@@ -17,6 +17,7 @@
 #include "agent/gpu/nvml_source.h"
 #include "client/testing/in_process_api.h"
 #include "client/well_known.h"
+#include "common/testing/wait.h"
 #include "net/http/client.h"
 
 namespace etna::agent::testing {
@@ -24,14 +25,8 @@ namespace etna::agent::testing {
 using nlohmann::json;
 namespace fs = std::filesystem;
 
-inline bool WaitFor(const std::function<bool()>& done, int seconds = 20) {
-  auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(seconds);
-  while (std::chrono::steady_clock::now() < deadline) {
-    if (done()) return true;
-    std::this_thread::sleep_for(std::chrono::milliseconds(15));
-  }
-  return done();
-}
+// The agent's pods are real processes: their progress is polled.
+using common_testing::WaitFor;
 
 inline std::string ReadFile(const std::string& path) {
   std::ifstream in(path);
@@ -62,7 +57,7 @@ class AgentTest : public ::testing::Test {
               .ok();
         }
       }
-      WaitFor([&] { return ProcessesOfThisTest().empty(); }, 5);
+      WaitFor([&] { return ProcessesOfThisTest().empty(); }, std::chrono::seconds(5));
     }
     agent_.reset();
     for (pid_t pid : ProcessesOfThisTest()) kill(pid, SIGKILL);

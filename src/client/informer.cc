@@ -73,7 +73,7 @@ std::optional<json> Informer::Get(const std::string& ns, const std::string& name
   return it->second;
 }
 
-std::string Informer::Query(bool watch) const {
+std::string Informer::Query(bool watch, int timeout_seconds) const {
   std::string q;
   auto add = [&](const std::string& k, const std::string& v) {
     q += (q.empty() ? "?" : "&") + k + "=" + Escape(v);
@@ -83,7 +83,7 @@ std::string Informer::Query(bool watch) const {
   if (watch) {
     add("watch", "true");
     add("resourceVersion", rv_);
-    add("timeoutSeconds", std::to_string(options_.watch_timeout_seconds));
+    add("timeoutSeconds", std::to_string(timeout_seconds));
   }
   return q;
 }
@@ -145,9 +145,10 @@ void Informer::Apply(const std::string& type, const json& object) {
   handler_(type, object);
 }
 
-bool Informer::WatchOnce(bool* failed) {
+bool Informer::WatchOnce(bool* failed, int timeout_seconds) {
   bool expired = false;
-  auto status = transport_->Watch(options_.path + Query(true), [&](std::string_view line) {
+  std::string target = options_.path + Query(true, timeout_seconds);
+  auto status = transport_->Watch(target, [&](std::string_view line) {
     json event = json::parse(line, nullptr, false);
     if (event.is_discarded() || !event.is_object()) return;
     std::string type = event.value("type", "");
@@ -169,6 +170,13 @@ bool Informer::WatchOnce(bool* failed) {
   return expired;
 }
 
+bool Informer::SyncNow() {
+  if (lists_ == 0) return Relist();
+  bool failed = false;
+  if (WatchOnce(&failed, /*timeout_seconds=*/0)) return Relist();  // expired
+  return !failed;
+}
+
 void Informer::Run() {
   bool need_list;
   {
@@ -188,7 +196,7 @@ void Informer::Run() {
       need_list = false;
     }
     bool failed = false;
-    need_list = WatchOnce(&failed);
+    need_list = WatchOnce(&failed, options_.watch_timeout_seconds);
     if (failed) {
       SleepBackoff();
     } else {

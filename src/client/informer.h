@@ -52,15 +52,20 @@ class Informer {
   std::optional<nlohmann::json> Get(const std::string& ns, const std::string& name) const;
   // How often the collection was listed (1 + relists).
   int lists() const { return lists_; }
+  // Brings the cache up to date on the caller's thread, for an informer that is not started (a
+  // test driving a controller synchronously, Controller::SyncOnce): the first call lists, later
+  // ones deliver every event since, in order, from a watch that ends at once. False on failure.
+  bool SyncNow();
 
  private:
   void Run();
   // Lists and replaces the cache; false on failure.
   bool Relist();
-  // Watches from rv_; returns true when a relist is needed (expired), false to re-watch.
-  bool WatchOnce(bool* failed);
+  // Watches from rv_ for up to `timeout_seconds`; returns true when a relist is needed
+  // (expired), false to re-watch.
+  bool WatchOnce(bool* failed, int timeout_seconds);
   void Apply(const std::string& type, const nlohmann::json& object);
-  std::string Query(bool watch) const;
+  std::string Query(bool watch, int timeout_seconds = 0) const;
   void SleepBackoff();
 
   Transport* transport_;

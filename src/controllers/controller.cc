@@ -4,6 +4,7 @@
 
 #include <cstdio>
 #include <exception>
+#include <set>
 
 namespace etna::controllers {
 
@@ -71,24 +72,50 @@ void Controller::RunWorker() {
       next_resync = std::chrono::steady_clock::now() + options_.resync_period;
     }
     auto key = queue_.Get(std::chrono::milliseconds(100));
-    if (!key) continue;
-    Status status;
-    try {
-      status = Reconcile(*key);
-    } catch (const std::exception& e) {  // malformed objects must not end the controller
-      status = Status::Internal(std::string("unexpected object: ") + e.what());
-    }
-    if (status.ok()) {
-      queue_.Forget(*key);
-    } else {
-      if (status.code() != StatusCode::kConflict) {
-        std::fprintf(stderr, "%s: %s: %s\n", name_.c_str(), key->c_str(),
-                     status.ToString().c_str());
-      }
-      queue_.AddRateLimited(*key);
-    }
-    queue_.Done(*key);
+    if (key) ProcessKey(*key);
   }
+}
+
+void Controller::ProcessKey(const std::string& key) {
+  Status status;
+  try {
+    status = Reconcile(key);
+  } catch (const std::exception& e) {  // malformed objects must not end the controller
+    status = Status::Internal(std::string("unexpected object: ") + e.what());
+  }
+  if (status.ok()) {
+    queue_.Forget(key);
+  } else {
+    if (status.code() != StatusCode::kConflict) {
+      std::fprintf(stderr, "%s: %s: %s\n", name_.c_str(), key.c_str(), status.ToString().c_str());
+    }
+    queue_.AddRateLimited(key);
+  }
+  queue_.Done(key);
+}
+
+int Controller::SyncOnce() {
+  for (auto& informer : informers_) informer->SyncNow();
+  std::set<std::string> reconciled;  // each key once a call, even one a reconcile re-adds
+  while (auto key = queue_.Get(std::chrono::milliseconds(0))) {
+    if (!reconciled.insert(*key).second) {
+      queue_.Done(*key);
+      queue_.Add(*key);
+      break;
+    }
+    ProcessKey(*key);
+  }
+  queue_.RetryNow();  // the failed keys: the next call reconciles them again
+  return static_cast<int>(reconciled.size());
+}
+
+bool SyncUntilIdle(const std::vector<Controller*>& controllers, int max_rounds) {
+  for (int round = 0; round < max_rounds; ++round) {
+    int reconciles = 0;
+    for (Controller* c : controllers) reconciles += c->SyncOnce();
+    if (reconciles == 0) return true;
+  }
+  return false;
 }
 
 }  // namespace etna::controllers

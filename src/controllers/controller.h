@@ -5,8 +5,11 @@
 // idempotent and safe after a restart with half-done work (object names are deterministic, so
 // AlreadyExists and NotFound answers are fine). A failed reconcile (Conflict, Unavailable, ...)
 // is retried with backoff; every key of the primary informer is re-queued each resync period.
+// Tests may drive a controller synchronously instead (SyncOnce, SyncUntilIdle): no thread runs,
+// the informers catch up on the caller's thread and the keys are reconciled there.
 // Thread-safety: Start/Stop/WaitForSync from the owner; informer handlers run on the informers'
-// threads and only enqueue keys; Reconcile runs on the worker thread only.
+// threads and only enqueue keys; Reconcile runs on the worker thread only (or, driven
+// synchronously, on the caller's).
 #pragma once
 
 #include <atomic>
@@ -57,6 +60,13 @@ class Controller {
   bool Idle() { return queue_.Idle(); }
   WorkQueue& queue() { return queue_; }
 
+  // The synchronous seam for tests, used instead of Start (client-go's controller tests call
+  // syncHandler(key) the same way): brings every informer up to date on the caller's thread
+  // (Informer::SyncNow: each event since the last call reaches the handlers, in order), then
+  // reconciles every due key as the worker does; the keys that failed are due again at once
+  // rather than after their backoff. Returns how many reconciles it ran. Never while started.
+  int SyncOnce();
+
  protected:
   using Handler = client::Informer::Handler;
   // Registers an informer of `path` (before Start). `handler` maps events to keys to enqueue;
@@ -72,6 +82,8 @@ class Controller {
 
  private:
   void RunWorker();
+  // Reconciles `key` (taken from the queue); requeues it with backoff when that failed.
+  void ProcessKey(const std::string& key);
 
   std::string name_;
   ControllerOptions options_;
@@ -89,5 +101,10 @@ class Controller {
   std::atomic<bool> stop_{false};
   std::thread worker_;
 };
+
+// Runs SyncOnce on each of `controllers` in turn until a round reconciles nothing (every
+// controller has converged on the API's state); false when they were still busy after
+// `max_rounds` rounds.
+bool SyncUntilIdle(const std::vector<Controller*>& controllers, int max_rounds = 100);
 
 }  // namespace etna::controllers

@@ -8,10 +8,10 @@
 namespace etna::controllers {
 namespace {
 
+using common_testing::WaitFor;
 using nlohmann::json;
 using testing::Job;
 using testing::Task;
-using testing::WaitUntil;
 
 std::string Env(const json& pod, const std::string& name) {
   for (const json& e : pod["spec"]["containers"][0].value("env", json::array())) {
@@ -20,8 +20,13 @@ std::string Env(const json& pod, const std::string& name) {
   return "<unset>";
 }
 
+// The tests drive the controller synchronously (Sync) but for the last, which starts it.
 class JobControllerTest : public testing::ControllerTest {
  protected:
+  void SetUp() override {
+    controller_ = std::make_unique<JobController>(Options());
+    sync_ = [this] { return SyncUntilIdle({controller_.get()}); };
+  }
   void Start() {
     controller_ = std::make_unique<JobController>(Options());
     ASSERT_TRUE(controller_->Start());
@@ -29,37 +34,26 @@ class JobControllerTest : public testing::ControllerTest {
   void TearDown() override {
     if (controller_) controller_->Stop();
   }
-  bool WaitPods(const std::string& job, size_t n) {
-    return WaitUntil([&] { return JobPods(job).size() == n; });
-  }
-  // Finishes the graceful deletes until `job` has `n` pods, all of job version `version`.
-  bool WaitRestarted(const std::string& job, size_t n, const std::string& version) {
-    return WaitUntil([&] {
-      FinishTerminating();
-      auto pods = JobPods(job);
-      if (pods.size() != n) return false;
-      for (auto& [name, p] : pods) {
-        if (p["metadata"]["labels"]["volcano.sh/job-version"] != version) return false;
-      }
-      return true;
-    });
-  }
-  bool WaitPhase(const std::string& job, const std::string& phase) {
-    bool ok = WaitUntil([&] { return JobPhase(job) == phase; });
-    if (!ok) ADD_FAILURE() << job << " is " << JobPhase(job) << ", not " << phase;
-    return ok;
+  // Whether `job` has `n` pods, all of job version `version`.
+  bool Restarted(const std::string& job, size_t n, const std::string& version) {
+    auto pods = JobPods(job);
+    if (pods.size() != n) return false;
+    for (auto& [name, p] : pods) {
+      if (p["metadata"]["labels"]["volcano.sh/job-version"] != version) return false;
+    }
+    return true;
   }
   std::unique_ptr<JobController> controller_;
 };
 
 TEST_F(JobControllerTest, CreatesPodGroupAndPodsAsVolcanoWithPytorchEnv) {
-  Start();
   json job =
       MustCreate("jobs", "default",
                  Job("pt", {Task("master", 1, "2"), Task("worker", 2, "1")},
                      {{"plugins", {{"pytorch", {"--port=23456"}}, {"env", json::array()}}}}));
   std::string uid = job["metadata"]["uid"];
-  ASSERT_TRUE(WaitPods("pt", 3));
+  Sync();
+  ASSERT_EQ(JobPods("pt").size(), 3u);
   auto pods = JobPods("pt");
   ASSERT_TRUE(pods.count("pt-master-0") && pods.count("pt-worker-0") && pods.count("pt-worker-1"));
   const json& w1 = pods["pt-worker-1"];
@@ -96,20 +90,20 @@ TEST_F(JobControllerTest, CreatesPodGroupAndPodsAsVolcanoWithPytorchEnv) {
   auto cm = Get("configmaps", "default", "pt-svc");
   ASSERT_TRUE(cm);
   EXPECT_EQ((*cm)["data"]["worker.host"], "pt-worker-0.pt\npt-worker-1.pt");
-  ASSERT_TRUE(WaitUntil([&] {
-    auto j = Get("jobs", "default", "pt");
-    return j && j->value("/status/pending"_json_pointer, 0) == 3;
-  }));
+  auto j = Get("jobs", "default", "pt");
+  ASSERT_TRUE(j);
+  ASSERT_EQ(j->value("/status/pending"_json_pointer, 0), 3);
   EXPECT_EQ(JobPhase("pt"), "Pending");
 }
 
 TEST_F(JobControllerTest, SeedChiefTaskNamedWithMasterFlag) {
-  Start();
   MustCreate("jobs", "default",
              Job("bert", {Task("chief", 1), Task("worker", 3)},
                  {{"plugins", {{"pytorch", {"--master=chief", "--worker=worker"}}}},
                   {"priorityClassName", "high"}}));
-  ASSERT_TRUE(WaitPods("bert", 4));  // "high" is one of the priority classes the server starts with
+  Sync();
+  ASSERT_EQ(JobPods("bert").size(),
+            4u);  // "high" is one of the priority classes the server starts with
   auto pods = JobPods("bert");
   EXPECT_EQ(Env(pods["bert-chief-0"], "RANK"), "0");
   EXPECT_EQ(Env(pods["bert-worker-2"], "RANK"), "3");
@@ -120,36 +114,41 @@ TEST_F(JobControllerTest, SeedChiefTaskNamedWithMasterFlag) {
 }
 
 TEST_F(JobControllerTest, RunningThenCompletedWhenAllPodsSucceed) {
-  Start();
   MustCreate("jobs", "default", Job("done", {Task("w", 2)}));
-  ASSERT_TRUE(WaitPods("done", 2));
+  Sync();
+  ASSERT_EQ(JobPods("done").size(), 2u);
   SetAll("done", "Running");
-  ASSERT_TRUE(WaitPhase("done", "Running"));
+  Sync();
+  ASSERT_EQ(JobPhase("done"), "Running");
   SetAll("done", "Succeeded");
-  ASSERT_TRUE(WaitPhase("done", "Completed"));
+  Sync();
+  ASSERT_EQ(JobPhase("done"), "Completed");
   auto j = Get("jobs", "default", "done");
   EXPECT_EQ((*j)["status"]["succeeded"], 2);
   EXPECT_EQ((*j)["status"]["taskStatusCount"]["w"]["phase"]["Succeeded"], 2);
 }
 
 TEST_F(JobControllerTest, PodFailedRestartJobHonoursMaxRetryThenFails) {
-  Start();
   MustCreate(
       "jobs", "default",
       Job("rj", {Task("w", 2)},
           {{"maxRetry", 2}, {"policies", {{{"event", "PodFailed"}, {"action", "RestartJob"}}}}}));
-  ASSERT_TRUE(WaitPods("rj", 2));
+  Sync();
+  ASSERT_EQ(JobPods("rj").size(), 2u);
   SetAll("rj", "Running");
-  ASSERT_TRUE(WaitPhase("rj", "Running"));
+  Sync();
+  ASSERT_EQ(JobPhase("rj"), "Running");
   SetPhase("rj-w-0", "Failed", 1);
   // Restarted: both pods are replaced by version 1 pods.
-  ASSERT_TRUE(WaitRestarted("rj", 2, "1"));
-  ASSERT_TRUE(WaitPhase("rj", "Pending"));
+  SyncFinishingDeletes();
+  ASSERT_TRUE(Restarted("rj", 2, "1"));
+  ASSERT_EQ(JobPhase("rj"), "Pending");
   auto j = Get("jobs", "default", "rj");
   EXPECT_EQ((*j)["status"]["retryCount"], 1);
   EXPECT_EQ(JobPods("rj")["rj-w-0"]["metadata"]["labels"]["volcano.sh/job-retry-count"], "1");
   SetPhase("rj-w-1", "Failed", 2);
-  ASSERT_TRUE(WaitPhase("rj", "Failed"));
+  Sync();
+  ASSERT_EQ(JobPhase("rj"), "Failed");
   j = Get("jobs", "default", "rj");
   EXPECT_EQ((*j)["status"]["retryCount"], 2);
   EXPECT_EQ((*j)["status"]["state"]["reason"], "MaxRetryExceeded");
@@ -160,57 +159,60 @@ TEST_F(JobControllerTest, PodFailedRestartJobHonoursMaxRetryThenFails) {
 }
 
 TEST_F(JobControllerTest, RestartSurvivesAConflictOnItsStatusWrite) {
-  Start();
   MustCreate("jobs", "default",
              Job("cj", {Task("w", 2)},
                  {{"policies", {{{"event", "PodFailed"}, {"action", "RestartJob"}}}}}));
-  ASSERT_TRUE(WaitPods("cj", 2));
+  Sync();
+  ASSERT_EQ(JobPods("cj").size(), 2u);
   SetAll("cj", "Running");
-  ASSERT_TRUE(WaitPhase("cj", "Running"));
+  Sync();
+  ASSERT_EQ(JobPhase("cj"), "Running");
   // The write of the Restarting phase meets a stale resourceVersion: no pod may be deleted
   // before the restart is on disk, or the failure that caused it would be forgotten.
   api_.ConflictNext("PUT", "/jobs/cj/status");
   SetPhase("cj-w-0", "Failed", 1);
-  ASSERT_TRUE(WaitRestarted("cj", 2, "1"));
+  SyncFinishingDeletes();
+  ASSERT_TRUE(Restarted("cj", 2, "1"));
   EXPECT_EQ((*Get("jobs", "default", "cj"))["status"]["retryCount"], 1);
 }
 
 TEST_F(JobControllerTest, FailedPodWithoutPolicyStaysFailedAndFailsTheJob) {
-  Start();
   MustCreate("jobs", "default", Job("np", {Task("w", 2)}));
-  ASSERT_TRUE(WaitPods("np", 2));
+  Sync();
+  ASSERT_EQ(JobPods("np").size(), 2u);
   SetAll("np", "Running");
   SetPhase("np-w-0", "Failed", 3);
   SetPhase("np-w-1", "Succeeded");
-  ASSERT_TRUE(WaitPhase("np", "Failed"));
+  Sync();
+  ASSERT_EQ(JobPhase("np"), "Failed");
   auto j = Get("jobs", "default", "np");
   EXPECT_EQ((*j)["status"]["failed"], 1);
   EXPECT_EQ(JobPods("np").size(), 2u);
 }
 
 TEST_F(JobControllerTest, EvictedPodIsRecreated) {
-  Start();
   MustCreate("jobs", "default", Job("ev", {Task("w", 2)}));
-  ASSERT_TRUE(WaitPods("ev", 2));
+  Sync();
+  ASSERT_EQ(JobPods("ev").size(), 2u);
   SetAll("ev", "Running");
-  ASSERT_TRUE(WaitPhase("ev", "Running"));
+  Sync();
+  ASSERT_EQ(JobPhase("ev"), "Running");
   std::string old_uid = JobPods("ev")["ev-w-1"]["metadata"]["uid"];
   ASSERT_TRUE(rest().Evict("default", "ev-w-1").ok());
   // The agent finishes the graceful delete.
   ASSERT_TRUE(rest().Delete(client::Path("pods", "default", "ev-w-1"), 0).ok());
-  ASSERT_TRUE(WaitUntil([&] {
-    auto pods = JobPods("ev");
-    return pods.count("ev-w-1") && pods["ev-w-1"]["metadata"]["uid"] != old_uid;
-  }));
+  Sync();
+  ASSERT_TRUE(JobPods("ev").count("ev-w-1"));
+  ASSERT_NE(JobPods("ev")["ev-w-1"]["metadata"]["uid"], old_uid);
   auto pod = JobPods("ev")["ev-w-1"];
   EXPECT_FALSE(pod["spec"].contains("nodeName"));
   EXPECT_EQ(pod["metadata"]["labels"]["volcano.sh/job-version"], "0");
 }
 
 TEST_F(JobControllerTest, AbortCommandThenResume) {
-  Start();
   json job = MustCreate("jobs", "default", Job("ab", {Task("w", 2)}));
-  ASSERT_TRUE(WaitPods("ab", 2));
+  Sync();
+  ASSERT_EQ(JobPods("ab").size(), 2u);
   json target = {{"apiVersion", "batch.volcano.sh/v1alpha1"},
                  {"kind", "Job"},
                  {"name", "ab"},
@@ -221,58 +223,65 @@ TEST_F(JobControllerTest, AbortCommandThenResume) {
               {"metadata", {{"name", "ab-abort"}, {"namespace", "default"}}},
               {"action", "AbortJob"},
               {"target", target}});
-  ASSERT_TRUE(WaitPhase("ab", "Aborted"));
-  EXPECT_TRUE(WaitPods("ab", 0));
-  EXPECT_TRUE(WaitUntil([&] { return !Get("commands", "default", "ab-abort"); }));
+  Sync();
+  ASSERT_EQ(JobPhase("ab"), "Aborted");
+  EXPECT_EQ(JobPods("ab").size(), 0u);
+  EXPECT_FALSE(Get("commands", "default", "ab-abort"));
   MustCreate("commands", "default",
              {{"apiVersion", "bus.volcano.sh/v1alpha1"},
               {"kind", "Command"},
               {"metadata", {{"name", "ab-resume"}, {"namespace", "default"}}},
               {"action", "ResumeJob"},
               {"target", target}});
-  ASSERT_TRUE(WaitPods("ab", 2));
-  ASSERT_TRUE(WaitPhase("ab", "Pending"));
+  Sync();
+  ASSERT_EQ(JobPods("ab").size(), 2u);
+  ASSERT_EQ(JobPhase("ab"), "Pending");
   auto j = Get("jobs", "default", "ab");
   EXPECT_EQ((*j)["status"]["retryCount"], 1);
   EXPECT_EQ((*j)["status"]["version"], 1);
 }
 
 TEST_F(JobControllerTest, TtlAfterFinishedDeletesJobPodsAndPodGroup) {
-  Start();
   json job =
       MustCreate("jobs", "default", Job("ttl", {Task("w", 1)}, {{"ttlSecondsAfterFinished", 60}}));
-  ASSERT_TRUE(WaitPods("ttl", 1));
+  Sync();
+  ASSERT_EQ(JobPods("ttl").size(), 1u);
   SetAll("ttl", "Succeeded");
-  ASSERT_TRUE(WaitPhase("ttl", "Completed"));
+  Sync();
+  ASSERT_EQ(JobPhase("ttl"), "Completed");
   clock_.Advance(30'000);
+  Sync();
   EXPECT_EQ(JobPhase("ttl"), "Completed");
   clock_.Advance(31'000);
-  ASSERT_TRUE(WaitUntil([&] { return JobPhase("ttl") == "<gone>"; }));
-  EXPECT_TRUE(WaitPods("ttl", 0));
+  Sync();
+  ASSERT_EQ(JobPhase("ttl"), "<gone>");
+  EXPECT_EQ(JobPods("ttl").size(), 0u);
   EXPECT_FALSE(Get("podgroups", "default", "ttl-" + job["metadata"]["uid"].get<std::string>()));
 }
 
 TEST_F(JobControllerTest, DependsOnWaitsForTheMasterToRun) {
-  Start();
   json worker = Task("worker", 2);
   worker["dependsOn"] = {{"name", {"master"}}};
   MustCreate("jobs", "default", Job("dep", {Task("master", 1), worker}));
-  ASSERT_TRUE(WaitPods("dep", 1));
+  Sync();
+  ASSERT_EQ(JobPods("dep").size(), 1u);
   EXPECT_TRUE(JobPods("dep").count("dep-master-0"));
   Bind("dep-master-0");
   SetPhase("dep-master-0", "Running");
-  ASSERT_TRUE(WaitPods("dep", 3));
+  Sync();
+  ASSERT_EQ(JobPods("dep").size(), 3u);
 }
 
+// The worker and informer threads, and a restart of them with half-done work.
 TEST_F(JobControllerTest, RestartedControllerCreatesNoDuplicates) {
   Start();
   MustCreate("jobs", "default", Job("rs", {Task("w", 3)}));
-  ASSERT_TRUE(WaitPods("rs", 3));
+  ASSERT_TRUE(WaitFor([&] { return JobPods("rs").size() == 3; }));
   controller_->Stop();
   auto before = JobPods("rs");
   ASSERT_TRUE(rest().Delete(client::Path("pods", "default", "rs-w-2")).ok());
   Start();
-  ASSERT_TRUE(WaitUntil([&] { return JobPods("rs").count("rs-w-2") == 1; }));
+  ASSERT_TRUE(WaitFor([&] { return JobPods("rs").count("rs-w-2") == 1; }));
   auto after = JobPods("rs");
   EXPECT_EQ(after.size(), 3u);
   EXPECT_EQ(after["rs-w-0"]["metadata"]["uid"], before["rs-w-0"]["metadata"]["uid"]);

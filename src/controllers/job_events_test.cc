@@ -9,7 +9,6 @@ namespace {
 
 using nlohmann::json;
 using testing::Job;
-using testing::WaitUntil;
 
 // A task with policies of its own.
 json Task(const std::string& name, int replicas, json policies = json::array()) {
@@ -26,16 +25,7 @@ class JobEventsTest : public testing::ControllerTest {
  protected:
   void SetUp() override {
     controller_ = std::make_unique<JobController>(Options());
-    ASSERT_TRUE(controller_->Start());
-  }
-  void TearDown() override { controller_->Stop(); }
-  bool WaitPhase(const std::string& job, const std::string& phase) {
-    bool ok = WaitUntil([&] {
-      FinishTerminating();
-      return JobPhase(job) == phase;
-    });
-    if (!ok) ADD_FAILURE() << job << " is " << JobPhase(job) << ", not " << phase;
-    return ok;
+    sync_ = [this] { return SyncUntilIdle({controller_.get()}); };
   }
   json Status(const std::string& job) {
     return Get("jobs", "default", job).value_or(json())["status"];
@@ -45,16 +35,17 @@ class JobEventsTest : public testing::ControllerTest {
 
 TEST_F(JobEventsTest, RestartPodReplacesOnlyThatPod) {
   MustCreate("jobs", "default", Job("rp", {Task("w", 2, {Policy("PodFailed", "RestartPod")})}));
-  ASSERT_TRUE(WaitUntil([&] { return JobPods("rp").size() == 2; }));
+  Sync();
+  ASSERT_EQ(JobPods("rp").size(), 2u);
   auto before = JobPods("rp");
   SetPhase("rp-w-0", "Failed", 1);
-  ASSERT_TRUE(WaitUntil([&] {
-    auto pods = JobPods("rp");
-    return pods.count("rp-w-0") &&
-           pods["rp-w-0"]["metadata"]["uid"] != before["rp-w-0"]["metadata"]["uid"];
-  }));
+  Sync();
+  auto after = JobPods("rp");
+  ASSERT_TRUE(after.count("rp-w-0"));
+  ASSERT_NE(after["rp-w-0"]["metadata"]["uid"], before["rp-w-0"]["metadata"]["uid"]);
   EXPECT_EQ(JobPods("rp")["rp-w-1"]["metadata"]["uid"], before["rp-w-1"]["metadata"]["uid"]);
-  ASSERT_TRUE(WaitPhase("rp", "Pending"));
+  SyncFinishingDeletes();
+  ASSERT_EQ(JobPhase("rp"), "Pending");
   EXPECT_EQ(Status("rp")["retryCount"], 1);
   EXPECT_EQ(Status("rp")["version"], 0);
 }
@@ -62,26 +53,29 @@ TEST_F(JobEventsTest, RestartPodReplacesOnlyThatPod) {
 TEST_F(JobEventsTest, RestartTaskReplacesThatTasksPods) {
   MustCreate("jobs", "default",
              Job("rt", {Task("a", 2, {Policy("PodFailed", "RestartTask")}), Task("b", 1)}));
-  ASSERT_TRUE(WaitUntil([&] { return JobPods("rt").size() == 3; }));
+  Sync();
+  ASSERT_EQ(JobPods("rt").size(), 3u);
   auto before = JobPods("rt");
   SetPhase("rt-a-1", "Failed", 1);
-  ASSERT_TRUE(WaitUntil([&] {
-    auto pods = JobPods("rt");
-    return pods.size() == 3 &&
-           pods["rt-a-0"]["metadata"]["uid"] != before["rt-a-0"]["metadata"]["uid"] &&
-           pods["rt-a-1"]["metadata"]["uid"] != before["rt-a-1"]["metadata"]["uid"];
-  }));
+  Sync();
+  auto after = JobPods("rt");
+  ASSERT_EQ(after.size(), 3u);
+  ASSERT_NE(after["rt-a-0"]["metadata"]["uid"], before["rt-a-0"]["metadata"]["uid"]);
+  ASSERT_NE(after["rt-a-1"]["metadata"]["uid"], before["rt-a-1"]["metadata"]["uid"]);
   EXPECT_EQ(JobPods("rt")["rt-b-0"]["metadata"]["uid"], before["rt-b-0"]["metadata"]["uid"]);
-  ASSERT_TRUE(WaitPhase("rt", "Pending"));
+  SyncFinishingDeletes();
+  ASSERT_EQ(JobPhase("rt"), "Pending");
   EXPECT_EQ(Status("rt")["retryCount"], 1);
 }
 
 TEST_F(JobEventsTest, DisruptionTargetIsPodEvicted) {
   MustCreate("jobs", "default",
              Job("dt", {Task("w", 2)}, {{"policies", {Policy("PodEvicted", "RestartJob")}}}));
-  ASSERT_TRUE(WaitUntil([&] { return JobPods("dt").size() == 2; }));
+  Sync();
+  ASSERT_EQ(JobPods("dt").size(), 2u);
   SetAll("dt", "Running");
-  ASSERT_TRUE(WaitPhase("dt", "Running"));
+  SyncFinishingDeletes();
+  ASSERT_EQ(JobPhase("dt"), "Running");
   json cond = {{"type", "DisruptionTarget"},
                {"status", "True"},
                {"reason", "Preempted"},
@@ -90,15 +84,13 @@ TEST_F(JobEventsTest, DisruptionTargetIsPodEvicted) {
                   .MergePatch(client::Path("pods", "default", "dt-w-1"),
                               {{"status", {{"conditions", {cond}}}}}, "status")
                   .ok());
-  ASSERT_TRUE(WaitUntil([&] {
-    FinishTerminating();
-    auto s = Status("dt");
-    return s.value("version", 0) == 1;
-  }));
+  Sync();  // the restart begins: the victim is still terminating
+  ASSERT_EQ(Status("dt").value("version", 0), 1);
   // One restart for one eviction, even after the victim is deleted.
   ASSERT_TRUE(rest().Delete(client::Path("pods", "default", "dt-w-1"), 0).ok() ||
               !Get("pods", "default", "dt-w-1"));
-  ASSERT_TRUE(WaitPhase("dt", "Pending"));
+  SyncFinishingDeletes();
+  ASSERT_EQ(JobPhase("dt"), "Pending");
   EXPECT_EQ(Status("dt")["retryCount"], 1);
 }
 
@@ -107,12 +99,15 @@ TEST_F(JobEventsTest, PodPendingPastTimeoutAborts) {
       "jobs", "default",
       Job("pp", {Task("w", 1)},
           {{"policies", {{{"event", "PodPending"}, {"action", "AbortJob"}, {"timeout", "1m"}}}}}));
-  ASSERT_TRUE(WaitUntil([&] { return JobPods("pp").size() == 1; }));
-  ASSERT_TRUE(WaitPhase("pp", "Pending"));
+  Sync();
+  ASSERT_EQ(JobPods("pp").size(), 1u);
+  ASSERT_EQ(JobPhase("pp"), "Pending");
   clock_.Advance(30'000);
+  Sync();
   EXPECT_EQ(JobPhase("pp"), "Pending");
   clock_.Advance(31'000);
-  ASSERT_TRUE(WaitPhase("pp", "Aborted"));
+  SyncFinishingDeletes();
+  ASSERT_EQ(JobPhase("pp"), "Aborted");
   EXPECT_EQ(Status("pp")["state"]["reason"], "PodPending");
 }
 
@@ -120,10 +115,12 @@ TEST_F(JobEventsTest, ExitCodePolicyAborts) {
   MustCreate(
       "jobs", "default",
       Job("ec", {Task("w", 2)}, {{"policies", {{{"exitCode", 3}, {"action", "AbortJob"}}}}}));
-  ASSERT_TRUE(WaitUntil([&] { return JobPods("ec").size() == 2; }));
+  Sync();
+  ASSERT_EQ(JobPods("ec").size(), 2u);
   SetAll("ec", "Running");
   SetPhase("ec-w-0", "Failed", 3);
-  ASSERT_TRUE(WaitPhase("ec", "Aborted"));
+  SyncFinishingDeletes();
+  ASSERT_EQ(JobPhase("ec"), "Aborted");
   // Aborting keeps finished pods and kills the rest.
   EXPECT_TRUE(JobPods("ec").count("ec-w-0"));
   EXPECT_FALSE(JobPods("ec").count("ec-w-1"));
@@ -132,26 +129,28 @@ TEST_F(JobEventsTest, ExitCodePolicyAborts) {
 TEST_F(JobEventsTest, MinSuccessCompletesEarly) {
   MustCreate("jobs", "default",
              Job("ms", {Task("w", 3)}, {{"minSuccess", 1}, {"minAvailable", 1}}));
-  ASSERT_TRUE(WaitUntil([&] { return JobPods("ms").size() == 3; }));
+  Sync();
+  ASSERT_EQ(JobPods("ms").size(), 3u);
   Bind("ms-w-0");
   SetPhase("ms-w-0", "Succeeded");
-  ASSERT_TRUE(WaitPhase("ms", "Completed"));
-  ASSERT_TRUE(WaitUntil([&] { return JobPods("ms").size() == 1; }));
+  SyncFinishingDeletes();
+  ASSERT_EQ(JobPhase("ms"), "Completed");
+  ASSERT_EQ(JobPods("ms").size(), 1u);
 }
 
 TEST_F(JobEventsTest, TaskCompletedCompletesTheJob) {
   MustCreate(
       "jobs", "default",
       Job("tc", {Task("master", 1, {Policy("TaskCompleted", "CompleteJob")}), Task("worker", 2)}));
-  ASSERT_TRUE(WaitUntil([&] { return JobPods("tc").size() == 3; }));
+  Sync();
+  ASSERT_EQ(JobPods("tc").size(), 3u);
   SetAll("tc", "Running");
-  ASSERT_TRUE(WaitPhase("tc", "Running"));
+  Sync();
+  ASSERT_EQ(JobPhase("tc"), "Running");
   SetPhase("tc-master-0", "Succeeded");
-  ASSERT_TRUE(WaitPhase("tc", "Completed"));
-  ASSERT_TRUE(WaitUntil([&] {
-    FinishTerminating();
-    return JobPods("tc").size() == 1;
-  }));
+  SyncFinishingDeletes();
+  ASSERT_EQ(JobPhase("tc"), "Completed");
+  ASSERT_EQ(JobPods("tc").size(), 1u);
 }
 
 }  // namespace

@@ -20,7 +20,7 @@ ControllerManager::ControllerManager(ControllerManagerOptions options)
 
 ControllerManager::~ControllerManager() { Stop(); }
 
-Status ControllerManager::Start(std::chrono::milliseconds sync_timeout) {
+Status ControllerManager::CreateControllers() {
   const auto& all = AllControllers();
   for (const std::string& name : options_.controllers) {
     if (std::find(all.begin(), all.end(), name) == all.end()) {
@@ -43,6 +43,11 @@ Status ControllerManager::Start(std::chrono::milliseconds sync_timeout) {
   if (wanted("node")) {
     controllers_.push_back(std::make_unique<NodeLifecycleController>(o, options_.lease_grace));
   }
+  return Status::Ok();
+}
+
+Status ControllerManager::Start(std::chrono::milliseconds sync_timeout) {
+  ETNA_RETURN_IF_ERROR(CreateControllers());
   std::vector<std::string> unsynced;
   for (auto& c : controllers_) {
     if (!c->Start(sync_timeout)) unsynced.push_back(c->name());
@@ -58,6 +63,12 @@ Status ControllerManager::Start(std::chrono::milliseconds sync_timeout) {
 void ControllerManager::Stop() {
   ready_ = false;
   for (auto& c : controllers_) c->Stop();
+}
+
+bool ControllerManager::SyncUntilIdle() {
+  std::vector<Controller*> all;
+  for (auto& c : controllers_) all.push_back(c.get());
+  return controllers::SyncUntilIdle(all);
 }
 
 bool ControllerManager::Idle() {

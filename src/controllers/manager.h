@@ -1,6 +1,6 @@
 // ControllerManager: runs etna's controllers together (job, queue, podgroup, node lifecycle),
 // each with its own informers, for `etna controllers` and in-process for `etna dev`.
-// Thread-safety: Start/Stop from the owner thread.
+// Thread-safety: Start/Stop (or CreateControllers/SyncUntilIdle) from the owner thread.
 #pragma once
 
 #include <atomic>
@@ -37,6 +37,10 @@ class ControllerManager {
   void Stop();
   // Every controller's queue is idle (for tests).
   bool Idle();
+  // The synchronous seam for tests, instead of Start: makes the controllers without starting
+  // them (InvalidArgument as Start); SyncUntilIdle then drives them all on the caller's thread.
+  Status CreateControllers();
+  bool SyncUntilIdle();
   static const std::vector<std::string>& AllControllers();
   metrics::Registry& metrics_registry() { return metrics_.registry(); }
   // Every controller started and its informers synced.

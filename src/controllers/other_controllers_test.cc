@@ -9,8 +9,8 @@
 namespace etna::controllers {
 namespace {
 
+using common_testing::WaitFor;
 using nlohmann::json;
-using testing::WaitUntil;
 
 json Container() {
   return {{"name", "c"}, {"image", "busybox"}, {"resources", {{"requests", {{"cpu", "1"}}}}}};
@@ -30,9 +30,19 @@ json Job(const std::string& name, json extra = json::object()) {
   return job;
 }
 
+// Most tests drive the manager's controllers synchronously (Make, then Sync); one starts them.
 class ManagerTest : public testing::ControllerTest {
  protected:
+  void Make(std::set<std::string> which = {}) {
+    manager_ = std::make_unique<ControllerManager>(ManagerOptions(std::move(which)));
+    ASSERT_TRUE(manager_->CreateControllers().ok());
+    sync_ = [this] { return manager_->SyncUntilIdle(); };
+  }
   void Start(std::set<std::string> which = {}) {
+    manager_ = std::make_unique<ControllerManager>(ManagerOptions(std::move(which)));
+    ASSERT_TRUE(manager_->Start().ok());
+  }
+  ControllerManagerOptions ManagerOptions(std::set<std::string> which) {
     ControllerManagerOptions o;
     o.factory = api_.Factory();
     o.clock = &clock_;
@@ -40,8 +50,7 @@ class ManagerTest : public testing::ControllerTest {
     o.resync_period = std::chrono::milliseconds(200);
     o.lease_grace = std::chrono::milliseconds(500);
     o.metrics = &registry_;
-    manager_ = std::make_unique<ControllerManager>(o);
-    ASSERT_TRUE(manager_->Start().ok());
+    return o;
   }
   void TearDown() override {
     if (manager_) manager_->Stop();
@@ -72,31 +81,36 @@ TEST_F(ManagerTest, UnknownControllerIsRefused) {
 }
 
 TEST_F(ManagerTest, QueueCloseGoesClosingThenClosedAndCounts) {
-  Start({"job", "queue"});
+  Make({"job", "queue"});
   MustCreate("queues", "", {{"metadata", {{"name", "q1"}}}, {"spec", {{"weight", 1}}}});
-  ASSERT_TRUE(WaitUntil([&] { return QueueState("q1") == "Open"; }));
+  Sync();
+  ASSERT_EQ(QueueState("q1"), "Open");
   MustCreate("jobs", "default", Job("qj", {{"queue", "q1"}}));
-  ASSERT_TRUE(WaitUntil([&] {
-    auto q = Get("queues", "", "q1");
-    return q && q->value("/status/pending"_json_pointer, 0) == 1;
-  }));
+  Sync();
+  auto q = Get("queues", "", "q1");
+  ASSERT_TRUE(q);
+  ASSERT_EQ(q->value("/status/pending"_json_pointer, 0), 1);
   EXPECT_TRUE(MetricsHave(R"(volcano_queue_pod_group_pending_count{queue_name="q1"} 1)"))
       << registry_.Render();
   json target = {
       {"apiVersion", "scheduling.volcano.sh/v1beta1"}, {"kind", "Queue"}, {"name", "q1"}};
   Command("close-q1", "CloseQueue", target);
-  ASSERT_TRUE(WaitUntil([&] { return QueueState("q1") == "Closing"; }));
-  EXPECT_TRUE(WaitUntil([&] { return !Get("commands", "default", "close-q1"); }));
+  Sync();
+  ASSERT_EQ(QueueState("q1"), "Closing");
+  EXPECT_FALSE(Get("commands", "default", "close-q1"));
   // The queue no longer takes jobs; once its job (and PodGroup) is gone it is Closed.
   EXPECT_FALSE(rest().Create(client::Path("jobs", "default"), Job("late", {{"queue", "q1"}})).ok());
   ASSERT_TRUE(rest().Delete(client::Path("jobs", "default", "qj")).ok());
-  ASSERT_TRUE(WaitUntil([&] { return QueueState("q1") == "Closed"; }));
+  Sync();
+  ASSERT_EQ(QueueState("q1"), "Closed");
   Command("open-q1", "OpenQueue", target);
-  ASSERT_TRUE(WaitUntil([&] { return QueueState("q1") == "Open"; }));
-  auto q = Get("queues", "", "q1");
+  Sync();
+  ASSERT_EQ(QueueState("q1"), "Open");
+  q = Get("queues", "", "q1");
   EXPECT_EQ((*q)["status"]["pending"], 0);
 }
 
+// The manager started: informer and worker threads.
 TEST_F(ManagerTest, BarePodGetsAPodGroup) {
   Start({"podgroup"});
   json pod = MustCreate("pods", "default",
@@ -105,7 +119,7 @@ TEST_F(ManagerTest, BarePodGetsAPodGroup) {
   MustCreate("pods", "default",
              {{"metadata", {{"name", "other"}}}, {"spec", {{"containers", {Container()}}}}});
   std::string group = "podgroup-" + pod["metadata"]["uid"].get<std::string>();
-  ASSERT_TRUE(WaitUntil([&] {
+  ASSERT_TRUE(WaitFor([&] {
     auto p = Get("pods", "default", "bare");
     return p && p->value("/metadata/annotations/scheduling.k8s.io~1group-name"_json_pointer,
                          std::string()) == group;
@@ -119,27 +133,27 @@ TEST_F(ManagerTest, BarePodGetsAPodGroup) {
 }
 
 TEST_F(ManagerTest, PodGroupTtlFailsItsJobWithWaitTimeout) {
-  Start({"job", "podgroup"});
+  Make({"job", "podgroup"});
   json job = MustCreate("jobs", "default", Job("slow"));
   std::string group = "slow-" + job["metadata"]["uid"].get<std::string>();
-  ASSERT_TRUE(WaitUntil([&] { return Get("podgroups", "default", group).has_value(); }));
+  Sync();
+  ASSERT_TRUE(Get("podgroups", "default", group).has_value());
   // The seed's ttl field: seconds the group may wait unscheduled.
   ASSERT_TRUE(rest()
                   .MergePatch(client::Path("podgroups", "default", group), {{"spec", {{"ttl", 5}}}})
                   .ok());
-  ASSERT_TRUE(WaitUntil([&] { return List("pods", "default").size() == 2; }));
+  Sync();
+  ASSERT_EQ(List("pods", "default").size(), 2u);
   clock_.Advance(6'000);
-  ASSERT_TRUE(WaitUntil([&] {
-    auto pg = Get("podgroups", "default", group);
-    return pg && pg->value("/status/phase"_json_pointer, std::string()) == "Failed";
-  }));
-  ASSERT_TRUE(WaitUntil([&] {
-    auto j = Get("jobs", "default", "slow");
-    return j && j->value("/status/state/phase"_json_pointer, std::string()) == "Failed";
-  }));
+  Sync();
+  auto pg = Get("podgroups", "default", group);
+  ASSERT_TRUE(pg);
+  ASSERT_EQ(pg->value("/status/phase"_json_pointer, std::string()), "Failed");
   auto j = Get("jobs", "default", "slow");
+  ASSERT_TRUE(j);
+  ASSERT_EQ(j->value("/status/state/phase"_json_pointer, std::string()), "Failed");
   EXPECT_EQ((*j)["status"]["state"]["reason"], "WaitTimeout");
-  EXPECT_TRUE(WaitUntil([&] { return List("pods", "default").empty(); }));
+  EXPECT_TRUE(List("pods", "default").empty());
 }
 
 class NodeTest : public ManagerTest {
@@ -179,37 +193,35 @@ class NodeTest : public ManagerTest {
 
 TEST_F(NodeTest, LeaseLapseLosesTheNodeFailsItsPodsAndTheJobRestarts) {
   MakeNode("n1");
-  Start({"job", "node"});
+  Make({"job", "node"});
   MustCreate("jobs", "default",
              Job("lost", {{"policies", {{{"event", "PodFailed"}, {"action", "RestartJob"}}}}}));
-  ASSERT_TRUE(WaitUntil([&] { return JobPods("lost").size() == 2; }));
+  Sync();
+  ASSERT_EQ(JobPods("lost").size(), 2u);
   SetAll("lost", "Running");
   // Within the lease (1 s) plus grace (0.5 s) nothing happens.
   clock_.Advance(1'000);
+  Sync();
   EXPECT_EQ(Ready(NodeObject("n1")), "True");
   clock_.Advance(1'000);
-  ASSERT_TRUE(WaitUntil([&] {
-    json n = NodeObject("n1");
-    return Ready(n) == "Unknown" && Tainted(n, kUnreachableTaint);
-  }));
-  EXPECT_TRUE(WaitUntil([&] {
-    return MetricsHave(
-        R"(kube_node_status_condition{node="n1",condition="Ready",status="unknown"} 1)");
-  })) << registry_.Render();
+  Sync();
+  json n = NodeObject("n1");
+  ASSERT_EQ(Ready(n), "Unknown");
+  ASSERT_TRUE(Tainted(n, kUnreachableTaint));
+  EXPECT_TRUE(
+      MetricsHave(R"(kube_node_status_condition{node="n1",condition="Ready",status="unknown"} 1)"))
+      << registry_.Render();
   for (const json& c : NodeObject("n1")["status"]["conditions"]) {
     if (c["type"] == "Ready") {
       EXPECT_EQ(c["reason"], "NodeStatusUnknown");
     }
   }
   // The pods were failed (NodeLost) and removed; RestartJob made version 1 pods.
-  ASSERT_TRUE(WaitUntil([&] {
-    auto pods = JobPods("lost");
-    if (pods.size() != 2) return false;
-    for (auto& [n, p] : pods) {
-      if (p["metadata"]["labels"]["volcano.sh/job-version"] != "1") return false;
-    }
-    return true;
-  }));
+  auto pods = JobPods("lost");
+  ASSERT_EQ(pods.size(), 2u);
+  for (auto& [name, p] : pods) {
+    ASSERT_EQ(p["metadata"]["labels"]["volcano.sh/job-version"], "1") << name;
+  }
   auto j = Get("jobs", "default", "lost");
   EXPECT_EQ((*j)["status"]["retryCount"], 1);
   // The agent comes back: the lease is renewed and the taint goes.
@@ -217,12 +229,13 @@ TEST_F(NodeTest, LeaseLapseLosesTheNodeFailsItsPodsAndTheJobRestarts) {
                   .MergePatch(client::Path("leases", client::kNodeLeaseNamespace, "n1"),
                               {{"spec", {{"renewTime", FormatMicroTime(clock_.NowMs())}}}})
                   .ok());
-  ASSERT_TRUE(WaitUntil([&] { return !Tainted(NodeObject("n1"), kUnreachableTaint); }));
+  Sync();
+  ASSERT_FALSE(Tainted(NodeObject("n1"), kUnreachableTaint));
 }
 
 TEST_F(NodeTest, LostPodIsMarkedFailedWithNodeLost) {
   MakeNode("n2");
-  Start({"node"});
+  Make({"node"});
   MustCreate("pods", "default",
              {{"metadata", {{"name", "p"}, {"finalizers", {"test/keep"}}}},
               {"spec", {{"containers", {Container()}}}}});
@@ -230,17 +243,17 @@ TEST_F(NodeTest, LostPodIsMarkedFailedWithNodeLost) {
   SetPhase("p", "Running");
   clock_.Advance(5'000);
   // The finalizer keeps the deleted pod visible: it was failed with NodeLost first.
-  ASSERT_TRUE(WaitUntil([&] {
-    auto p = Get("pods", "default", "p");
-    return p && p->value("/status/reason"_json_pointer, std::string()) == "NodeLost" &&
-           p->value("/status/phase"_json_pointer, std::string()) == "Failed" &&
-           p->contains("/metadata/deletionTimestamp"_json_pointer);
-  }));
+  Sync();
+  auto p = Get("pods", "default", "p");
+  ASSERT_TRUE(p);
+  EXPECT_EQ(p->value("/status/reason"_json_pointer, std::string()), "NodeLost");
+  EXPECT_EQ(p->value("/status/phase"_json_pointer, std::string()), "Failed");
+  EXPECT_TRUE(p->contains("/metadata/deletionTimestamp"_json_pointer));
 }
 
 TEST_F(NodeTest, DrainCordonsAndEvictsWithTheReason) {
   MakeNode("n3");
-  Start({"node"});
+  Make({"node"});
   MustCreate("pods", "default",
              {{"metadata", {{"name", "d"}}}, {"spec", {{"containers", {Container()}}}}});
   Bind("d", "n3");
@@ -250,25 +263,24 @@ TEST_F(NodeTest, DrainCordonsAndEvictsWithTheReason) {
           .MergePatch(client::Path("nodes", "", "n3"),
                       {{"metadata", {{"annotations", {{kDrainAnnotation, "disk failure"}}}}}})
           .ok());
-  ASSERT_TRUE(WaitUntil([&] {
-    json n = NodeObject("n3");
-    return n.value("/spec/unschedulable"_json_pointer, false) && Tainted(n, kUnschedulableTaint) &&
-           n.value("/metadata/annotations/etna.io~1drained-reason"_json_pointer, std::string()) ==
-               "disk failure";
-  }));
+  Sync();
+  json n = NodeObject("n3");
+  ASSERT_TRUE(n.value("/spec/unschedulable"_json_pointer, false));
+  ASSERT_TRUE(Tainted(n, kUnschedulableTaint));
+  ASSERT_EQ(n.value("/metadata/annotations/etna.io~1drained-reason"_json_pointer, std::string()),
+            "disk failure");
   // Evicted: a graceful delete of the bound pod.
-  ASSERT_TRUE(WaitUntil([&] {
-    auto p = Get("pods", "default", "d");
-    return p && p->contains("/metadata/deletionTimestamp"_json_pointer);
-  }));
+  auto p = Get("pods", "default", "d");
+  ASSERT_TRUE(p);
+  ASSERT_TRUE(p->contains("/metadata/deletionTimestamp"_json_pointer));
   ASSERT_TRUE(rest()
                   .MergePatch(client::Path("nodes", "", "n3"),
                               {{"metadata", {{"annotations", {{kDrainAnnotation, nullptr}}}}}})
                   .ok());
-  ASSERT_TRUE(WaitUntil([&] {
-    json n = NodeObject("n3");
-    return !n.value("/spec/unschedulable"_json_pointer, false) && !Tainted(n, kUnschedulableTaint);
-  }));
+  Sync();
+  n = NodeObject("n3");
+  ASSERT_FALSE(n.value("/spec/unschedulable"_json_pointer, false));
+  ASSERT_FALSE(Tainted(n, kUnschedulableTaint));
 }
 
 }  // namespace

@@ -1,6 +1,7 @@
-// Test helpers for the controllers: an in-process API, a fake clock set to now, polling waits,
-// and the scheduler's and agent's part (bind, set a pod's phase, finish a graceful delete).
-// Test-only; used from the test thread.
+// Test helpers for the controllers: an in-process API, a fake clock set to now, Sync (the
+// controllers under test run to a standstill on the test thread), and the scheduler's and
+// agent's part (bind, set a pod's phase, finish a graceful delete). Test-only; used from the
+// test thread.
 #pragma once
 
 #include <gtest/gtest.h>
@@ -9,11 +10,11 @@
 #include <functional>
 #include <nlohmann/json.hpp>
 #include <string>
-#include <thread>
 #include <vector>
 
 #include "client/testing/in_process_api.h"
 #include "common/clock.h"
+#include "common/testing/wait.h"
 #include "controllers/controller.h"
 
 namespace etna::controllers::testing {
@@ -41,16 +42,6 @@ inline json Job(const std::string& name, std::vector<json> tasks, json extra = j
               {"spec", {{"tasks", tasks}}}};
   job["spec"].update(extra);
   return job;
-}
-
-// Polls `done` every 10 ms for up to 20 s.
-inline bool WaitUntil(const std::function<bool()>& done) {
-  auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(20);
-  while (std::chrono::steady_clock::now() < deadline) {
-    if (done()) return true;
-    std::this_thread::sleep_for(std::chrono::milliseconds(10));
-  }
-  return done();
 }
 
 class ControllerTest : public ::testing::Test {
@@ -123,14 +114,33 @@ class ControllerTest : public ::testing::Test {
     }
   }
 
-  // The agent's part of a graceful delete: removes the terminating pods for good.
-  void FinishTerminating() {
+  // The agent's part of a graceful delete: removes the terminating pods for good. Returns
+  // whether there were any.
+  bool FinishTerminating() {
+    bool any = false;
     for (json& p : List("pods", "default")) {
       if (p["metadata"].contains("deletionTimestamp")) {
         (void)rest().Delete(
             client::Path("pods", "default", p["metadata"]["name"].get<std::string>()), 0);
+        any = true;
       }
     }
+    return any;
+  }
+
+  // Runs the controllers under test (made, not started, by the fixture, which sets `sync_`)
+  // until they have converged on the API's state; a test failure when they do not settle.
+  void Sync() {
+    ASSERT_TRUE(sync_) << "no controllers to sync";
+    EXPECT_TRUE(sync_()) << "the controllers did not settle";
+  }
+  // Sync, and the agent finishes the graceful deletes it led to, until none is left.
+  void SyncFinishingDeletes() {
+    for (int round = 0; round < 20; ++round) {
+      Sync();
+      if (!FinishTerminating()) return;
+    }
+    ADD_FAILURE() << "pods are still being deleted after 20 rounds";
   }
 
   // Whether the controllers' /metrics text has `line`.
@@ -138,6 +148,7 @@ class ControllerTest : public ::testing::Test {
     return registry_.Render().find(line + "\n") != std::string::npos;
   }
 
+  std::function<bool()> sync_;
   client::testing::InProcessApi api_;
   FakeClock clock_;
   metrics::Registry registry_;

@@ -51,6 +51,12 @@ void WorkQueue::Forget(const std::string& key) {
   failures_.erase(key);
 }
 
+void WorkQueue::RetryNow() {
+  std::lock_guard lock(mu_);
+  for (const auto& [key, due] : after_) AddLocked(key);
+  after_.clear();
+}
+
 void WorkQueue::PromoteDueLocked() {
   auto now = std::chrono::steady_clock::now();
   for (auto it = after_.begin(); it != after_.end();) {

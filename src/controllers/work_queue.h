@@ -30,6 +30,9 @@ class WorkQueue {
   void AddRateLimited(const std::string& key);
   // Clears the failure count of `key` (after a successful reconcile).
   void Forget(const std::string& key);
+  // Makes the keys waiting out a retry backoff (AddAfter, AddRateLimited) due now: a test that
+  // drives a controller synchronously retries at once (Controller::SyncOnce).
+  void RetryNow();
 
   // The next due key, waiting up to `wait`; nullopt on timeout or after ShutDown. The caller
   // must call Done(key) when it has processed it.

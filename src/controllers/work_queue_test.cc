@@ -44,5 +44,15 @@ TEST(WorkQueueTest, RateLimitedRetriesComeBack) {
   EXPECT_EQ(q.Get(1s), std::nullopt);
 }
 
+TEST(WorkQueueTest, RetryNowSkipsTheBackoff) {
+  FakeClock clock;
+  WorkQueue q(&clock);
+  q.SetBackoff(1h, 1h);
+  q.AddRateLimited("x");
+  EXPECT_EQ(q.Get(0ms), std::nullopt);
+  q.RetryNow();
+  EXPECT_EQ(q.Get(0ms), "x");
+}
+
 }  // namespace
 }  // namespace etna::controllers

@@ -1,5 +1,5 @@
 // Test kit for the scheduler's tests: an in-process API, nodes made as the agent makes them,
-// PodGroups and pods as the job controller makes them, and polling waits.
+// PodGroups and pods as the job controller makes them, and the polling wait (common/testing).
 // Thread-safety: test-only; one kit per test.
 #pragma once
 
@@ -15,21 +15,15 @@
 #include "client/node_gpus.h"
 #include "client/testing/in_process_api.h"
 #include "client/well_known.h"
+#include "common/testing/wait.h"
 #include "scheduler/scheduler.h"
 
 namespace etna::scheduler::testkit {
 
 using nlohmann::json;
 
-// Polls `done` every 10 ms for up to 20 s.
-inline bool WaitFor(const std::function<bool()>& done, int seconds = 20) {
-  auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(seconds);
-  while (std::chrono::steady_clock::now() < deadline) {
-    if (done()) return true;
-    std::this_thread::sleep_for(std::chrono::milliseconds(10));
-  }
-  return done();
-}
+// The scheduler's loop and informers run on their own threads: their effects are polled.
+using common_testing::WaitFor;
 
 class Kit {
  public:

@@ -1,4 +1,5 @@
-// Test helpers for the HTTP transport tests: temp dirs, a raw socket, a controllable stream.
+// Test helpers for the HTTP transport tests: temp dirs, a raw socket and listener, a
+// controllable stream.
 // Thread-safety: TestStream is safe to drive from any thread; the rest is single-threaded.
 #pragma once
 
@@ -14,6 +15,7 @@
 #include <deque>
 #include <filesystem>
 #include <functional>
+#include <memory>
 #include <mutex>
 #include <string>
 
@@ -38,14 +40,28 @@ class RawSocket {
     addr.sin_port = htons(port);
     addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
     connected_ = ::connect(fd_, reinterpret_cast<sockaddr*>(&addr), sizeof(addr)) == 0;
-    timeval tv{};
-    tv.tv_sec = recv_timeout.count() / 1000;
-    tv.tv_usec = (recv_timeout.count() % 1000) * 1000;
-    ::setsockopt(fd_, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv));
+    SetReceiveTimeout(fd_, recv_timeout);
+  }
+  // Adopts a connected socket (from RawListener::Accept).
+  struct Adopted {
+    int fd;
+  };
+  explicit RawSocket(Adopted socket,
+                     std::chrono::milliseconds recv_timeout = std::chrono::seconds(10))
+      : fd_(socket.fd), connected_(socket.fd >= 0) {
+    SetReceiveTimeout(fd_, recv_timeout);
   }
   ~RawSocket() { Close(); }
   RawSocket(const RawSocket&) = delete;
   RawSocket& operator=(const RawSocket&) = delete;
+
+  // Also bounds how long accept waits on a listening socket.
+  static void SetReceiveTimeout(int fd, std::chrono::milliseconds timeout) {
+    timeval tv{};
+    tv.tv_sec = timeout.count() / 1000;
+    tv.tv_usec = (timeout.count() % 1000) * 1000;
+    ::setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv));
+  }
 
   bool connected() const { return connected_; }
   void Close() {
@@ -90,6 +106,36 @@ class RawSocket {
  private:
   int fd_ = -1;
   bool connected_ = false;
+};
+
+// A plain TCP listener on 127.0.0.1 and a free port, for a test that plays the server by hand.
+class RawListener {
+ public:
+  explicit RawListener(std::chrono::milliseconds accept_timeout = std::chrono::seconds(10)) {
+    fd_ = ::socket(AF_INET, SOCK_STREAM, 0);
+    RawSocket::SetReceiveTimeout(fd_, accept_timeout);
+    sockaddr_in addr{};
+    addr.sin_family = AF_INET;
+    addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    socklen_t len = sizeof(addr);
+    if (::bind(fd_, reinterpret_cast<sockaddr*>(&addr), len) == 0 && ::listen(fd_, 8) == 0 &&
+        ::getsockname(fd_, reinterpret_cast<sockaddr*>(&addr), &len) == 0) {
+      port_ = ntohs(addr.sin_port);
+    }
+  }
+  ~RawListener() { ::close(fd_); }
+  RawListener(const RawListener&) = delete;
+  RawListener& operator=(const RawListener&) = delete;
+
+  uint16_t port() const { return port_; }  // 0 when it could not listen
+  // The next connection; not connected() when accept failed or timed out.
+  std::unique_ptr<RawSocket> Accept() {
+    return std::make_unique<RawSocket>(RawSocket::Adopted{::accept(fd_, nullptr, nullptr)});
+  }
+
+ private:
+  int fd_ = -1;
+  uint16_t port_ = 0;
 };
 
 // A ResponseStream the test feeds with Push/Finish from its own thread.
