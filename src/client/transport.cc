@@ -10,7 +10,7 @@
 namespace etna::client {
 namespace {
 
-namespace http = api::http;
+namespace http = net::http;
 
 // Splits a byte stream into lines and hands each complete one on.
 class LineSplitter {

@@ -16,7 +16,7 @@
 
 #include "common/status.h"
 
-namespace etna::api::http {
+namespace etna::net::http {
 
 struct ClientOptions {
   std::string host = "127.0.0.1";
@@ -65,4 +65,4 @@ class HttpClient {
   std::unique_ptr<Impl> impl_;
 };
 
-}  // namespace etna::api::http
+}  // namespace etna::net::http

@@ -13,7 +13,7 @@
 #include <utility>
 #include <vector>
 
-namespace etna::api::http {
+namespace etna::net::http {
 
 struct Request {
   std::string method;  // upper-case: GET, POST, PUT, PATCH, DELETE, HEAD, OPTIONS
@@ -59,4 +59,4 @@ struct Response {
 
 using Handler = std::function<Response(const Request&)>;
 
-}  // namespace etna::api::http
+}  // namespace etna::net::http
