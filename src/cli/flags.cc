@@ -6,6 +6,8 @@
 #include <charconv>
 #include <cmath>
 
+#include "common/time.h"
+
 namespace etna::cli {
 
 bool FlagParser::Value(std::string* out) {
@@ -40,18 +42,12 @@ int FlagParser::Unknown(void (*print_help)(FILE*)) {
 }
 
 Result<std::chrono::milliseconds> ParseDuration(const std::string& text) {
-  size_t unit = text.find_first_not_of("0123456789.");
-  std::string number = text.substr(0, unit);
-  std::string suffix = unit == std::string::npos ? "" : text.substr(unit);
-  double value = 0;
-  auto [p, ec] = std::from_chars(number.data(), number.data() + number.size(), value);
-  double scale = suffix == "ms" ? 1 : suffix == "s" ? 1000 : suffix == "m" ? 60000 : -1;
-  if (number.empty() || ec != std::errc() || p != number.data() + number.size() || scale < 0 ||
-      value <= 0) {
+  auto d = etna::ParseGoDuration(text);
+  if (!d.ok() || d->count() <= 0) {
     return Status::InvalidArgument(
         fmt::format("\"{}\" is not a duration such as 500ms, 2s or 1m", text));
   }
-  return std::chrono::milliseconds(static_cast<int64_t>(std::ceil(value * scale)));
+  return std::chrono::milliseconds(CeilMilliseconds(*d));
 }
 
 namespace {

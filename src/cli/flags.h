@@ -44,7 +44,8 @@ class FlagParser {
   int i_ = 0;
 };
 
-// "500ms", "2s", "1m", "1.5s": a positive duration. Errors name the text.
+// A positive Go duration ("500ms", "2s", "1m", "1.5s"), rounded up to whole milliseconds.
+// Errors name the text.
 Result<std::chrono::milliseconds> ParseDuration(const std::string& text);
 
 // The host of a --listen HOST:PORT value ("127.0.0.1:8080" → "127.0.0.1").

@@ -77,6 +77,9 @@ TEST(Rfc3339Test, ParsesFractionsAndOffsets) {
   EXPECT_EQ(ParseRfc3339("2025-01-01T00:00:00.5Z"), base + 500);
   EXPECT_EQ(ParseRfc3339("2024-02-29T00:00:00Z"), base - 307LL * 86'400'000);
   EXPECT_EQ(ParseRfc3339(FormatRfc3339Micro(base + 7)), base + 7);
+  const TimeMs t = 1'700'000'000'000;
+  EXPECT_EQ(ParseRfc3339(FormatRfc3339(t)), t);
+  EXPECT_EQ(ParseRfc3339(FormatRfc3339Micro(t + 123)), t + 123);
 }
 
 TEST(Rfc3339Test, RejectsMalformedAndOutOfRange) {

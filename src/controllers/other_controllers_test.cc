@@ -4,7 +4,7 @@
 #include "controllers/manager.h"
 #include "controllers/node_controller.h"
 #include "controllers/test_util.h"
-#include "controllers/time_util.h"
+#include "common/time.h"
 
 namespace etna::controllers {
 namespace {
@@ -160,7 +160,7 @@ class NodeTest : public ManagerTest {
                 {"spec",
                  {{"holderIdentity", name},
                   {"leaseDurationSeconds", 1},
-                  {"renewTime", FormatMicroTime(clock_.NowMs())}}}});
+                  {"renewTime", FormatRfc3339Micro(clock_.NowMs())}}}});
   }
   json NodeObject(const std::string& name) { return Get("nodes", "", name).value_or(json()); }
   static bool Tainted(const json& node, const std::string& key) {
@@ -215,7 +215,7 @@ TEST_F(NodeTest, LeaseLapseLosesTheNodeFailsItsPodsAndTheJobRestarts) {
   // The agent comes back: the lease is renewed and the taint goes.
   ASSERT_TRUE(rest()
                   .MergePatch(client::Path("leases", client::kNodeLeaseNamespace, "n1"),
-                              {{"spec", {{"renewTime", FormatMicroTime(clock_.NowMs())}}}})
+                              {{"spec", {{"renewTime", FormatRfc3339Micro(clock_.NowMs())}}}})
                   .ok());
   ASSERT_TRUE(WaitUntil([&] { return !Tainted(NodeObject("n1"), kUnreachableTaint); }));
 }
