@@ -11,7 +11,7 @@
 
 #include "agent/gpu/cluster_profile.h"
 #include "agent/gpu/gpu_source.h"
-#include "agent/rfc3339.h"
+#include "common/time.h"
 #include "client/rest.h"
 #include "common/clock.h"
 

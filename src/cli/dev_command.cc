@@ -14,7 +14,6 @@
 
 #include <cstdio>
 #include <cstdlib>
-#include <fstream>
 #include <memory>
 #include <nlohmann/json.hpp>
 #include <string>
@@ -25,6 +24,7 @@
 #include "cli/api_runtime.h"
 #include "cli/dev_profile.h"
 #include "cli/flags.h"
+#include "common/file.h"
 #include "controllers/manager.h"
 #include "scheduler/scheduler.h"
 
@@ -64,17 +64,7 @@ Status WritePrometheusTargets(const std::string& data_dir, const ApiRuntime& api
     groups.push_back({{"targets", {fmt::format("127.0.0.1:{}", agents[i]->port())}},
                       {"labels", {{"job", "etna-agents"}, {"Hostname", nodes[i].name}}}});
   }
-  std::string path = data_dir + "/prometheus-targets.json";
-  std::string tmp = path + ".tmp";
-  {
-    std::ofstream out(tmp, std::ios::trunc);
-    out << groups.dump(2) << "\n";
-    if (!out.flush()) return Status::Internal(fmt::format("cannot write {}", tmp));
-  }
-  if (std::rename(tmp.c_str(), path.c_str()) != 0) {
-    return Status::Internal(fmt::format("cannot write {}", path));
-  }
-  return Status::Ok();
+  return WriteFileAtomically(data_dir + "/prometheus-targets.json", groups.dump(2) + "\n", 0644);
 }
 
 std::string DefaultDataDir() {

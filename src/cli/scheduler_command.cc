@@ -7,7 +7,6 @@
 // Runs until SIGINT or SIGTERM.
 
 #include <cstdio>
-#include <fstream>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -16,6 +15,7 @@
 #include "cli/monitoring_server.h"
 #include "client/kubeconfig.h"
 #include "client/transport.h"
+#include "common/file.h"
 #include "scheduler/scheduler.h"
 
 namespace etna::cli {
@@ -93,14 +93,12 @@ int RunScheduler(int argc, char** argv) {
     return 1;
   }
   if (!conf_file.empty()) {
-    std::ifstream in(conf_file);
-    if (!in) {
+    auto text = ReadFile(conf_file);
+    if (!text.ok()) {
       std::fprintf(stderr, "etna scheduler: --conf: cannot read %s\n", conf_file.c_str());
       return 1;
     }
-    std::stringstream text;
-    text << in.rdbuf();
-    options.conf_yaml = text.str();
+    options.conf_yaml = *text;
     if (options.conf_yaml.empty()) {
       std::fprintf(stderr, "etna scheduler: --conf: %s is empty\n", conf_file.c_str());
       return 1;

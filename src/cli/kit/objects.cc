@@ -4,12 +4,11 @@
 
 #include <algorithm>
 #include <filesystem>
-#include <fstream>
 #include <iostream>
 #include <iterator>
-#include <sstream>
 
 #include "api/codec/decode.h"
+#include "common/file.h"
 
 namespace etna::cli {
 
@@ -113,11 +112,9 @@ Result<std::vector<Manifest>> ReadManifests(const std::vector<std::string>& path
       return Status::NotFound(fmt::format("error: the path \"{}\" does not exist", path));
     }
     for (const std::string& file : files) {
-      std::ifstream in(file, std::ios::binary);
-      if (!in) return Status::NotFound(fmt::format("error: cannot read \"{}\"", file));
-      std::stringstream text;
-      text << in.rdbuf();
-      if (Status s = AddDocuments(file, text.str(), &out); !s.ok()) return s;
+      auto text = ReadFile(file);
+      if (!text.ok()) return Status::NotFound(fmt::format("error: cannot read \"{}\"", file));
+      if (Status s = AddDocuments(file, *text, &out); !s.ok()) return s;
     }
   }
   return out;
