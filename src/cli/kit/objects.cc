@@ -9,6 +9,7 @@
 
 #include "api/codec/decode.h"
 #include "common/file.h"
+#include "common/strings.h"
 
 namespace etna::cli {
 
@@ -35,9 +36,7 @@ std::string ResourcePath(const ResourceInfo& info, std::string_view ns, std::str
 }
 
 std::string TypeName(const ResourceInfo& info) {
-  std::string kind = info.kind;
-  std::transform(kind.begin(), kind.end(), kind.begin(),
-                 [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+  std::string kind = Lower(info.kind);
   return info.group.empty() ? kind : kind + "." + info.group;
 }
 
