@@ -232,10 +232,7 @@ json EventCells(const json& event, Clock::time_point now) {
   if (instance.empty()) instance = String(event, {"reportingInstance"});
   const std::string source = instance.empty() ? component : component + ", " + instance;
 
-  std::string message = String(event, {"message"});
-  const auto not_space = [](unsigned char c) { return !std::isspace(c); };
-  message.erase(std::find_if(message.rbegin(), message.rend(), not_space).base(), message.end());
-  message.erase(message.begin(), std::find_if(message.begin(), message.end(), not_space));
+  const std::string message(Trim(String(event, {"message"})));
   return json::array({last, String(event, {"type"}), String(event, {"reason"}), target,
                       String(event, {"involvedObject", "fieldPath"}), source, message, first, count,
                       String(event, {"metadata", "name"})});

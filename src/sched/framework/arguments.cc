@@ -99,10 +99,8 @@ std::vector<std::string> SplitCommaList(std::string_view text) {
   while (start <= text.size()) {
     size_t comma = text.find(',', start);
     if (comma == std::string_view::npos) comma = text.size();
-    std::string_view item = text.substr(start, comma - start);
-    size_t b = item.find_first_not_of(" \t");
-    size_t e = item.find_last_not_of(" \t");
-    if (b != std::string_view::npos) out.emplace_back(item.substr(b, e - b + 1));
+    std::string_view item = Trim(text.substr(start, comma - start));
+    if (!item.empty()) out.emplace_back(item);
     start = comma + 1;
   }
   return out;
