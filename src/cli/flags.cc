@@ -3,43 +3,10 @@
 #include <fmt/format.h>
 #include <signal.h>
 
-#include <charconv>
-#include <cmath>
 
 #include "common/time.h"
 
 namespace etna::cli {
-
-bool FlagParser::Value(std::string* out) {
-  std::string name = flag();
-  if (i_ + 1 >= argc_) {
-    std::fprintf(stderr, "%s: %s needs a value\n", command_.c_str(), name.c_str());
-    return false;
-  }
-  *out = argv_[++i_];
-  return true;
-}
-
-bool FlagParser::IntValue(int* out, int min) {
-  std::string name = flag();
-  std::string text;
-  if (!Value(&text)) return false;
-  int value = 0;
-  auto [p, ec] = std::from_chars(text.data(), text.data() + text.size(), value);
-  if (ec != std::errc() || p != text.data() + text.size() || value < min) {
-    std::fprintf(stderr, "%s: %s: \"%s\" must be an integer >= %d\n", command_.c_str(),
-                 name.c_str(), text.c_str(), min);
-    return false;
-  }
-  *out = value;
-  return true;
-}
-
-int FlagParser::Unknown(void (*print_help)(FILE*)) {
-  std::fprintf(stderr, "%s: unknown flag \"%s\"\n", command_.c_str(), flag().c_str());
-  print_help(stderr);
-  return 1;
-}
 
 Result<std::chrono::milliseconds> ParseDuration(const std::string& text) {
   auto d = etna::ParseGoDuration(text);

@@ -23,26 +23,5 @@ TEST(ParseDurationTest, AcceptsUnitsAndRejectsTheRest) {
   }
 }
 
-TEST(FlagParserTest, ValuesIntegersAndUnknownFlags) {
-  std::vector<std::string> args = {"x", "--name", "a", "--count", "7", "--bad"};
-  std::vector<char*> argv;
-  for (auto& a : args) argv.push_back(a.data());
-  FlagParser p("etna x", static_cast<int>(argv.size()), argv.data());
-  std::string name;
-  int count = 0;
-  ASSERT_TRUE(p.Next());
-  ASSERT_TRUE(p.Is("--name"));
-  ASSERT_TRUE(p.Value(&name));
-  ASSERT_TRUE(p.Next());
-  ASSERT_TRUE(p.IntValue(&count, 1));
-  ASSERT_TRUE(p.Next());
-  EXPECT_EQ(p.flag(), "--bad");
-  std::string missing;
-  EXPECT_FALSE(p.Value(&missing));  // --bad has no value after it
-  EXPECT_FALSE(p.Next());
-  EXPECT_EQ(name, "a");
-  EXPECT_EQ(count, 7);
-}
-
 }  // namespace
 }  // namespace etna::cli
