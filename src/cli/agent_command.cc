@@ -126,7 +126,8 @@ const Command& AgentCommand() {
       "to it as local processes and serves their logs.",
       {
           {"kubeconfig", 0, "FILE", "how to reach the API server"},
-          {"node-name", 0, "NAME", "the Node to register (with --profile: default the --profile-node)"},
+          {"node-name", 0, "NAME",
+           "the Node to register (with --profile: default the --profile-node)"},
           {"data-dir", 0, "DIR", "pods' state and logs (keep it across restarts)"},
           {"listen", 0, "HOST:PORT", "logs, /metrics, /healthz, /readyz (port 0: any free port)",
            "127.0.0.1:0"},

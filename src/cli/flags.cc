@@ -3,7 +3,6 @@
 #include <fmt/format.h>
 #include <signal.h>
 
-
 #include "common/time.h"
 
 namespace etna::cli {

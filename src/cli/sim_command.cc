@@ -162,8 +162,8 @@ const Command& OpenbCommand() {
       {
           {"data", 0, "DIR", "the trace (default $ETNA_OPENB_DATA, else ../shared/data/openb)"},
           {"nodes", 0, "FILE", "the node list (default <data>/openb_node_list_gpu_node.csv)"},
-          {"pods", 0, "FILE|NAME",
-           "the pod list; a bare NAME means <data>/openb_pod_list_NAME.csv", "default"},
+          {"pods", 0, "FILE|NAME", "the pod list; a bare NAME means <data>/openb_pod_list_NAME.csv",
+           "default"},
           {"policy", 0, "P[,P...]", "the policies to replay", "fgd"},
           {"seeds", 0, "SEEDS", "seeds as a range or a list (42-51, 42,43)", "42-51"},
           {"tune", 0, "X", "the policy's tuning factor", "1.3"},

@@ -25,16 +25,16 @@ TEST(ParseGoDurationTest, AcceptsGoSyntax) {
   EXPECT_EQ(*ParseGoDuration("10ns"), nanoseconds(10));
   EXPECT_EQ(*ParseGoDuration(".5s"), milliseconds(500));
   EXPECT_EQ(*ParseGoDuration("1.s"), seconds(1));
-  EXPECT_EQ(*ParseGoDuration("1h1m1s1ms1us1ns"),
-            hours(1) + minutes(1) + seconds(1) + milliseconds(1) + microseconds(1) +
-                nanoseconds(1));
+  EXPECT_EQ(
+      *ParseGoDuration("1h1m1s1ms1us1ns"),
+      hours(1) + minutes(1) + seconds(1) + milliseconds(1) + microseconds(1) + nanoseconds(1));
   EXPECT_EQ(*ParseGoDuration("9223372036854775807ns"), nanoseconds(INT64_MAX));
   EXPECT_EQ(*ParseGoDuration("-9223372036854775808ns"), nanoseconds(INT64_MIN));
 }
 
 TEST(ParseGoDurationTest, RejectsTheRestNamingTheText) {
-  for (const char* bad : {"", "1", "1x", "x", ".", "-", "+", "s", "1.5", "1h ", " 1h", "1 h",
-                          "1hh", "9223372036854775808ns", "3000000h", "1e3s", "0x10s"}) {
+  for (const char* bad : {"", "1", "1x", "x", ".", "-", "+", "s", "1.5", "1h ", " 1h", "1 h", "1hh",
+                          "9223372036854775808ns", "3000000h", "1e3s", "0x10s"}) {
     auto r = ParseGoDuration(bad);
     ASSERT_FALSE(r.ok()) << bad;
     EXPECT_NE(r.status().message().find(std::string("\"") + bad + "\""), std::string::npos)

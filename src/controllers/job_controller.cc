@@ -7,9 +7,9 @@
 #include <algorithm>
 
 #include "client/well_known.h"
+#include "common/time.h"
 #include "controllers/job_policies.h"
 #include "controllers/job_sync.h"
-#include "common/time.h"
 
 namespace etna::controllers {
 

@@ -63,9 +63,9 @@ TEST(JobPodsTest, PoliciesTaskOverridesJobAndExitCodes) {
 // sub-millisecond one as 1 ms (it was dropped, so the policy never fired).
 TEST(JobPolicyTest, TimeoutsInEveryGoUnitAndSubMillisecondRoundsUp) {
   auto timeout = [](const std::string& text) {
-    Json job = {{"spec",
-                 {{"policies",
-                   {{{"event", "PodPending"}, {"action", "AbortJob"}, {"timeout", text}}}}}}};
+    Json job = {
+        {"spec",
+         {{"policies", {{{"event", "PodPending"}, {"action", "AbortJob"}, {"timeout", text}}}}}}};
     return FindPolicy(job, "", "PodPending")->timeout_ms;
   };
   EXPECT_EQ(timeout("500us"), 1);

@@ -1,7 +1,7 @@
 #include "controllers/job_policies.h"
 
-#include "controllers/job_pods.h"
 #include "common/time.h"
+#include "controllers/job_pods.h"
 
 namespace etna::controllers {
 

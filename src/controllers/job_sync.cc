@@ -5,9 +5,9 @@
 #include <fmt/format.h>
 
 #include "client/well_known.h"
+#include "common/time.h"
 #include "controllers/job_controller.h"
 #include "controllers/job_plugins.h"
-#include "common/time.h"
 
 namespace etna::controllers {
 

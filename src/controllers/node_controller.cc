@@ -3,8 +3,8 @@
 #include <fmt/format.h>
 
 #include "client/well_known.h"
-#include "controllers/job_pods.h"
 #include "common/time.h"
+#include "controllers/job_pods.h"
 
 namespace etna::controllers {
 

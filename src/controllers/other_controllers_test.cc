@@ -1,10 +1,10 @@
 // The queue, podgroup and node lifecycle controllers, and the job controller's reaction to a
 // lost node and to a PodGroup's ttl, run together by ControllerManager.
 #include "client/well_known.h"
+#include "common/time.h"
 #include "controllers/manager.h"
 #include "controllers/node_controller.h"
 #include "controllers/test_util.h"
-#include "common/time.h"
 
 namespace etna::controllers {
 namespace {

@@ -4,8 +4,8 @@
 
 #include "client/well_known.h"
 #include "common/resource.h"
-#include "controllers/job_pods.h"
 #include "common/time.h"
+#include "controllers/job_pods.h"
 
 namespace etna::controllers {
 

@@ -1,9 +1,9 @@
 // Node, PodGroup, Queue and HyperNode → their model records.
 #include <fmt/format.h>
 
-#include "common/time.h"
 #include "client/node_gpus.h"
 #include "client/well_known.h"
+#include "common/time.h"
 #include "scheduler/convert.h"
 #include "scheduler/json_fields.h"
 

@@ -3,8 +3,8 @@
 
 #include <algorithm>
 
-#include "common/time.h"
 #include "client/well_known.h"
+#include "common/time.h"
 #include "sched/devices/request.h"
 #include "scheduler/convert.h"
 #include "scheduler/json_fields.h"

@@ -71,7 +71,8 @@ TEST(JobAdmission, PolicyTimeoutsTakeEveryGoUnit) {
   FakeLookup lookup;
   for (const char* timeout : {"500us", "1.5h", "2h45m", "10ns", "0"}) {
     Json job = BaseJob();
-    job["spec"]["policies"] = {{{"event", "PodPending"}, {"action", "AbortJob"}, {"timeout", timeout}}};
+    job["spec"]["policies"] = {
+        {{"event", "PodPending"}, {"action", "AbortJob"}, {"timeout", timeout}}};
     EXPECT_TRUE(Admit(JobInfo(), Operation::kCreate, job, nullptr, lookup).empty()) << timeout;
   }
   Json job = BaseJob();

@@ -1,7 +1,8 @@
 #include "api/resources/media_type.h"
-#include "common/strings.h"
 
 #include <cctype>
+
+#include "common/strings.h"
 
 namespace etna::api::resources::internal {
 

@@ -18,7 +18,8 @@ std::optional<Clock::time_point> ParseTimestamp(std::string_view s) {
   std::optional<TimeMs> ms = ParseRfc3339(s);
   if (!ms) return std::nullopt;
   // Whole seconds: Age is in seconds.
-  return Clock::time_point(std::chrono::floor<std::chrono::seconds>(std::chrono::milliseconds(*ms)));
+  return Clock::time_point(
+      std::chrono::floor<std::chrono::seconds>(std::chrono::milliseconds(*ms)));
 }
 
 std::string TimestampSince(const json* timestamp, Clock::time_point now) {

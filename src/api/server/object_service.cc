@@ -4,8 +4,8 @@
 
 #include "api/server/object_rules.h"
 #include "api/server/stored_object.h"
-#include "store/keys.h"
 #include "common/time.h"
+#include "store/keys.h"
 
 namespace etna::api::server {
 namespace {

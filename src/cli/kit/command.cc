@@ -251,9 +251,7 @@ int RunCommand(const Command& command, int first, int argc, char** argv) {
   std::vector<Flag> flags = AllFlags(command);
   std::map<std::string, std::vector<std::string>> values;
   std::vector<std::string> args;
-  auto usage_error = [&](const std::string& message) {
-    return ReportUsageError(command, message);
-  };
+  auto usage_error = [&](const std::string& message) { return ReportUsageError(command, message); };
   for (int i = first; i < argc; ++i) {
     std::string a = argv[i];
     if (a == "--") {

@@ -19,9 +19,10 @@ std::string HumanAge(std::chrono::seconds age) { return api::resources::HumanDur
 
 Result<std::chrono::milliseconds> ParseGoDuration(const std::string& flag, std::string_view text) {
   auto bad = [&] {
-    return Status::InvalidArgument(fmt::format(
-        "error: invalid --{} \"{}\": want numbers with units (ns, us, ms, s, m, h), one after another",
-        flag, text));
+    return Status::InvalidArgument(
+        fmt::format("error: invalid --{} \"{}\": want numbers with units (ns, us, ms, s, m, h), "
+                    "one after another",
+                    flag, text));
   };
   auto d = etna::ParseDurationOrSeconds(text);
   if (!d.ok() || d->count() < 0) return bad();
