@@ -27,7 +27,7 @@ TEST(UserCommands, TheIssuesVerbsExist) {
 }
 
 // Runs `command` on `args` (after argv[0]); returns the exit code.
-int Run(const Command& command, std::vector<std::string> args) {
+int RunWith(const Command& command, std::vector<std::string> args) {
   args.insert(args.begin(), command.path);
   std::vector<char*> argv;
   for (auto& a : args) argv.push_back(a.data());
@@ -64,11 +64,11 @@ struct Daemon {
 
 TEST(RunCommand, ValuesIntegersBooleansAndDefaults) {
   Daemon d;
-  EXPECT_EQ(Run(d.command, {"--name", "a", "--count", "7", "--verbose"}), 0);
+  EXPECT_EQ(RunWith(d.command, {"--name", "a", "--count", "7", "--verbose"}), 0);
   EXPECT_EQ(d.name, "a");
   EXPECT_EQ(d.count, 7);
   EXPECT_TRUE(d.verbose);
-  EXPECT_EQ(Run(d.command, {"--name=b"}), 0);
+  EXPECT_EQ(RunWith(d.command, {"--name=b"}), 0);
   EXPECT_EQ(d.name, "b");
   EXPECT_EQ(d.count, 1);  // the declared default
   EXPECT_FALSE(d.verbose);
@@ -76,16 +76,16 @@ TEST(RunCommand, ValuesIntegersBooleansAndDefaults) {
 
 TEST(RunCommand, UsageErrorsExitTwoWithoutRunning) {
   Daemon d;
-  EXPECT_EQ(Run(d.command, {"--name", "a", "--bad"}), kUsageExitCode);  // unknown flag
-  EXPECT_EQ(Run(d.command, {"--name"}), kUsageExitCode);                // missing value
-  EXPECT_EQ(Run(d.command, {"stray"}), kUsageExitCode);                 // no arguments taken
-  EXPECT_EQ(Run(d.command, {"--verbose=maybe"}), kUsageExitCode);       // booleans take none
+  EXPECT_EQ(RunWith(d.command, {"--name", "a", "--bad"}), kUsageExitCode);  // unknown flag
+  EXPECT_EQ(RunWith(d.command, {"--name"}), kUsageExitCode);                // missing value
+  EXPECT_EQ(RunWith(d.command, {"stray"}), kUsageExitCode);                 // no arguments taken
+  EXPECT_EQ(RunWith(d.command, {"--verbose=maybe"}), kUsageExitCode);       // booleans take none
   EXPECT_EQ(d.runs, 0);
-  EXPECT_EQ(Run(d.command, {"--count", "0"}), kUsageExitCode);  // a bad value
-  EXPECT_EQ(Run(d.command, {"--count", "7x"}), kUsageExitCode);
+  EXPECT_EQ(RunWith(d.command, {"--count", "0"}), kUsageExitCode);  // a bad value
+  EXPECT_EQ(RunWith(d.command, {"--count", "7x"}), kUsageExitCode);
   EXPECT_EQ(d.runs, 2);
   EXPECT_EQ(d.count, 0);
-  EXPECT_EQ(Run(d.command, {"--help"}), 0);
+  EXPECT_EQ(RunWith(d.command, {"--help"}), 0);
   EXPECT_EQ(d.runs, 2);
 }
 
