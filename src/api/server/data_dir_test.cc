@@ -54,7 +54,7 @@ TEST_F(DataDirTest, RestartKeepsTheTokenAndCaAndUpdatesThePort) {
   ASSERT_TRUE(second.ok());
   EXPECT_EQ(second->admin_token, first->admin_token);
   EXPECT_EQ(*ReadFile(second->certificates.ca_file), ca);
-  EXPECT_NE(*ReadFile(second->kubeconfig).find("server: https://127.0.0.1:7443\n"),
+  EXPECT_NE(ReadFile(second->kubeconfig)->find("server: https://127.0.0.1:7443\n"),
             std::string::npos);
 }
 
