@@ -18,6 +18,7 @@
 #include <utility>  // before Asio (Boost 1.74)
 
 #include "api/http/wire.h"
+#include "common/strings.h"
 
 namespace etna::api::http::internal {
 namespace {
@@ -160,7 +161,7 @@ class Connection final : public ConnectionBase {
     req.target = std::string(msg.target());
     ParseTarget(req.target, &req.path, &req.query);
     for (const auto& f : msg) {
-      std::string name = ToLower(Std(f.name_string()));
+      std::string name = Lower(Std(f.name_string()));
       auto [it, inserted] = req.headers.emplace(name, std::string(Std(f.value())));
       if (!inserted) it->second += ", " + std::string(Std(f.value()));
     }
