@@ -160,7 +160,7 @@ const Command& OpenbCommand() {
       "[--seeds 42-51] [--tune 1.3] [--out DIR] [--threads N]",
       "Policies: random, dotprod, gpuclustering, gpupacking, bestfit, fgd, etna",
       {
-          {"data", 0, "DIR", "the trace (default $ETNA_OPENB_DATA, else ../shared/data/openb)"},
+          {"data", 0, "DIR", "the trace (default $ETNA_OPENB_DATA, else testdata/openb)"},
           {"nodes", 0, "FILE", "the node list (default <data>/openb_node_list_gpu_node.csv)"},
           {"pods", 0, "FILE|NAME", "the pod list; a bare NAME means <data>/openb_pod_list_NAME.csv",
            "default"},
