@@ -94,7 +94,7 @@ TEST_F(AgentTest, GracefulDeleteSendsSigtermThenDeletesThePod) {
     return api_.rest().Get(client::Path("pods", "default", "p5")).status().code() ==
            StatusCode::kNotFound;
   }));
-  EXPECT_EQ(ReadFile(file), "term\n");
+  EXPECT_EQ(TextOrEmpty(file), "term\n");
 }
 
 TEST_F(AgentTest, GracePeriodEndsWithSigkill) {
@@ -114,8 +114,8 @@ TEST_F(AgentTest, NewAgentAdoptsRunningContainers) {
   std::string file = dir_ + "/starts";
   // "$$$$": Kubernetes' expansion turns "$$" into "$", so the shell sees "$$" (its pid).
   CreatePod("p7", "n1", "echo $$$$ >> " + file + "; exec sleep 60");
-  ASSERT_TRUE(WaitFor([&] { return Phase("p7") == "Running" && !ReadFile(file).empty(); }));
-  pid_t pid = std::stoi(ReadFile(file));
+  ASSERT_TRUE(WaitFor([&] { return Phase("p7") == "Running" && !TextOrEmpty(file).empty(); }));
+  pid_t pid = std::stoi(TextOrEmpty(file));
   pids_to_kill_.push_back(pid);
   agent_.reset();  // the agent goes away; the container does not
   ASSERT_EQ(kill(pid, 0), 0);
@@ -127,7 +127,7 @@ TEST_F(AgentTest, NewAgentAdoptsRunningContainers) {
            StatusCode::kNotFound;
   }));
   EXPECT_TRUE(WaitFor([&] { return kill(pid, 0) != 0; }));
-  EXPECT_EQ(ReadFile(file), std::to_string(pid) + "\n");  // started exactly once
+  EXPECT_EQ(TextOrEmpty(file), std::to_string(pid) + "\n");  // started exactly once
 }
 
 TEST_F(AgentTest, AdoptedContainerThatEndedIsReported) {
@@ -142,7 +142,7 @@ TEST_F(AgentTest, AdoptedContainerThatEndedIsReported) {
   StartAgent(Options("n1"));
   ASSERT_TRUE(WaitFor([&] { return Phase("p8") == "Failed"; })) << Pod("p8").dump();
   EXPECT_EQ(Pod("p8")["status"]["containerStatuses"][0]["state"]["terminated"]["exitCode"], 4);
-  EXPECT_EQ(ReadFile(file), "x\n");
+  EXPECT_EQ(TextOrEmpty(file), "x\n");
 }
 
 TEST_F(AgentTest, LogsEndpointTailsAndFollows) {
@@ -192,8 +192,8 @@ TEST_F(AgentTest, PodDeletedOutrightIsKilled) {
   StartAgent(Options("n1"));
   std::string file = dir_ + "/pid";
   CreatePod("p11", "n1", "echo $$$$ > " + file + "; exec sleep 60");
-  ASSERT_TRUE(WaitFor([&] { return Phase("p11") == "Running" && !ReadFile(file).empty(); }));
-  pid_t pid = std::stoi(ReadFile(file));
+  ASSERT_TRUE(WaitFor([&] { return Phase("p11") == "Running" && !TextOrEmpty(file).empty(); }));
+  pid_t pid = std::stoi(TextOrEmpty(file));
   pids_to_kill_.push_back(pid);
   ASSERT_TRUE(api_.rest().Delete(client::Path("pods", "default", "p11"), 0).ok());
   EXPECT_TRUE(WaitFor([&] { return kill(pid, 0) != 0; }));

@@ -10,13 +10,13 @@
 #include <filesystem>
 #include <fstream>
 #include <functional>
-#include <sstream>
 #include <thread>
 
 #include "agent/agent.h"
 #include "agent/gpu/nvml_source.h"
 #include "client/testing/in_process_api.h"
 #include "client/well_known.h"
+#include "common/file.h"
 #include "common/testing/wait.h"
 #include "net/http/client.h"
 
@@ -28,11 +28,10 @@ namespace fs = std::filesystem;
 // The agent's pods are real processes: their progress is polled.
 using common_testing::WaitFor;
 
-inline std::string ReadFile(const std::string& path) {
-  std::ifstream in(path);
-  std::stringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
+// The file's text, or "" while it does not exist yet (tests poll for it).
+inline std::string TextOrEmpty(const std::string& path) {
+  auto text = ReadFile(path);
+  return text.ok() ? *text : "";
 }
 
 class AgentTest : public ::testing::Test {
@@ -71,7 +70,7 @@ class AgentTest : public ::testing::Test {
     for (const auto& entry : fs::directory_iterator("/proc", ec)) {
       std::string name = entry.path().filename().string();
       if (name.find_first_not_of("0123456789") != std::string::npos) continue;
-      std::string cmdline = ReadFile(entry.path().string() + "/cmdline");
+      std::string cmdline = TextOrEmpty(entry.path().string() + "/cmdline");
       if (cmdline.find(dir_) != std::string::npos) out.push_back(std::stoi(name));
     }
     return out;

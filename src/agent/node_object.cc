@@ -123,7 +123,7 @@ Status RenewLease(client::RestClient& rest, const std::string& node, int lease_s
   std::string path = client::Path("leases", client::kNodeLeaseNamespace, node);
   nlohmann::json spec = {{"holderIdentity", node},
                          {"leaseDurationSeconds", lease_seconds},
-                         {"renewTime", FormatRfc3339(now, true)}};
+                         {"renewTime", FormatRfc3339Micro(now)}};
   auto p = rest.MergePatch(path, {{"spec", spec}});
   if (p.ok()) return Status::Ok();
   if (p.status().code() != StatusCode::kNotFound) return p.status().WithContext("renew lease");

@@ -11,9 +11,9 @@
 
 #include "agent/gpu/cluster_profile.h"
 #include "agent/gpu/gpu_source.h"
-#include "agent/rfc3339.h"
 #include "client/rest.h"
 #include "common/clock.h"
+#include "common/time.h"
 
 namespace etna::agent {
 

@@ -62,7 +62,7 @@ TEST(NodeObject, LabelsAndStatus) {
   EXPECT_EQ(status["conditions"][1]["reason"], "KubeletReady");
   EXPECT_EQ(status["conditions"][1]["lastTransitionTime"], "2020-01-01T00:00:00Z");
   EXPECT_EQ(status["addresses"][0]["address"], "127.0.0.1");
-  EXPECT_EQ(FormatRfc3339(1'700'000'000'123, true), "2023-11-14T22:13:20.123000Z");
+  EXPECT_EQ(FormatRfc3339Micro(1'700'000'000'123), "2023-11-14T22:13:20.123000Z");
 }
 
 TEST(NodeObject, LeaseIsCreatedThenRenewedWithTheClocksTime) {
@@ -73,8 +73,8 @@ TEST(NodeObject, LeaseIsCreatedThenRenewedWithTheClocksTime) {
   ASSERT_TRUE(RenewLease(api.rest(), "n", 40, clock.NowMs()).ok());
   auto lease = api.rest().Get(client::Path("leases", client::kNodeLeaseNamespace, "n"));
   ASSERT_TRUE(lease.ok()) << lease.status().ToString();
-  EXPECT_EQ((*lease)["spec"]["renewTime"], FormatRfc3339(clock.NowMs(), true));
-  EXPECT_EQ((*lease)["spec"]["acquireTime"], FormatRfc3339(clock.NowMs() - 10'250, true));
+  EXPECT_EQ((*lease)["spec"]["renewTime"], FormatRfc3339Micro(clock.NowMs()));
+  EXPECT_EQ((*lease)["spec"]["acquireTime"], FormatRfc3339Micro(clock.NowMs() - 10'250));
   EXPECT_EQ((*lease)["spec"]["leaseDurationSeconds"], 40);
   EXPECT_EQ((*lease)["spec"]["holderIdentity"], "n");
 }

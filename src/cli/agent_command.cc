@@ -12,91 +12,50 @@
 
 #include <cstdio>
 #include <memory>
+#include <optional>
 #include <string>
 
 #include "agent/agent.h"
 #include "agent/gpu/nvml_source.h"
 #include "agent/runtime/shim.h"
 #include "cli/flags.h"
+#include "cli/kit/command.h"
 #include "client/kubeconfig.h"
 
 namespace etna::cli {
-namespace {
-
-struct AgentFlags {
-  std::string kubeconfig, node_name, data_dir, listen = "127.0.0.1:0", profile, profile_node;
-  std::string nvml_lib = "libnvidia-ml.so.1", internal_ip = "127.0.0.1", cpu, memory;
-  int lease_seconds = 40;
-  bool nvml_lib_set = false;
-};
-
-void PrintAgentHelp(FILE* out) {
-  std::fprintf(out,
-               "Usage: etna agent --kubeconfig FILE --node-name NAME --data-dir DIR [flags]\n\n"
-               "Runs a node: registers it with its GPUs, renews its lease, runs the pods bound\n"
-               "to it as local processes and serves their logs.\n\n"
-               "Flags:\n"
-               "  --kubeconfig FILE      how to reach the API server\n"
-               "  --node-name NAME       the Node to register (with --profile: default the\n"
-               "                         --profile-node)\n"
-               "  --data-dir DIR         pods' state and logs (keep it across restarts)\n"
-               "  --listen HOST:PORT     logs, /metrics, /healthz, /readyz (default 127.0.0.1:0,\n"
-               "                         any free port)\n"
-               "  --profile FILE         a cluster profile (examples/clusters/dev.yaml): the node\n"
-               "  --profile-node NAME    its node to simulate (GPUs, cpu, memory, labels)\n"
-               "  --nvml-lib PATH        NVML library for real GPUs (default libnvidia-ml.so.1)\n"
-               "  --lease-seconds N      node lease duration (default 40; renewed every N/4)\n"
-               "  --internal-ip IP       the node's InternalIP (default 127.0.0.1)\n"
-               "  --cpu Q, --memory Q    node capacity without a profile (default 32, 256Gi)\n");
-}
-
-}  // namespace
 
 int RunAgentShim(int argc, char** argv) { return agent::runtime::RunShim(argc, argv); }
 
-int RunAgent(int argc, char** argv) {
-  AgentFlags f;
-  FlagParser p("etna agent", argc, argv);
-  while (p.Next()) {
-    bool ok = true;
-    if (p.Is("--help") || p.Is("-h")) {
-      PrintAgentHelp(stdout);
-      return 0;
-    } else if (p.Is("--kubeconfig")) {
-      ok = p.Value(&f.kubeconfig);
-    } else if (p.Is("--node-name")) {
-      ok = p.Value(&f.node_name);
-    } else if (p.Is("--data-dir")) {
-      ok = p.Value(&f.data_dir);
-    } else if (p.Is("--listen")) {
-      ok = p.Value(&f.listen);
-    } else if (p.Is("--profile")) {
-      ok = p.Value(&f.profile);
-    } else if (p.Is("--profile-node")) {
-      ok = p.Value(&f.profile_node);
-    } else if (p.Is("--nvml-lib")) {
-      ok = p.Value(&f.nvml_lib);
-      f.nvml_lib_set = true;
-    } else if (p.Is("--internal-ip")) {
-      ok = p.Value(&f.internal_ip);
-    } else if (p.Is("--cpu")) {
-      ok = p.Value(&f.cpu);
-    } else if (p.Is("--memory")) {
-      ok = p.Value(&f.memory);
-    } else if (p.Is("--lease-seconds")) {
-      ok = p.IntValue(&f.lease_seconds, 1);
-    } else {
-      return p.Unknown(PrintAgentHelp);
-    }
-    if (!ok) return 1;
-  }
+namespace {
+
+struct AgentFlags {
+  explicit AgentFlags(const Invocation& inv)
+      : kubeconfig(inv.Get("kubeconfig")),
+        node_name(inv.Get("node-name")),
+        data_dir(inv.Get("data-dir")),
+        listen(inv.Get("listen")),
+        profile(inv.Get("profile")),
+        profile_node(inv.Get("profile-node")),
+        nvml_lib(inv.Get("nvml-lib")),
+        internal_ip(inv.Get("internal-ip")),
+        cpu(inv.Get("cpu")),
+        memory(inv.Get("memory")),
+        nvml_lib_set(inv.Has("nvml-lib")) {}
+
+  std::string kubeconfig, node_name, data_dir, listen, profile, profile_node, nvml_lib;
+  std::string internal_ip, cpu, memory;
+  bool nvml_lib_set;
+};
+
+int RunNode(Invocation& inv) {
+  AgentFlags f(inv);
+  std::optional<int> lease_seconds = inv.Int("lease-seconds", 1);
+  if (!lease_seconds) return kUsageExitCode;
   if (f.kubeconfig.empty() || f.data_dir.empty()) {
-    std::fprintf(stderr, "etna agent: --kubeconfig and --data-dir are required\n");
-    return 1;
+    return inv.UsageError("--kubeconfig and --data-dir are required");
   }
   if (!f.profile.empty() && f.nvml_lib_set) {
-    std::fprintf(stderr, "etna agent: give --profile or --nvml-lib, not both\n");
-    return 1;
+    return inv.UsageError("give --profile or --nvml-lib, not both");
   }
   auto config = client::LoadKubeconfig(f.kubeconfig);
   if (!config.ok()) {
@@ -106,10 +65,7 @@ int RunAgent(int argc, char** argv) {
   agent::AgentOptions options;
   if (!f.profile.empty()) {
     if (f.profile_node.empty()) f.profile_node = f.node_name;
-    if (f.profile_node.empty()) {
-      std::fprintf(stderr, "etna agent: --profile needs --profile-node\n");
-      return 1;
-    }
+    if (f.profile_node.empty()) return inv.UsageError("--profile needs --profile-node");
     auto nodes = agent::LoadClusterProfile(f.profile);
     if (!nodes.ok()) {
       std::fprintf(stderr, "etna agent: %s\n", nodes.status().ToString().c_str());
@@ -136,17 +92,14 @@ int RunAgent(int argc, char** argv) {
     }
   }
   if (!f.node_name.empty()) options.node.name = f.node_name;
-  if (options.node.name.empty()) {
-    std::fprintf(stderr, "etna agent: --node-name is required\n");
-    return 1;
-  }
+  if (options.node.name.empty()) return inv.UsageError("--node-name is required");
   std::string gpu_source = options.gpu_source ? options.gpu_source->Describe() : "none";
   client::KubeConfig kc = *config;
   options.transports = [kc] { return client::MakeHttpTransport(kc); };
   options.data_dir = f.data_dir;
   options.listen = f.listen;
   options.internal_ip = f.internal_ip;
-  options.lease_seconds = f.lease_seconds;
+  options.lease_seconds = *lease_seconds;
 
   BlockStopSignals();
   agent::Agent agent(std::move(options));
@@ -163,5 +116,37 @@ int RunAgent(int argc, char** argv) {
   agent.Stop();
   return 0;
 }
+
+const Command& AgentCommand() {
+  static const Command command = {
+      "agent",
+      "run a node: GPUs, lease, pods as processes",
+      "etna agent --kubeconfig FILE --node-name NAME --data-dir DIR [flags]",
+      "Runs a node: registers it with its GPUs, renews its lease, runs the pods bound\n"
+      "to it as local processes and serves their logs.",
+      {
+          {"kubeconfig", 0, "FILE", "how to reach the API server"},
+          {"node-name", 0, "NAME",
+           "the Node to register (with --profile: default the --profile-node)"},
+          {"data-dir", 0, "DIR", "pods' state and logs (keep it across restarts)"},
+          {"listen", 0, "HOST:PORT", "logs, /metrics, /healthz, /readyz (port 0: any free port)",
+           "127.0.0.1:0"},
+          {"profile", 0, "FILE", "a cluster profile (examples/clusters/dev.yaml): the node"},
+          {"profile-node", 0, "NAME", "its node to simulate (GPUs, cpu, memory, labels)"},
+          {"nvml-lib", 0, "PATH", "NVML library for real GPUs", "libnvidia-ml.so.1"},
+          {"lease-seconds", 0, "N", "node lease duration (renewed every N/4)", "40"},
+          {"internal-ip", 0, "IP", "the node's InternalIP", "127.0.0.1"},
+          {"cpu", 0, "Q", "node capacity without a profile (default 32)"},
+          {"memory", 0, "Q", "node capacity without a profile (default 256Gi)"},
+      },
+      /*connects=*/false,
+      RunNode,
+      /*takes_args=*/false};
+  return command;
+}
+
+}  // namespace
+
+int RunAgent(int argc, char** argv) { return RunCommand(AgentCommand(), 1, argc, argv); }
 
 }  // namespace etna::cli

@@ -3,78 +3,29 @@
 
 #include <algorithm>
 #include <cstdio>
-#include <cstdlib>
-#include <sstream>
+#include <optional>
 #include <string>
 
 #include "cli/flags.h"
+#include "cli/kit/command.h"
 #include "cli/monitoring_server.h"
 #include "client/kubeconfig.h"
 #include "client/transport.h"
 #include "controllers/manager.h"
+#include "sched/framework/arguments.h"
 
 namespace etna::cli {
 
 namespace {
 
-void PrintControllersHelp(FILE* out) {
-  std::fprintf(out,
-               "Usage: etna controllers --kubeconfig FILE [flags]\n\n"
-               "Runs Volcano's job, queue and podgroup controllers and the node lifecycle\n"
-               "controller against the API server of FILE.\n\n"
-               "Flags:\n"
-               "  --kubeconfig FILE          the API server and credentials (required)\n"
-               "  --controllers LIST         comma-separated subset of job,queue,podgroup,node\n"
-               "                             (default: all)\n"
-               "  --lease-grace-seconds N    extra seconds past a node Lease's duration before\n"
-               "                             the node is declared lost (default 5)\n"
-               "  --resync-seconds N         re-check every object this often (default 30)\n"
-               "  --listen HOST:PORT         serve /metrics, /healthz and /readyz over HTTP\n"
-               "                             (default 127.0.0.1:8081; port 0 picks one)\n");
-}
-
-bool ParseSeconds(const std::string& flag, const std::string& text, double* out) {
-  char* end = nullptr;
-  double v = std::strtod(text.c_str(), &end);
-  if (text.empty() || *end != '\0' || v < 0) {
-    std::fprintf(stderr, "etna controllers: %s must be a number of seconds >= 0, got \"%s\"\n",
-                 flag.c_str(), text.c_str());
-    return false;
-  }
-  *out = v;
-  return true;
-}
-
-}  // namespace
-
-int RunControllers(int argc, char** argv) {
-  std::string kubeconfig, list, listen = "127.0.0.1:8081";
-  double grace = 5, resync = 30;
-  FlagParser p("etna controllers", argc, argv);
-  while (p.Next()) {
-    std::string v;
-    if (p.Is("--help") || p.Is("-h")) {
-      PrintControllersHelp(stdout);
-      return 0;
-    } else if (p.Is("--kubeconfig")) {
-      if (!p.Value(&kubeconfig)) return 2;
-    } else if (p.Is("--controllers")) {
-      if (!p.Value(&list)) return 2;
-    } else if (p.Is("--listen")) {
-      if (!p.Value(&listen)) return 2;
-    } else if (p.Is("--lease-grace-seconds")) {
-      if (!p.Value(&v) || !ParseSeconds("--lease-grace-seconds", v, &grace)) return 2;
-    } else if (p.Is("--resync-seconds")) {
-      if (!p.Value(&v) || !ParseSeconds("--resync-seconds", v, &resync)) return 2;
-    } else {
-      p.Unknown(PrintControllersHelp);
-      return 2;
-    }
-  }
-  if (kubeconfig.empty()) {
-    std::fprintf(stderr, "etna controllers: --kubeconfig is required\n");
-    return 2;
-  }
+int RunManager(Invocation& inv) {
+  std::string kubeconfig = inv.Get("kubeconfig"), list = inv.Get("controllers");
+  std::string listen = inv.Get("listen");
+  if (kubeconfig.empty()) return inv.UsageError("--kubeconfig is required");
+  std::optional<double> grace = inv.Number("lease-grace-seconds", 0);
+  if (!grace) return kUsageExitCode;
+  std::optional<double> resync = inv.Number("resync-seconds", 0);
+  if (!resync) return kUsageExitCode;
   auto config = client::LoadKubeconfig(kubeconfig);
   if (!config.ok()) {
     std::fprintf(stderr, "etna controllers: %s\n", config.status().ToString().c_str());
@@ -85,13 +36,10 @@ int RunControllers(int argc, char** argv) {
   controllers::ControllerManagerOptions options;
   client::KubeConfig kc = *config;
   options.factory = [kc] { return client::MakeHttpTransport(kc); };
-  options.lease_grace = std::chrono::milliseconds(static_cast<int64_t>(grace * 1000));
+  options.lease_grace = std::chrono::milliseconds(static_cast<int64_t>(*grace * 1000));
   options.resync_period =
-      std::chrono::milliseconds(std::max<int64_t>(100, static_cast<int64_t>(resync * 1000)));
-  std::stringstream names(list);
-  for (std::string name; std::getline(names, name, ',');) {
-    if (!name.empty()) options.controllers.insert(name);
-  }
+      std::chrono::milliseconds(std::max<int64_t>(100, static_cast<int64_t>(*resync * 1000)));
+  for (const std::string& name : sched::SplitCommaList(list)) options.controllers.insert(name);
   controllers::ControllerManager manager(options);
   auto monitoring = MonitoringServer::StartOrReport(
       "etna controllers", listen, &manager.metrics_registry(), [&manager] {
@@ -111,6 +59,35 @@ int RunControllers(int argc, char** argv) {
   std::printf("etna controllers: %s, shutting down\n", sig);
   manager.Stop();
   return 0;
+}
+
+const Command& ControllersCommand() {
+  static const Command command = {
+      "controllers",
+      "run the job, queue, podgroup and node controllers",
+      "etna controllers --kubeconfig FILE [flags]",
+      "Runs Volcano's job, queue and podgroup controllers and the node lifecycle\n"
+      "controller against the API server of FILE.",
+      {
+          {"kubeconfig", 0, "FILE", "the API server and credentials (required)"},
+          {"controllers", 0, "LIST",
+           "comma-separated subset of job,queue,podgroup,node (default: all)"},
+          {"lease-grace-seconds", 0, "N",
+           "extra seconds past a node Lease's duration before the node is declared lost", "5"},
+          {"resync-seconds", 0, "N", "re-check every object this often", "30"},
+          {"listen", 0, "HOST:PORT",
+           "serve /metrics, /healthz and /readyz over HTTP (port 0 picks one)", "127.0.0.1:8081"},
+      },
+      /*connects=*/false,
+      RunManager,
+      /*takes_args=*/false};
+  return command;
+}
+
+}  // namespace
+
+int RunControllers(int argc, char** argv) {
+  return RunCommand(ControllersCommand(), 1, argc, argv);
 }
 
 }  // namespace etna::cli

@@ -14,7 +14,6 @@
 
 #include <cstdio>
 #include <cstdlib>
-#include <fstream>
 #include <memory>
 #include <nlohmann/json.hpp>
 #include <string>
@@ -25,32 +24,13 @@
 #include "cli/api_runtime.h"
 #include "cli/dev_profile.h"
 #include "cli/flags.h"
+#include "cli/kit/command.h"
+#include "common/file.h"
 #include "controllers/manager.h"
 #include "scheduler/scheduler.h"
 
 namespace etna::cli {
 namespace {
-
-struct DevFlags {
-  ApiRuntimeOptions api;
-  std::string profile;  // empty: the built-in profile
-  std::string period = "1s";
-};
-
-void PrintDevHelp(FILE* out) {
-  std::fprintf(
-      out,
-      "Usage: etna dev [--data-dir DIR] [--listen HOST:PORT] [--profile FILE] [--period D]\n\n"
-      "Runs a whole etna cluster in this process: the API server (data in DIR), the\n"
-      "scheduler, the controllers, and simulated GPU nodes whose pods run as real processes.\n"
-      "Writes DIR/kubeconfig for kubectl, the Python client and etna's own commands.\n\n"
-      "Flags:\n"
-      "  --data-dir DIR      store, certificates, kubeconfig, pods' logs (default ~/.etna)\n"
-      "  --listen HOST:PORT  the API server's address (default 127.0.0.1:6443)\n"
-      "  --profile FILE      the simulated nodes (default: 4 x 8 H100 with NVSwitch,\n"
-      "                      2 x 4 A100-80GB with MIG, 2 x 2 T4; see examples/clusters/)\n"
-      "  --period D          the scheduler's cycle period (default 1s; 500ms, 2s, ...)\n");
-}
 
 // DIR/prometheus-targets.json in Prometheus' file_sd format: the API server (whose /metrics
 // also carries the scheduler's and controllers' families) and every simulated node's agent.
@@ -64,17 +44,7 @@ Status WritePrometheusTargets(const std::string& data_dir, const ApiRuntime& api
     groups.push_back({{"targets", {fmt::format("127.0.0.1:{}", agents[i]->port())}},
                       {"labels", {{"job", "etna-agents"}, {"Hostname", nodes[i].name}}}});
   }
-  std::string path = data_dir + "/prometheus-targets.json";
-  std::string tmp = path + ".tmp";
-  {
-    std::ofstream out(tmp, std::ios::trunc);
-    out << groups.dump(2) << "\n";
-    if (!out.flush()) return Status::Internal(fmt::format("cannot write {}", tmp));
-  }
-  if (std::rename(tmp.c_str(), path.c_str()) != 0) {
-    return Status::Internal(fmt::format("cannot write {}", path));
-  }
-  return Status::Ok();
+  return WriteFileAtomically(data_dir + "/prometheus-targets.json", groups.dump(2) + "\n", 0644);
 }
 
 std::string DefaultDataDir() {
@@ -82,43 +52,23 @@ std::string DefaultDataDir() {
   return fmt::format("{}/.etna", home && *home ? home : ".");
 }
 
-}  // namespace
-
-int RunDev(int argc, char** argv) {
-  DevFlags flags;
-  flags.api.data_dir = DefaultDataDir();
-  FlagParser parser("etna dev", argc, argv);
-  while (parser.Next()) {
-    if (parser.Is("--data-dir")) {
-      if (!parser.Value(&flags.api.data_dir)) return 1;
-    } else if (parser.Is("--listen")) {
-      if (!parser.Value(&flags.api.listen)) return 1;
-    } else if (parser.Is("--profile")) {
-      if (!parser.Value(&flags.profile)) return 1;
-    } else if (parser.Is("--period")) {
-      if (!parser.Value(&flags.period)) return 1;
-    } else if (parser.Is("-h") || parser.Is("--help")) {
-      PrintDevHelp(stdout);
-      return 0;
-    } else {
-      return parser.Unknown(PrintDevHelp);
-    }
-  }
-  auto period = ParseDuration(flags.period);
-  if (!period.ok()) {
-    std::fprintf(stderr, "etna dev: --period: %s\n", period.status().message().c_str());
-    return 1;
-  }
-  auto nodes = flags.profile.empty() ? agent::ParseClusterProfile(kDevProfileYaml)
-                                     : agent::LoadClusterProfile(flags.profile);
+int RunCluster(Invocation& inv) {
+  ApiRuntimeOptions api_options;
+  api_options.data_dir = inv.Has("data-dir") ? inv.Get("data-dir") : DefaultDataDir();
+  api_options.listen = inv.Get("listen");
+  const std::string profile = inv.Get("profile");  // empty: the built-in profile
+  auto period = ParseDuration(inv.Get("period"));
+  if (!period.ok()) return inv.UsageError("--period: " + period.status().message());
+  auto nodes = profile.empty() ? agent::ParseClusterProfile(kDevProfileYaml)
+                               : agent::LoadClusterProfile(profile);
   if (!nodes.ok()) {
     std::fprintf(stderr, "etna dev: --profile: %s\n", nodes.status().ToString().c_str());
     return 1;
   }
   BlockStopSignals();
   metrics::Registry registry;
-  flags.api.metrics = &registry;
-  auto api = ApiRuntime::Start(flags.api);
+  api_options.metrics = &registry;
+  auto api = ApiRuntime::Start(api_options);
   if (!api.ok()) {
     std::fprintf(stderr, "etna dev: %s\n", api.status().ToString().c_str());
     return 1;
@@ -145,7 +95,7 @@ int RunDev(int argc, char** argv) {
   std::vector<std::unique_ptr<agent::Agent>> agents;
   int gpus = 0;
   for (const agent::NodeSpec& node : *nodes) {
-    auto options = agent::SimulatedNodeOptions(node, transports, flags.api.data_dir + "/nodes");
+    auto options = agent::SimulatedNodeOptions(node, transports, api_options.data_dir + "/nodes");
     agents.push_back(std::make_unique<agent::Agent>(std::move(options)));
     if (Status st = agents.back()->Start(); !st.ok()) {
       std::fprintf(stderr, "etna dev: node %s: %s\n", node.name.c_str(), st.ToString().c_str());
@@ -153,18 +103,18 @@ int RunDev(int argc, char** argv) {
     }
     gpus += static_cast<int>(node.gpus.size());
   }
-  if (Status st = WritePrometheusTargets(flags.api.data_dir, **api, *nodes, agents); !st.ok()) {
+  if (Status st = WritePrometheusTargets(api_options.data_dir, **api, *nodes, agents); !st.ok()) {
     std::fprintf(stderr, "etna dev: %s\n", st.ToString().c_str());
     return 1;
   }
   std::printf("etna dev: serving %s (data in %s)\n", (*api)->url().c_str(),
-              flags.api.data_dir.c_str());
+              api_options.data_dir.c_str());
   std::printf("etna dev: %zu simulated nodes with %d GPUs, scheduler and controllers running\n",
               agents.size(), gpus);
   std::printf(
       "etna dev: metrics at %s/metrics; Prometheus targets in "
       "%s/prometheus-targets.json\n",
-      (*api)->url().c_str(), flags.api.data_dir.c_str());
+      (*api)->url().c_str(), api_options.data_dir.c_str());
   std::printf("etna dev: ready. Try:\n");
   std::printf("  export KUBECONFIG=%s\n", (*api)->kubeconfig().c_str());
   std::printf("  kubectl get nodes\n");
@@ -179,5 +129,32 @@ int RunDev(int argc, char** argv) {
   controllers.Stop();
   return 0;
 }
+
+const Command& DevCommand() {
+  static const Command command = {
+      "dev",
+      "a whole cluster in one process: server, scheduler, controllers and simulated GPU nodes "
+      "running pods as processes",
+      "etna dev [--data-dir DIR] [--listen HOST:PORT] [--profile FILE] [--period D]",
+      "Runs a whole etna cluster in this process: the API server (data in DIR), the\n"
+      "scheduler, the controllers, and simulated GPU nodes whose pods run as real processes.\n"
+      "Writes DIR/kubeconfig for kubectl, the Python client and etna's own commands.",
+      {
+          {"data-dir", 0, "DIR", "store, certificates, kubeconfig, pods' logs (default ~/.etna)"},
+          {"listen", 0, "HOST:PORT", "the API server's address", ApiRuntimeOptions().listen},
+          {"profile", 0, "FILE",
+           "the simulated nodes (default: 4 x 8 H100 with NVSwitch, 2 x 4 A100-80GB with MIG, "
+           "2 x 2 T4; see examples/clusters/)"},
+          {"period", 0, "D", "the scheduler's cycle period (500ms, 2s, ...)", "1s"},
+      },
+      /*connects=*/false,
+      RunCluster,
+      /*takes_args=*/false};
+  return command;
+}
+
+}  // namespace
+
+int RunDev(int argc, char** argv) { return RunCommand(DevCommand(), 1, argc, argv); }
 
 }  // namespace etna::cli

@@ -3,55 +3,17 @@
 #include <fmt/format.h>
 #include <signal.h>
 
-#include <charconv>
-#include <cmath>
+#include "common/time.h"
 
 namespace etna::cli {
 
-bool FlagParser::Value(std::string* out) {
-  std::string name = flag();
-  if (i_ + 1 >= argc_) {
-    std::fprintf(stderr, "%s: %s needs a value\n", command_.c_str(), name.c_str());
-    return false;
-  }
-  *out = argv_[++i_];
-  return true;
-}
-
-bool FlagParser::IntValue(int* out, int min) {
-  std::string name = flag();
-  std::string text;
-  if (!Value(&text)) return false;
-  int value = 0;
-  auto [p, ec] = std::from_chars(text.data(), text.data() + text.size(), value);
-  if (ec != std::errc() || p != text.data() + text.size() || value < min) {
-    std::fprintf(stderr, "%s: %s: \"%s\" must be an integer >= %d\n", command_.c_str(),
-                 name.c_str(), text.c_str(), min);
-    return false;
-  }
-  *out = value;
-  return true;
-}
-
-int FlagParser::Unknown(void (*print_help)(FILE*)) {
-  std::fprintf(stderr, "%s: unknown flag \"%s\"\n", command_.c_str(), flag().c_str());
-  print_help(stderr);
-  return 1;
-}
-
 Result<std::chrono::milliseconds> ParseDuration(const std::string& text) {
-  size_t unit = text.find_first_not_of("0123456789.");
-  std::string number = text.substr(0, unit);
-  std::string suffix = unit == std::string::npos ? "" : text.substr(unit);
-  double value = 0;
-  auto [p, ec] = std::from_chars(number.data(), number.data() + number.size(), value);
-  double scale = suffix == "ms" ? 1 : suffix == "s" ? 1000 : suffix == "m" ? 60000 : -1;
-  if (number.empty() || ec != std::errc() || p != number.data() + number.size() || scale < 0 ||
-      value <= 0) {
+  auto d = etna::ParseGoDuration(text);
+  if (!d.ok() || d->count() <= 0) {
     return Status::InvalidArgument(
         fmt::format("\"{}\" is not a duration such as 500ms, 2s or 1m", text));
   }
-  return std::chrono::milliseconds(static_cast<int64_t>(std::ceil(value * scale)));
+  return std::chrono::milliseconds(CeilMilliseconds(*d));
 }
 
 namespace {

@@ -6,7 +6,6 @@
 #include <vector>
 
 namespace etna::cli {
-int RunDemo(int argc, char** argv);
 int RunSim(int argc, char** argv);
 int RunServer(int argc, char** argv);
 int RunAgent(int argc, char** argv);
@@ -32,7 +31,6 @@ void PrintHelp() {
       "  controllers  run the job, queue, podgroup and node controllers (etna controllers --help)\n"
       "  agent        run a node: GPUs, lease, pods as processes (etna agent --help)\n"
       "  sim          replay a cluster trace through the scheduler (etna sim openb --help)\n"
-      "  demo         run one scheduling cycle on a built-in cluster and print the decision\n"
       "  version      print the version\n"
       "  help         show this help\n");
   std::printf("\nUser commands (against the API server of your kubeconfig):\n");
@@ -52,14 +50,13 @@ int main(int argc, char** argv) {
   if (argc < 2 || !std::strcmp(argv[1], "help") || !std::strcmp(argv[1], "--help") ||
       !std::strcmp(argv[1], "-h")) {
     PrintHelp();
-    return argc < 2 ? 1 : 0;
+    return argc < 2 ? 2 : 0;  // no command is a usage error
   }
   std::string cmd = argv[1];
   if (cmd == "version" || cmd == "--version") {
     std::printf("etna 0.1.0\n");
     return 0;
   }
-  if (cmd == "demo") return etna::cli::RunDemo(argc - 1, argv + 1);
   if (cmd == "sim") return etna::cli::RunSim(argc - 1, argv + 1);
   if (cmd == "server") return etna::cli::RunServer(argc - 1, argv + 1);
   if (cmd == "agent") return etna::cli::RunAgent(argc - 1, argv + 1);
@@ -69,5 +66,5 @@ int main(int argc, char** argv) {
   if (cmd == "dev") return etna::cli::RunDev(argc - 1, argv + 1);
   if (int rc = 0; etna::cli::RunUserCommand(argc, argv, &rc)) return rc;
   std::fprintf(stderr, "etna: unknown command \"%s\" (see etna help)\n", cmd.c_str());
-  return 1;
+  return 2;
 }

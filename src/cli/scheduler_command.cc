@@ -7,100 +7,39 @@
 // Runs until SIGINT or SIGTERM.
 
 #include <cstdio>
-#include <fstream>
-#include <sstream>
 #include <string>
 #include <vector>
 
 #include "cli/flags.h"
+#include "cli/kit/command.h"
 #include "cli/monitoring_server.h"
 #include "client/kubeconfig.h"
 #include "client/transport.h"
+#include "common/file.h"
+#include "sched/framework/arguments.h"
 #include "scheduler/scheduler.h"
 
 namespace etna::cli {
 namespace {
 
-void PrintSchedulerHelp(FILE* out) {
-  std::fprintf(
-      out,
-      "Usage: etna scheduler --kubeconfig FILE [flags]\n\n"
-      "Runs the scheduler: watches pods, nodes, podgroups, queues, priorityclasses and\n"
-      "hypernodes, places pending jobs and binds their pods to concrete GPUs.\n\n"
-      "Flags:\n"
-      "  --kubeconfig FILE         the API server and credentials (etna server writes one)\n"
-      "  --conf FILE               volcano-scheduler.conf; default: the ConfigMap\n"
-      "                            volcano-system/volcano-scheduler-configmap, else the\n"
-      "                            built-in configuration (with preempt and reclaim)\n"
-      "  --period DURATION         time between cycles when nothing happens (default 1s;\n"
-      "                            500ms, 2s, ...)\n"
-      "  --scheduler-name LIST     the spec.schedulerName values served (default\n"
-      "                            volcano,etna)\n"
-      "  --listen HOST:PORT        serve /metrics, /healthz and /readyz over HTTP (default\n"
-      "                            127.0.0.1:8080, as Volcano's --listen-address; port 0\n"
-      "                            picks one)\n");
-}
-
-std::vector<std::string> SplitList(const std::string& s) {
-  std::vector<std::string> out;
-  std::stringstream ss(s);
-  std::string item;
-  while (std::getline(ss, item, ',')) {
-    if (!item.empty()) out.push_back(item);
-  }
-  return out;
-}
-
-}  // namespace
-
-int RunScheduler(int argc, char** argv) {
-  std::string kubeconfig, conf_file, period = "1s", names = "volcano,etna",
-                                     listen = "127.0.0.1:8080";
-  FlagParser p("etna scheduler", argc, argv);
-  while (p.Next()) {
-    if (p.Is("--kubeconfig")) {
-      if (!p.Value(&kubeconfig)) return 1;
-    } else if (p.Is("--conf")) {
-      if (!p.Value(&conf_file)) return 1;
-    } else if (p.Is("--period")) {
-      if (!p.Value(&period)) return 1;
-    } else if (p.Is("--scheduler-name")) {
-      if (!p.Value(&names)) return 1;
-    } else if (p.Is("--listen")) {
-      if (!p.Value(&listen)) return 1;
-    } else if (p.Is("-h") || p.Is("--help")) {
-      PrintSchedulerHelp(stdout);
-      return 0;
-    } else {
-      return p.Unknown(PrintSchedulerHelp);
-    }
-  }
-  if (kubeconfig.empty()) {
-    std::fprintf(stderr, "etna scheduler: --kubeconfig is required\n");
-    return 1;
-  }
+int RunDaemon(Invocation& inv) {
+  std::string kubeconfig = inv.Get("kubeconfig"), conf_file = inv.Get("conf");
+  std::string period = inv.Get("period"), names = inv.Get("scheduler-name");
+  std::string listen = inv.Get("listen");
+  if (kubeconfig.empty()) return inv.UsageError("--kubeconfig is required");
   scheduler::SchedulerOptions options;
   auto parsed_period = ParseDuration(period);
-  if (!parsed_period.ok()) {
-    std::fprintf(stderr, "etna scheduler: --period: %s\n",
-                 parsed_period.status().message().c_str());
-    return 1;
-  }
+  if (!parsed_period.ok()) return inv.UsageError("--period: " + parsed_period.status().message());
   options.period = *parsed_period;
-  options.scheduler_names = SplitList(names);
-  if (options.scheduler_names.empty()) {
-    std::fprintf(stderr, "etna scheduler: --scheduler-name: empty list\n");
-    return 1;
-  }
+  options.scheduler_names = sched::SplitCommaList(names);
+  if (options.scheduler_names.empty()) return inv.UsageError("--scheduler-name: empty list");
   if (!conf_file.empty()) {
-    std::ifstream in(conf_file);
-    if (!in) {
+    auto text = ReadFile(conf_file);
+    if (!text.ok()) {
       std::fprintf(stderr, "etna scheduler: --conf: cannot read %s\n", conf_file.c_str());
       return 1;
     }
-    std::stringstream text;
-    text << in.rdbuf();
-    options.conf_yaml = text.str();
+    options.conf_yaml = *text;
     if (options.conf_yaml.empty()) {
       std::fprintf(stderr, "etna scheduler: --conf: %s is empty\n", conf_file.c_str());
       return 1;
@@ -133,5 +72,36 @@ int RunScheduler(int argc, char** argv) {
   sched.Stop();
   return 0;
 }
+
+const Command& SchedulerCommand() {
+  static const Command command = {
+      "scheduler",
+      "run the scheduler against an API server",
+      "etna scheduler --kubeconfig FILE [flags]",
+      "Runs the scheduler: watches pods, nodes, podgroups, queues, priorityclasses and\n"
+      "hypernodes, places pending jobs and binds their pods to concrete GPUs.",
+      {
+          {"kubeconfig", 0, "FILE", "the API server and credentials (etna server writes one)"},
+          {"conf", 0, "FILE",
+           "volcano-scheduler.conf; default: the ConfigMap "
+           "volcano-system/volcano-scheduler-configmap, else the built-in configuration (with "
+           "preempt and reclaim)"},
+          {"period", 0, "DURATION", "time between cycles when nothing happens (500ms, 2s, ...)",
+           "1s"},
+          {"scheduler-name", 0, "LIST", "the spec.schedulerName values served", "volcano,etna"},
+          {"listen", 0, "HOST:PORT",
+           "serve /metrics, /healthz and /readyz over HTTP (as Volcano's --listen-address; port "
+           "0 picks one)",
+           "127.0.0.1:8080"},
+      },
+      /*connects=*/false,
+      RunDaemon,
+      /*takes_args=*/false};
+  return command;
+}
+
+}  // namespace
+
+int RunScheduler(int argc, char** argv) { return RunCommand(SchedulerCommand(), 1, argc, argv); }
 
 }  // namespace etna::cli

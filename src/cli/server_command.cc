@@ -10,53 +10,19 @@
 
 #include "cli/api_runtime.h"
 #include "cli/flags.h"
+#include "cli/kit/command.h"
 
 namespace etna::cli {
 namespace {
 
-void PrintServerHelp(FILE* out) {
-  std::fprintf(out,
-               "Usage: etna server --data-dir DIR [--listen HOST:PORT] [flags]\n\n"
-               "Runs the Kubernetes-compatible API server with its durable store in DIR.\n"
-               "On first start it creates DIR/pki (its own CA and serving certificate),\n"
-               "DIR/tokens.csv (an admin token) and DIR/kubeconfig (use it with kubectl).\n\n"
-               "Flags:\n"
-               "  --data-dir DIR             where the store, certificates and kubeconfig live\n"
-               "  --listen HOST:PORT         address to serve on (default 127.0.0.1:6443)\n"
-               "  --tokens-file FILE         more bearer tokens: token,user,uid,\"group1,group2\"\n"
-               "                             (DIR/tokens.csv, with the admin, is always read)\n"
-               "  --authorization-file FILE  read/write rules per user or group, namespace and\n"
-               "                             resource (YAML list; see docs/api-server.md)\n"
-               "  --anonymous                accept requests without a token (loopback only)\n"
-               "  --no-tls                   plain HTTP (loopback only; kubectl then sends no\n"
-               "                             token, so combine with --anonymous)\n");
-}
-
-}  // namespace
-
-int RunServer(int argc, char** argv) {
+int Serve(Invocation& inv) {
   ApiRuntimeOptions flags;
-  FlagParser p("etna server", argc, argv);
-  while (p.Next()) {
-    if (p.Is("--data-dir")) {
-      if (!p.Value(&flags.data_dir)) return 1;
-    } else if (p.Is("--listen")) {
-      if (!p.Value(&flags.listen)) return 1;
-    } else if (p.Is("--tokens-file")) {
-      if (!p.Value(&flags.tokens_file)) return 1;
-    } else if (p.Is("--authorization-file")) {
-      if (!p.Value(&flags.authorization_file)) return 1;
-    } else if (p.Is("--anonymous")) {
-      flags.anonymous = true;
-    } else if (p.Is("--no-tls")) {
-      flags.tls = false;
-    } else if (p.Is("-h") || p.Is("--help")) {
-      PrintServerHelp(stdout);
-      return 0;
-    } else {
-      return p.Unknown(PrintServerHelp);
-    }
-  }
+  flags.data_dir = inv.Get("data-dir");
+  flags.listen = inv.Get("listen");
+  flags.tokens_file = inv.Get("tokens-file");
+  flags.authorization_file = inv.Get("authorization-file");
+  flags.anonymous = inv.Bool("anonymous");
+  flags.tls = !inv.Bool("no-tls");
   // Signals are taken synchronously below; block them before any thread starts.
   BlockStopSignals();
   auto runtime = ApiRuntime::Start(flags);
@@ -74,5 +40,37 @@ int RunServer(int argc, char** argv) {
   std::fflush(stdout);
   return 0;
 }
+
+const Command& ServerCommand() {
+  static const Command command = {
+      "server",
+      "run the Kubernetes-compatible API server",
+      "etna server --data-dir DIR [--listen HOST:PORT] [flags]",
+      "Runs the Kubernetes-compatible API server with its durable store in DIR.\n"
+      "On first start it creates DIR/pki (its own CA and serving certificate),\n"
+      "DIR/tokens.csv (an admin token) and DIR/kubeconfig (use it with kubectl).",
+      {
+          {"data-dir", 0, "DIR", "where the store, certificates and kubeconfig live"},
+          {"listen", 0, "HOST:PORT", "address to serve on", ApiRuntimeOptions().listen},
+          {"tokens-file", 0, "FILE",
+           "more bearer tokens: token,user,uid,\"group1,group2\" (DIR/tokens.csv, with the "
+           "admin, is always read)"},
+          {"authorization-file", 0, "FILE",
+           "read/write rules per user or group, namespace and resource (YAML list; see "
+           "docs/api-server.md)"},
+          {"anonymous", 0, "", "accept requests without a token (loopback only)"},
+          {"no-tls", 0, "",
+           "plain HTTP (loopback only; kubectl then sends no token, so combine with "
+           "--anonymous)"},
+      },
+      /*connects=*/false,
+      Serve,
+      /*takes_args=*/false};
+  return command;
+}
+
+}  // namespace
+
+int RunServer(int argc, char** argv) { return RunCommand(ServerCommand(), 1, argc, argv); }
 
 }  // namespace etna::cli

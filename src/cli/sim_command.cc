@@ -14,25 +14,20 @@
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
+#include <limits>
 #include <mutex>
+#include <optional>
 #include <string>
 #include <thread>
 #include <vector>
 
+#include "cli/kit/command.h"
 #include "sim/replay.h"
 #include "sim/report.h"
 #include "sim/trace.h"
 
 namespace etna::cli {
 namespace {
-
-void Usage() {
-  std::fprintf(stderr,
-               "Usage: etna sim openb [--data DIR] [--nodes FILE] [--pods FILE|NAME]\n"
-               "                      [--policy P[,P...]] [--seeds 42-51] [--tune 1.3]\n"
-               "                      [--out DIR] [--threads N]\n"
-               "Policies: random, dotprod, gpuclustering, gpupacking, bestfit, fgd, etna\n");
-}
 
 bool ParseSeeds(const std::string& text, std::vector<uint64_t>* out) {
   size_t start = 0;
@@ -57,62 +52,25 @@ bool ParseSeeds(const std::string& text, std::vector<uint64_t>* out) {
   return !out->empty();
 }
 
-int RunOpenb(int argc, char** argv) {
-  std::string data;
-  if (const char* env = std::getenv("ETNA_OPENB_DATA")) data = env;
+int RunOpenb(Invocation& inv) {
+  std::string data = inv.Get("data");
+  if (data.empty()) {
+    if (const char* env = std::getenv("ETNA_OPENB_DATA")) data = env;
+  }
   if (data.empty()) data = "testdata/openb";
-  std::string nodes_path, pods_arg = "default", policies = "fgd", seeds_arg = "42-51", out;
-  double tune = 1.3;
+  std::string nodes_path = inv.Get("nodes"), pods_arg = inv.Get("pods");
+  std::string policies = inv.Get("policy"), seeds_arg = inv.Get("seeds"), out = inv.Get("out");
+  std::optional<double> tune = inv.Number("tune", std::numeric_limits<double>::lowest());
+  if (!tune) return kUsageExitCode;
   int threads = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
-  for (int i = 1; i < argc; ++i) {
-    std::string a = argv[i];
-    auto value = [&](std::string* dst) {
-      if (i + 1 >= argc) {
-        std::fprintf(stderr, "etna sim openb: %s needs a value\n", a.c_str());
-        return false;
-      }
-      *dst = argv[++i];
-      return true;
-    };
-    std::string v;
-    if (a == "--data") {
-      if (!value(&data)) return 2;
-    } else if (a == "--nodes") {
-      if (!value(&nodes_path)) return 2;
-    } else if (a == "--pods") {
-      if (!value(&pods_arg)) return 2;
-    } else if (a == "--policy") {
-      if (!value(&policies)) return 2;
-    } else if (a == "--seeds") {
-      if (!value(&seeds_arg)) return 2;
-    } else if (a == "--out") {
-      if (!value(&out)) return 2;
-    } else if (a == "--tune" || a == "--threads") {
-      if (!value(&v)) return 2;
-      try {
-        if (a == "--tune") {
-          tune = std::stod(v);
-        } else {
-          threads = std::max(1, std::stoi(v));
-        }
-      } catch (...) {
-        std::fprintf(stderr, "etna sim openb: bad %s \"%s\"\n", a.c_str(), v.c_str());
-        return 2;
-      }
-    } else if (a == "-h" || a == "--help") {
-      Usage();
-      return 0;
-    } else {
-      std::fprintf(stderr, "etna sim openb: unknown flag \"%s\"\n", a.c_str());
-      Usage();
-      return 2;
-    }
+  if (inv.Has("threads")) {
+    std::optional<int> n = inv.Int("threads", std::numeric_limits<int>::min());
+    if (!n) return kUsageExitCode;
+    threads = std::max(1, *n);
   }
   std::vector<uint64_t> seeds;
   if (!ParseSeeds(seeds_arg, &seeds)) {
-    std::fprintf(stderr, "etna sim openb: bad --seeds \"%s\" (e.g. 42-51 or 42,43)\n",
-                 seeds_arg.c_str());
-    return 2;
+    return inv.UsageError(fmt::format("bad --seeds \"{}\" (e.g. 42-51 or 42,43)", seeds_arg));
   }
   if (nodes_path.empty()) nodes_path = data + "/openb_node_list_gpu_node.csv";
   std::string pods_path = pods_arg;
@@ -124,10 +82,7 @@ int RunOpenb(int argc, char** argv) {
     size_t comma = policies.find(',', start);
     if (comma == std::string::npos) comma = policies.size();
     auto p = sim::FindPolicy(policies.substr(start, comma - start));
-    if (!p.ok()) {
-      std::fprintf(stderr, "etna sim openb: %s\n", p.status().message().c_str());
-      return 2;
-    }
+    if (!p.ok()) return inv.UsageError(p.status().message());
     runs.push_back(*p);
     start = comma + 1;
   }
@@ -149,7 +104,7 @@ int RunOpenb(int argc, char** argv) {
     sim::RunSummary run;
     run.workload = workload;
     run.policy = policy;
-    run.tune = tune;
+    run.tune = *tune;
     run.seeds.resize(seeds.size());
     std::vector<Status> errors(seeds.size());
     std::mutex mu;
@@ -162,7 +117,7 @@ int RunOpenb(int argc, char** argv) {
           if (next >= seeds.size()) return;
           i = next++;
         }
-        sim::ReplayOptions o{policy, seeds[i], tune};
+        sim::ReplayOptions o{policy, seeds[i], *tune};
         auto r = sim::Replay(*nodes, *pods, o);
         if (r.ok()) {
           run.seeds[i] = std::move(*r);
@@ -197,17 +152,42 @@ int RunOpenb(int argc, char** argv) {
   return rc;
 }
 
+const Command& OpenbCommand() {
+  static const Command command = {
+      "sim openb",
+      "replay the openb trace through the scheduling core, one OPENB line per policy",
+      "etna sim openb [--data DIR] [--nodes FILE] [--pods FILE|NAME] [--policy P[,P...]] "
+      "[--seeds 42-51] [--tune 1.3] [--out DIR] [--threads N]",
+      "Policies: random, dotprod, gpuclustering, gpupacking, bestfit, fgd, etna",
+      {
+          {"data", 0, "DIR", "the trace (default $ETNA_OPENB_DATA, else testdata/openb)"},
+          {"nodes", 0, "FILE", "the node list (default <data>/openb_node_list_gpu_node.csv)"},
+          {"pods", 0, "FILE|NAME", "the pod list; a bare NAME means <data>/openb_pod_list_NAME.csv",
+           "default"},
+          {"policy", 0, "P[,P...]", "the policies to replay", "fgd"},
+          {"seeds", 0, "SEEDS", "seeds as a range or a list (42-51, 42,43)", "42-51"},
+          {"tune", 0, "X", "the policy's tuning factor", "1.3"},
+          {"out", 0, "DIR", "append the per-seed curves to <out>/analysis_*_discrete.csv"},
+          {"threads", 0, "N", "replays in parallel (default: the number of CPUs)"},
+      },
+      /*connects=*/false,
+      RunOpenb,
+      /*takes_args=*/false};
+  return command;
+}
+
 }  // namespace
 
 int RunSim(int argc, char** argv) {
-  if (argc < 2) {
-    Usage();
-    return 2;
+  if (argc >= 2 && std::string(argv[1]) == "openb") {
+    return RunCommand(OpenbCommand(), 2, argc, argv);
   }
-  std::string sub = argv[1];
-  if (sub == "openb") return RunOpenb(argc - 1, argv + 1);
-  std::fprintf(stderr, "etna sim: unknown simulation \"%s\" (known: openb)\n", sub.c_str());
-  return 2;
+  if (argc < 2) {
+    std::fputs(CommandHelp(OpenbCommand()).c_str(), stderr);
+  } else {
+    std::fprintf(stderr, "etna sim: unknown simulation \"%s\" (known: openb)\n", argv[1]);
+  }
+  return kUsageExitCode;
 }
 
 }  // namespace etna::cli

@@ -7,21 +7,12 @@
 #include <cctype>
 #include <charconv>
 #include <filesystem>
-#include <fstream>
-#include <sstream>
 
 #include "common/base64.h"
+#include "common/file.h"
 
 namespace etna::client {
 namespace {
-
-Result<std::string> ReadFile(const std::string& path) {
-  std::ifstream in(path);
-  if (!in) return Status::InvalidArgument(fmt::format("cannot read {}", path));
-  std::stringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
-}
 
 // The entry named `name` in a kubeconfig list (`clusters`, `users`, `contexts`).
 YAML::Node Named(const YAML::Node& list, const std::string& name) {

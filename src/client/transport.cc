@@ -7,6 +7,8 @@
 #include <condition_variable>
 #include <mutex>
 
+#include "common/strings.h"
+
 namespace etna::client {
 namespace {
 
@@ -112,9 +114,7 @@ class InProcessTransport : public Transport {
       const std::vector<std::pair<std::string, std::string>>& headers) override {
     net::http::Request request = MakeRequest(method, target, body, content_type);
     for (const auto& [name, value] : headers) {
-      std::string lower = name;
-      for (char& c : lower) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-      request.headers[lower] = value;
+      request.headers[Lower(name)] = value;
     }
     net::http::Response r = handler_(std::move(request));
     if (r.stream) {

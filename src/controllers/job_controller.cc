@@ -7,9 +7,9 @@
 #include <algorithm>
 
 #include "client/well_known.h"
+#include "common/time.h"
 #include "controllers/job_policies.h"
 #include "controllers/job_sync.h"
-#include "controllers/time_util.h"
 
 namespace etna::controllers {
 
@@ -244,7 +244,7 @@ std::optional<std::pair<std::string, std::string>> JobController::NextAction(Job
     }
     if (phase.empty() || phase == "Pending") {
       auto m = FindPolicy(c.job, task, "PodPending");
-      auto created = ParseTime(StringAt(pod, "/metadata/creationTimestamp"));
+      auto created = ParseRfc3339(StringAt(pod, "/metadata/creationTimestamp"));
       if (m && m->timeout_ms && created) {
         TimeMs due = *created + *m->timeout_ms;
         if (c.now >= due) return pick("PodPending", task, pod_name);

@@ -4,7 +4,6 @@
 
 #include "controllers/job_plugins.h"
 #include "controllers/job_policies.h"
-#include "controllers/time_util.h"
 
 namespace etna::controllers {
 namespace {
@@ -60,13 +59,21 @@ TEST(JobPodsTest, PoliciesTaskOverridesJobAndExitCodes) {
   EXPECT_FALSE(FindPolicy(by_code, "", "PodFailed", 1));
 }
 
-TEST(TimeUtilTest, RoundTripsAndDurations) {
-  TimeMs t = 1'700'000'000'000;
-  EXPECT_EQ(ParseTime(FormatTime(t)), t);
-  EXPECT_EQ(ParseTime(FormatMicroTime(t + 123)), t + 123);
-  EXPECT_EQ(ParseDurationMs("1h30m"), 5'400'000);
-  EXPECT_EQ(ParseDurationMs("500ms"), 500);
-  EXPECT_FALSE(ParseDurationMs("5x"));
+// Admission takes any Go duration for a policy's timeout; the controller honours each, a
+// sub-millisecond one as 1 ms (it was dropped, so the policy never fired).
+TEST(JobPolicyTest, TimeoutsInEveryGoUnitAndSubMillisecondRoundsUp) {
+  auto timeout = [](const std::string& text) {
+    Json job = {
+        {"spec",
+         {{"policies", {{{"event", "PodPending"}, {"action", "AbortJob"}, {"timeout", text}}}}}}};
+    return FindPolicy(job, "", "PodPending")->timeout_ms;
+  };
+  EXPECT_EQ(timeout("500us"), 1);
+  EXPECT_EQ(timeout("1.5ms"), 2);
+  EXPECT_EQ(timeout("1h30m"), 5'400'000);
+  EXPECT_EQ(timeout("500ms"), 500);
+  EXPECT_EQ(timeout("0"), 0);
+  EXPECT_FALSE(timeout("5x"));
 }
 
 }  // namespace

@@ -1,7 +1,7 @@
 #include "controllers/job_policies.h"
 
+#include "common/time.h"
 #include "controllers/job_pods.h"
-#include "controllers/time_util.h"
 
 namespace etna::controllers {
 
@@ -27,7 +27,9 @@ std::optional<PolicyMatch> Match(const json& policies, const std::string& event,
     PolicyMatch m;
     m.action = p["action"].get<std::string>();
     if (p.contains("timeout") && p["timeout"].is_string()) {
-      m.timeout_ms = ParseDurationMs(p["timeout"].get<std::string>());
+      // Admission takes any non-negative Go duration; one under 1 ms fires on the next tick.
+      auto timeout = ParseGoDuration(p["timeout"].get<std::string>());
+      if (timeout.ok() && timeout->count() >= 0) m.timeout_ms = CeilMilliseconds(*timeout);
     }
     return m;
   }

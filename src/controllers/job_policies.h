@@ -13,7 +13,7 @@ namespace etna::controllers {
 
 struct PolicyMatch {
   std::string action;
-  std::optional<TimeMs> timeout_ms;  // the policy's `timeout`, when given
+  std::optional<TimeMs> timeout_ms;  // the policy's `timeout`, when given, rounded up to 1 ms
 };
 
 // The policy for `event` on a pod of `task` (empty task: job policies only); `exit_code` is the

@@ -5,9 +5,9 @@
 #include <fmt/format.h>
 
 #include "client/well_known.h"
+#include "common/time.h"
 #include "controllers/job_controller.h"
 #include "controllers/job_plugins.h"
-#include "controllers/time_util.h"
 
 namespace etna::controllers {
 
@@ -73,7 +73,7 @@ void JobController::SetPhase(JobContext& c, const std::string& phase, const std:
                              const std::string& message) {
   if (c.phase == phase && c.job["status"].contains("state")) return;
   c.phase = phase;
-  std::string now = FormatTime(c.now);
+  std::string now = FormatRfc3339(c.now);
   Json state = {{"phase", phase}, {"lastTransitionTime", now}};
   if (!reason.empty()) state["reason"] = reason;
   if (!message.empty()) state["message"] = message;
@@ -304,7 +304,7 @@ Status JobController::CheckTtl(JobContext& c) {
       !c.job.contains(Json::json_pointer("/spec/ttlSecondsAfterFinished"))) {
     return Status::Ok();
   }
-  auto finished = ParseTime(StringAt(c.job, "/status/state/lastTransitionTime"));
+  auto finished = ParseRfc3339(StringAt(c.job, "/status/state/lastTransitionTime"));
   if (!finished) return Status::Ok();
   TimeMs due = *finished + IntAt(c.job, "/spec/ttlSecondsAfterFinished", 0) * 1000;
   if (c.now < due) {

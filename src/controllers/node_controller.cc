@@ -3,8 +3,8 @@
 #include <fmt/format.h>
 
 #include "client/well_known.h"
+#include "common/time.h"
 #include "controllers/job_pods.h"
-#include "controllers/time_util.h"
 
 namespace etna::controllers {
 
@@ -50,8 +50,8 @@ Status NodeLifecycleController::Reconcile(const std::string& key) {
   ETNA_RETURN_IF_ERROR(Drain(*node));
   auto lease = leases_->Get(wk::kNodeLeaseNamespace, name);
   if (!lease) return Status::Ok();
-  auto renewed = ParseTime(StringAt(*lease, "/spec/renewTime"));
-  if (!renewed) renewed = ParseTime(StringAt(*lease, "/spec/acquireTime"));
+  auto renewed = ParseRfc3339(StringAt(*lease, "/spec/renewTime"));
+  if (!renewed) renewed = ParseRfc3339(StringAt(*lease, "/spec/acquireTime"));
   if (!renewed) return Status::Ok();
   TimeMs due =
       *renewed + IntAt(*lease, "/spec/leaseDurationSeconds", 40) * 1000 + lease_grace_.count();
@@ -72,7 +72,7 @@ Status NodeLifecycleController::SetTaint(const Json& node, const std::string& ta
   }
   if (present) {
     taints.push_back(
-        {{"key", taint}, {"effect", "NoSchedule"}, {"timeAdded", FormatTime(clock().NowMs())}});
+        {{"key", taint}, {"effect", "NoSchedule"}, {"timeAdded", FormatRfc3339(clock().NowMs())}});
   }
   extra_spec["taints"] = taints;
   auto patched = rest().MergePatch(client::Path("nodes", "", StringAt(node, "/metadata/name")),
@@ -88,8 +88,8 @@ Status NodeLifecycleController::MarkLost(const Json& node) {
                     {"status", "Unknown"},
                     {"reason", "NodeStatusUnknown"},
                     {"message", "Kubelet stopped posting node status (its lease lapsed)."},
-                    {"lastTransitionTime", FormatTime(clock().NowMs())},
-                    {"lastHeartbeatTime", FormatTime(clock().NowMs())}};
+                    {"lastTransitionTime", FormatRfc3339(clock().NowMs())},
+                    {"lastHeartbeatTime", FormatRfc3339(clock().NowMs())}};
     for (const Json& c : ArrayAt(node, "/status/conditions")) {
       if (StringAt(c, "/type") == "Ready") {
         conditions.push_back(unknown);

@@ -1,10 +1,10 @@
 // The queue, podgroup and node lifecycle controllers, and the job controller's reaction to a
 // lost node and to a PodGroup's ttl, run together by ControllerManager.
 #include "client/well_known.h"
+#include "common/time.h"
 #include "controllers/manager.h"
 #include "controllers/node_controller.h"
 #include "controllers/test_util.h"
-#include "controllers/time_util.h"
 
 namespace etna::controllers {
 namespace {
@@ -174,7 +174,7 @@ class NodeTest : public ManagerTest {
                 {"spec",
                  {{"holderIdentity", name},
                   {"leaseDurationSeconds", 1},
-                  {"renewTime", FormatMicroTime(clock_.NowMs())}}}});
+                  {"renewTime", FormatRfc3339Micro(clock_.NowMs())}}}});
   }
   json NodeObject(const std::string& name) { return Get("nodes", "", name).value_or(json()); }
   static bool Tainted(const json& node, const std::string& key) {
@@ -227,7 +227,7 @@ TEST_F(NodeTest, LeaseLapseLosesTheNodeFailsItsPodsAndTheJobRestarts) {
   // The agent comes back: the lease is renewed and the taint goes.
   ASSERT_TRUE(rest()
                   .MergePatch(client::Path("leases", client::kNodeLeaseNamespace, "n1"),
-                              {{"spec", {{"renewTime", FormatMicroTime(clock_.NowMs())}}}})
+                              {{"spec", {{"renewTime", FormatRfc3339Micro(clock_.NowMs())}}}})
                   .ok());
   Sync();
   ASSERT_FALSE(Tainted(NodeObject("n1"), kUnreachableTaint));

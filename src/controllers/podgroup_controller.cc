@@ -4,8 +4,8 @@
 
 #include "client/well_known.h"
 #include "common/resource.h"
+#include "common/time.h"
 #include "controllers/job_pods.h"
-#include "controllers/time_util.h"
 
 namespace etna::controllers {
 
@@ -97,7 +97,7 @@ Status PodGroupController::ReconcileGroup(const std::string& key, const std::str
   if (!pg || !pg->contains(Json::json_pointer("/spec/ttl"))) return Status::Ok();
   std::string phase = StringAt(*pg, "/status/phase");
   if (!phase.empty() && phase != "Pending" && phase != "Inqueue") return Status::Ok();
-  auto created = ParseTime(StringAt(*pg, "/metadata/creationTimestamp"));
+  auto created = ParseRfc3339(StringAt(*pg, "/metadata/creationTimestamp"));
   if (!created) return Status::Ok();
   int64_t ttl = IntAt(*pg, "/spec/ttl", 0);
   TimeMs due = *created + ttl * 1000;
@@ -116,7 +116,7 @@ Status PodGroupController::ReconcileGroup(const std::string& key, const std::str
                           {"status", "True"},
                           {"reason", kWaitTimeoutReason},
                           {"message", message},
-                          {"lastTransitionTime", FormatTime(clock().NowMs())}});
+                          {"lastTransitionTime", FormatRfc3339(clock().NowMs())}});
   auto patched =
       rest().MergePatch(client::Path("podgroups", ns, name),
                         {{"status", {{"phase", "Failed"}, {"conditions", conditions}}}}, "status");

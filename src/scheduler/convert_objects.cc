@@ -1,9 +1,9 @@
 // Node, PodGroup, Queue and HyperNode → their model records.
 #include <fmt/format.h>
 
-#include "api/server/stored_object.h"
 #include "client/node_gpus.h"
 #include "client/well_known.h"
+#include "common/time.h"
 #include "scheduler/convert.h"
 #include "scheduler/json_fields.h"
 
@@ -28,7 +28,7 @@ Result<ResourceLimit> ParseLimit(const json& list, const std::string& field) {
 }
 
 TimeMs CreationOf(const json& object) {
-  TimeMs t = api::server::ParseTimestamp(Str(Obj(object, "metadata"), "creationTimestamp"));
+  TimeMs t = ParseRfc3339(Str(Obj(object, "metadata"), "creationTimestamp")).value_or(0);
   return t < 0 ? 0 : t;
 }
 

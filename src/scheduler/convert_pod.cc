@@ -3,8 +3,8 @@
 
 #include <algorithm>
 
-#include "api/server/stored_object.h"
 #include "client/well_known.h"
+#include "common/time.h"
 #include "sched/devices/request.h"
 #include "scheduler/convert.h"
 #include "scheduler/json_fields.h"
@@ -200,9 +200,8 @@ Result<PodRecord> ConvertPod(const json& pod, const std::vector<std::string>& sc
   r.priority_class = Str(spec, "priorityClassName");
   t.priority_class = r.priority_class;
   t.preemptable = Str(annotations, client::kPreemptableAnnotation) != "false";
-  t.start_ms = api::server::ParseTimestamp(Str(status, "startTime"));
-  if (t.start_ms < 0) t.start_ms = 0;
-  t.creation_ms = std::max<TimeMs>(0, api::server::ParseTimestamp(Str(md, "creationTimestamp")));
+  t.start_ms = std::max<TimeMs>(0, ParseRfc3339(Str(status, "startTime")).value_or(0));
+  t.creation_ms = std::max<TimeMs>(0, ParseRfc3339(Str(md, "creationTimestamp")).value_or(0));
   if (!r.node_name.empty()) {
     Status s = DecodeHeldDevices(annotations, &t.devices, &r.mig_ids);
     if (!s.ok()) return Status::InvalidArgument(fmt::format("pod {}: {}", r.key, s.message()));

@@ -4,7 +4,7 @@
 
 #include <cstdio>
 
-#include "api/server/stored_object.h"
+#include "common/time.h"
 
 namespace etna::scheduler {
 
@@ -66,7 +66,7 @@ void EventRecorder::Write(const Item& item) {
   std::string key =
       fmt::format("{}|{}|{}", item.object.uid.empty() ? item.object.name : item.object.uid,
                   item.reason, item.message);
-  std::string now = api::server::FormatTimestamp(clock_->NowMs());
+  std::string now = FormatRfc3339(clock_->NowMs());
   std::string ns = item.object.ns.empty() ? "default" : item.object.ns;
   Written* previous = nullptr;
   uint64_t seq;

@@ -3,9 +3,10 @@
 #include <fmt/format.h>
 
 #include <charconv>
-#include <fstream>
 #include <map>
 #include <sstream>
+
+#include "common/file.h"
 
 namespace etna::sim {
 namespace {
@@ -109,14 +110,6 @@ class Table {
   size_t width_ = 0;
   std::vector<Row> rows_;
 };
-
-Result<std::string> ReadFile(const std::string& path) {
-  std::ifstream f(path, std::ios::binary);
-  if (!f) return Status::NotFound(fmt::format("{}: cannot open", path));
-  std::ostringstream s;
-  s << f.rdbuf();
-  return s.str();
-}
 
 std::string CleanSpec(std::string s) {
   if (s == "nan" || s == "NaN" || s == "None") return {};

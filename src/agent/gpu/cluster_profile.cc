@@ -4,10 +4,9 @@
 #include <yaml-cpp/yaml.h>
 
 #include <cstdint>
-#include <fstream>
 #include <set>
-#include <sstream>
 
+#include "common/file.h"
 #include "common/resource.h"
 #include "gpu/mig_catalog.h"
 
@@ -229,11 +228,9 @@ Result<std::vector<NodeSpec>> ParseClusterProfile(std::string_view yaml_text) {
 }
 
 Result<std::vector<NodeSpec>> LoadClusterProfile(const std::string& path) {
-  std::ifstream in(path);
-  if (!in) return Status::NotFound(fmt::format("cluster profile {}: cannot read", path));
-  std::stringstream ss;
-  ss << in.rdbuf();
-  auto r = ParseClusterProfile(ss.str());
+  auto text = ReadFile(path);
+  if (!text.ok()) return text.status().WithContext("cluster profile");
+  auto r = ParseClusterProfile(*text);
   if (!r.ok()) return r.status().WithContext(path);
   return r;
 }

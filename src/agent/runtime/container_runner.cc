@@ -6,7 +6,8 @@
 #include <filesystem>
 #include <fstream>
 
-#include "agent/rfc3339.h"
+#include "common/file.h"
+#include "common/time.h"
 
 namespace etna::agent::runtime {
 namespace {
@@ -43,13 +44,8 @@ void ContainerRunner::Persist() const {
                 {"pidStart", pid_start_},
                 {"startedMs", started_ms_},
                 {"lastStartedMs", last_started_ms_}};
-  std::string tmp = dir_ + "/state.json.tmp";
-  {
-    std::ofstream out(tmp, std::ios::trunc);
-    out << state.dump();
-  }
-  std::error_code ec;
-  fs::rename(tmp, dir_ + "/state.json", ec);
+  // Best effort: a lost write only costs the restart its adoption of the running process.
+  (void)WriteFileAtomically(dir_ + "/state.json", state.dump(), 0644);
 }
 
 void ContainerRunner::Load() {

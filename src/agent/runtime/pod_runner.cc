@@ -5,7 +5,7 @@
 #include <filesystem>
 #include <fstream>
 
-#include "agent/rfc3339.h"
+#include "common/time.h"
 
 namespace etna::agent::runtime {
 namespace {

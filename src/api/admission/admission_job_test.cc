@@ -65,6 +65,23 @@ TEST(JobAdmission, MinAvailableFromTaskMinAvailable) {
   EXPECT_EQ(job["spec"]["minAvailable"], 2);
 }
 
+// Policy timeouts take Go's whole duration grammar (the controller rounds a sub-millisecond one up
+// to 1 ms); a negative one is refused naming the field.
+TEST(JobAdmission, PolicyTimeoutsTakeEveryGoUnit) {
+  FakeLookup lookup;
+  for (const char* timeout : {"500us", "1.5h", "2h45m", "10ns", "0"}) {
+    Json job = BaseJob();
+    job["spec"]["policies"] = {
+        {{"event", "PodPending"}, {"action", "AbortJob"}, {"timeout", timeout}}};
+    EXPECT_TRUE(Admit(JobInfo(), Operation::kCreate, job, nullptr, lookup).empty()) << timeout;
+  }
+  Json job = BaseJob();
+  job["spec"]["policies"] = {{{"event", "PodPending"}, {"action", "AbortJob"}, {"timeout", "-1s"}}};
+  auto errs = Admit(JobInfo(), Operation::kCreate, job, nullptr, lookup);
+  ASSERT_EQ(errs.size(), 1u);
+  EXPECT_EQ(errs[0].field, "spec.policies[0].timeout");
+}
+
 struct RejectCase {
   const char* name;
   std::function<void(Json&)> mutate;

@@ -237,7 +237,8 @@ void ValidateJobCreate(Context& c, const Json& spec) {
   }
   if (auto p = GetInt(spec, "priority", "spec", errs)) CheckInt32(*p, "spec.priority", errs);
   GetString(spec, "priorityClassName", "spec", errs);
-  if (auto re = GetString(spec, "runningEstimate", "spec", errs); re && !ParseDuration(*re)) {
+  if (auto re = GetString(spec, "runningEstimate", "spec", errs);
+      re && !IsNonNegativeDuration(*re)) {
     errs.Invalid("spec.runningEstimate", *re, "must be a duration such as \"2h30m\"");
   }
   if (const Json* nt = GetObject(spec, "networkTopology", "spec", errs)) {

@@ -72,7 +72,7 @@ void ValidatePolicies(const Json& policies, const std::string& path, Errors& err
     } else if (!In(kActions, *action)) {
       errs.NotSupported(Child(p, "action"), *action, kActions);
     }
-    if (auto t = GetString(pol, "timeout", p, errs); t && !ParseDuration(*t)) {
+    if (auto t = GetString(pol, "timeout", p, errs); t && !IsNonNegativeDuration(*t)) {
       errs.Invalid(Child(p, "timeout"), *t, "must be a duration such as \"10m\"");
     }
     if (exit_code) {

@@ -6,6 +6,8 @@
 #include <cmath>
 #include <limits>
 
+#include "common/time.h"
+
 namespace etna::api::admission::internal {
 
 namespace {
@@ -169,42 +171,9 @@ void CheckInt32(int64_t v, const std::string& path, Errors& errs) {
   }
 }
 
-std::optional<double> ParseDuration(std::string_view s) {
-  if (s.empty()) return std::nullopt;
-  if (s == "0") return 0.0;
-  double total = 0;
-  size_t i = 0;
-  while (i < s.size()) {
-    size_t start = i;
-    while (i < s.size() && (std::isdigit(static_cast<unsigned char>(s[i])) || s[i] == '.')) ++i;
-    if (i == start) return std::nullopt;
-    double v = 0;
-    try {
-      v = std::stod(std::string(s.substr(start, i - start)));
-    } catch (...) {
-      return std::nullopt;
-    }
-    size_t ustart = i;
-    while (i < s.size() && std::isalpha(static_cast<unsigned char>(s[i]))) ++i;
-    std::string_view unit = s.substr(ustart, i - ustart);
-    double mult = 0;
-    if (unit == "ns")
-      mult = 1e-9;
-    else if (unit == "us" || unit == "µs")
-      mult = 1e-6;
-    else if (unit == "ms")
-      mult = 1e-3;
-    else if (unit == "s")
-      mult = 1;
-    else if (unit == "m")
-      mult = 60;
-    else if (unit == "h")
-      mult = 3600;
-    else
-      return std::nullopt;
-    total += v * mult;
-  }
-  return total;
+bool IsNonNegativeDuration(std::string_view s) {
+  auto d = ParseGoDuration(s);
+  return d.ok() && d->count() >= 0;
 }
 
 void SetDefault(Json& obj, std::string_view key, Json value) {

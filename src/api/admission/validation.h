@@ -97,8 +97,8 @@ void ValidateLabelSelector(const Json& selector, const std::string& path, Errors
 // matchExpressions); an empty selector matches everything.
 bool SelectorMatches(const Json& selector, const Json* labels);
 
-// Go-style duration ("30s", "1m30s", "1h"); nullopt when malformed. Seconds.
-std::optional<double> ParseDuration(std::string_view s);
+// A Go duration (common/time.h's grammar: "500us", "30s", "1m30s") that is not negative.
+bool IsNonNegativeDuration(std::string_view s);
 
 // Sets `obj[key] = value` when the member is absent or null.
 void SetDefault(Json& obj, std::string_view key, Json value);

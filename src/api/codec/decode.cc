@@ -9,6 +9,7 @@
 
 #include "api/codec/decode_internal.h"
 #include "api/codec/protobuf.h"
+#include "common/strings.h"
 
 namespace etna::api::codec {
 namespace {
@@ -22,19 +23,6 @@ std::string StripNlohmannPrefix(std::string_view what) {
     if (end != std::string_view::npos) what.remove_prefix(end + 2);
   }
   return std::string(what);
-}
-
-std::string Lower(std::string_view s) {
-  std::string out(s);
-  std::transform(out.begin(), out.end(), out.begin(),
-                 [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
-  return out;
-}
-
-std::string_view Trim(std::string_view s) {
-  while (!s.empty() && std::isspace(static_cast<unsigned char>(s.front()))) s.remove_prefix(1);
-  while (!s.empty() && std::isspace(static_cast<unsigned char>(s.back()))) s.remove_suffix(1);
-  return s;
 }
 
 bool EndsWith(std::string_view s, std::string_view suffix) {

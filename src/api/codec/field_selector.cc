@@ -5,6 +5,7 @@
 #include <string>
 
 #include "api/codec/selectors.h"
+#include "common/strings.h"
 
 namespace etna::api::codec {
 namespace {
@@ -26,12 +27,6 @@ std::vector<std::string_view> SplitTerms(std::string_view s) {
   }
   out.push_back(s.substr(start));
   return out;
-}
-
-std::string_view Trim(std::string_view s) {
-  while (!s.empty() && std::isspace(static_cast<unsigned char>(s.front()))) s.remove_prefix(1);
-  while (!s.empty() && std::isspace(static_cast<unsigned char>(s.back()))) s.remove_suffix(1);
-  return s;
 }
 
 // fields.UnescapeValue: "\\", "\," and "\=" are the only escapes; a bare ',' or '=' is an error.

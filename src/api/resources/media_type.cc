@@ -2,21 +2,11 @@
 
 #include <cctype>
 
+#include "common/strings.h"
+
 namespace etna::api::resources::internal {
 
 namespace {
-
-std::string_view Trim(std::string_view s) {
-  while (!s.empty() && std::isspace(static_cast<unsigned char>(s.front()))) s.remove_prefix(1);
-  while (!s.empty() && std::isspace(static_cast<unsigned char>(s.back()))) s.remove_suffix(1);
-  return s;
-}
-
-std::string Lower(std::string_view s) {
-  std::string out(s);
-  for (char& c : out) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-  return out;
-}
 
 // Splits on `sep` outside double quotes.
 std::vector<std::string_view> Split(std::string_view s, char sep) {

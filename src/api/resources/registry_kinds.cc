@@ -3,6 +3,8 @@
 #include <string>
 #include <utility>
 
+#include "common/strings.h"
+
 namespace etna::api::resources::internal {
 
 namespace {
@@ -57,8 +59,7 @@ ResourceInfo Make(Spec s, std::vector<PrinterColumn> columns,
   ResourceInfo r;
   r.group = std::move(s.group);
   r.version = std::move(s.version);
-  r.singular.reserve(s.kind.size());
-  for (char c : s.kind) r.singular.push_back(static_cast<char>(std::tolower(c)));
+  r.singular = Lower(s.kind);
   r.kind = std::move(s.kind);
   r.plural = std::move(s.plural);
   r.short_names = std::move(s.short_names);

@@ -8,74 +8,18 @@
 
 #include "api/resources/media_type.h"
 #include "api/resources/table_printers.h"
+#include "common/time.h"
 
 namespace etna::api::resources {
 
 namespace internal {
 
-namespace {
-
-// Reads exactly `n` digits at `pos`; advances `pos`.
-std::optional<int> Digits(std::string_view s, size_t& pos, size_t n) {
-  if (pos + n > s.size()) return std::nullopt;
-  int value = 0;
-  for (size_t i = 0; i < n; ++i) {
-    char c = s[pos + i];
-    if (c < '0' || c > '9') return std::nullopt;
-    value = value * 10 + (c - '0');
-  }
-  pos += n;
-  return value;
-}
-
-bool Expect(std::string_view s, size_t& pos, char a, char b = '\0') {
-  if (pos >= s.size() || (s[pos] != a && (b == '\0' || s[pos] != b))) return false;
-  ++pos;
-  return true;
-}
-
-}  // namespace
-
 std::optional<Clock::time_point> ParseTimestamp(std::string_view s) {
-  size_t pos = 0;
-  auto year = Digits(s, pos, 4);
-  if (!year || !Expect(s, pos, '-')) return std::nullopt;
-  auto month = Digits(s, pos, 2);
-  if (!month || !Expect(s, pos, '-')) return std::nullopt;
-  auto day = Digits(s, pos, 2);
-  if (!day || !Expect(s, pos, 'T', 't')) return std::nullopt;
-  auto hour = Digits(s, pos, 2);
-  if (!hour || !Expect(s, pos, ':')) return std::nullopt;
-  auto minute = Digits(s, pos, 2);
-  if (!minute || !Expect(s, pos, ':')) return std::nullopt;
-  auto second = Digits(s, pos, 2);
-  if (!second || *hour > 23 || *minute > 59 || *second > 60) return std::nullopt;
-  if (pos < s.size() && s[pos] == '.') {
-    ++pos;
-    size_t start = pos;
-    while (pos < s.size() && std::isdigit(static_cast<unsigned char>(s[pos]))) ++pos;
-    if (pos == start) return std::nullopt;  // fractions are dropped: Age is in seconds
-  }
-  int offset_minutes = 0;
-  if (Expect(s, pos, 'Z', 'z')) {
-  } else if (pos < s.size() && (s[pos] == '+' || s[pos] == '-')) {
-    int sign = s[pos] == '-' ? -1 : 1;
-    ++pos;
-    auto oh = Digits(s, pos, 2);
-    if (!oh || !Expect(s, pos, ':')) return std::nullopt;
-    auto om = Digits(s, pos, 2);
-    if (!om || *oh > 23 || *om > 59) return std::nullopt;
-    offset_minutes = sign * (*oh * 60 + *om);
-  } else {
-    return std::nullopt;
-  }
-  if (pos != s.size()) return std::nullopt;
-  const std::chrono::year_month_day ymd{std::chrono::year(*year),
-                                        std::chrono::month(static_cast<unsigned>(*month)),
-                                        std::chrono::day(static_cast<unsigned>(*day))};
-  if (!ymd.ok()) return std::nullopt;
-  return Clock::time_point(std::chrono::sys_days(ymd)) + std::chrono::hours(*hour) +
-         std::chrono::minutes(*minute - offset_minutes) + std::chrono::seconds(*second);
+  std::optional<TimeMs> ms = ParseRfc3339(s);
+  if (!ms) return std::nullopt;
+  // Whole seconds: Age is in seconds.
+  return Clock::time_point(
+      std::chrono::floor<std::chrono::seconds>(std::chrono::milliseconds(*ms)));
 }
 
 std::string TimestampSince(const json* timestamp, Clock::time_point now) {

@@ -11,6 +11,7 @@
 
 #include "api/resources/table.h"
 #include "api/resources/table_printers.h"
+#include "common/strings.h"
 
 namespace etna::api::resources::internal {
 
@@ -221,9 +222,7 @@ json EventCells(const json& event, Clock::time_point now) {
   } else if (count == 0) {
     count = 1;  // singleton events of the events.k8s.io API carry no count
   }
-  std::string kind = String(event, {"involvedObject", "kind"});
-  std::transform(kind.begin(), kind.end(), kind.begin(),
-                 [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+  const std::string kind = Lower(String(event, {"involvedObject", "kind"}));
   const std::string name = String(event, {"involvedObject", "name"});
   const std::string target = name.empty() ? kind : kind + "/" + name;
 
@@ -233,10 +232,7 @@ json EventCells(const json& event, Clock::time_point now) {
   if (instance.empty()) instance = String(event, {"reportingInstance"});
   const std::string source = instance.empty() ? component : component + ", " + instance;
 
-  std::string message = String(event, {"message"});
-  const auto not_space = [](unsigned char c) { return !std::isspace(c); };
-  message.erase(std::find_if(message.rbegin(), message.rend(), not_space).base(), message.end());
-  message.erase(message.begin(), std::find_if(message.begin(), message.end(), not_space));
+  const std::string message(Trim(String(event, {"message"})));
   return json::array({last, String(event, {"type"}), String(event, {"reason"}), target,
                       String(event, {"involvedObject", "fieldPath"}), source, message, first, count,
                       String(event, {"metadata", "name"})});

@@ -17,7 +17,7 @@ namespace etna::api::resources::internal {
 using Clock = std::chrono::system_clock;
 using nlohmann::json;
 
-// An RFC 3339 timestamp ("2025-01-01T00:00:00Z", fractions and offsets allowed).
+// An RFC 3339 timestamp (common/time.h's ParseRfc3339), to whole seconds.
 std::optional<Clock::time_point> ParseTimestamp(std::string_view text);
 
 // kubectl's translateTimestampSince: "<unknown>" when missing or unparsable, else HumanDuration.

@@ -5,11 +5,11 @@
 
 #include <chrono>
 #include <cstdint>
-#include <ctime>
 #include <string_view>
 
 #include "api/resources/table.h"
 #include "api/resources/table_printers.h"
+#include "common/time.h"
 
 namespace etna::api::resources::testing_util {
 
@@ -24,12 +24,8 @@ inline std::chrono::system_clock::time_point Now() {
 
 // `object` with metadata.creationTimestamp `seconds_ago` before Now().
 inline json Created(json object, int64_t seconds_ago) {
-  auto t = std::chrono::system_clock::to_time_t(Now() - std::chrono::seconds(seconds_ago));
-  std::tm tm{};
-  gmtime_r(&t, &tm);
-  char buf[32];
-  std::strftime(buf, sizeof(buf), "%Y-%m-%dT%H:%M:%SZ", &tm);
-  object["metadata"]["creationTimestamp"] = buf;
+  auto t = std::chrono::floor<std::chrono::milliseconds>(Now() - std::chrono::seconds(seconds_ago));
+  object["metadata"]["creationTimestamp"] = FormatRfc3339(t.time_since_epoch().count());
   return object;
 }
 

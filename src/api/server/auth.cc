@@ -6,8 +6,10 @@
 #include <yaml-cpp/yaml.h>
 
 #include <algorithm>
-#include <fstream>
 #include <sstream>
+
+#include "common/file.h"
+#include "common/strings.h"
 
 namespace etna::api::server {
 namespace {
@@ -34,21 +36,6 @@ std::vector<std::string> SplitCsv(std::string_view line) {
     }
   }
   return fields;
-}
-
-std::string Trim(std::string s) {
-  auto not_space = [](unsigned char c) { return !std::isspace(c); };
-  s.erase(s.begin(), std::find_if(s.begin(), s.end(), not_space));
-  s.erase(std::find_if(s.rbegin(), s.rend(), not_space).base(), s.end());
-  return s;
-}
-
-Result<std::string> ReadFile(const std::string& path) {
-  std::ifstream in(path);
-  if (!in) return Status::InvalidArgument(fmt::format("cannot read {}", path));
-  std::stringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
 }
 
 bool Contains(const std::vector<std::string>& list, std::string_view value) {
@@ -104,7 +91,7 @@ Result<Authenticator> Authenticator::FromTokensText(std::string_view text, bool 
       return Status::InvalidArgument(
           fmt::format("tokens file line {}: want token,user,uid,\"group1,group2\"", number));
     }
-    Entry e{Digest(Trim(f[0])), UserInfo{Trim(f[1]), {}}};
+    Entry e{Digest(Trim(f[0])), UserInfo{std::string(Trim(f[1])), {}}};
     if (f.size() >= 4) {
       std::istringstream groups(f[3]);
       std::string g;

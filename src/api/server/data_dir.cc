@@ -1,28 +1,19 @@
 #include "api/server/data_dir.h"
 
-#include <fcntl.h>
 #include <fmt/format.h>
 #include <openssl/rand.h>
-#include <sys/stat.h>
 #include <unistd.h>
 
 #include <filesystem>
-#include <fstream>
 #include <sstream>
 
 #include "common/base64.h"
+#include "common/file.h"
 
 namespace etna::api::server {
 namespace {
 
 namespace fs = std::filesystem;
-
-std::string ReadAll(const std::string& path) {
-  std::ifstream in(path);
-  std::stringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
-}
 
 Result<std::string> RandomToken() {
   unsigned char bytes[24];
@@ -46,28 +37,6 @@ std::string AdminTokenFrom(const std::string& text) {
 }
 
 }  // namespace
-
-Status WriteFileAtomically(const std::string& path, const std::string& contents, int mode) {
-  std::string tmp = path + ".tmp";
-  int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, mode);
-  if (fd < 0) return Status::Internal(fmt::format("cannot write {}", tmp));
-  size_t done = 0;
-  while (done < contents.size()) {
-    ssize_t n = ::write(fd, contents.data() + done, contents.size() - done);
-    if (n <= 0) {
-      ::close(fd);
-      return Status::Internal(fmt::format("cannot write {}", tmp));
-    }
-    done += static_cast<size_t>(n);
-  }
-  ::fchmod(fd, mode);
-  ::fsync(fd);
-  ::close(fd);
-  if (::rename(tmp.c_str(), path.c_str()) != 0) {
-    return Status::Internal(fmt::format("cannot rename {} to {}", tmp, path));
-  }
-  return Status::Ok();
-}
 
 std::string RenderKubeconfig(const std::string& server, const std::string& ca_pem,
                              const std::string& user, const std::string& token) {
@@ -117,11 +86,15 @@ Result<DataDirFiles> PrepareDataDir(const std::string& data_dir, const std::stri
   }
   files.tokens_file = data_dir + "/tokens.csv";
   if (fs::exists(files.tokens_file)) {
-    files.admin_token = AdminTokenFrom(ReadAll(files.tokens_file));
+    ETNA_ASSIGN_OR_RETURN(std::string tokens, ReadFile(files.tokens_file));
+    files.admin_token = AdminTokenFrom(tokens);
   }
   if (files.admin_token.empty()) {
     ETNA_ASSIGN_OR_RETURN(files.admin_token, RandomToken());
-    std::string existing = fs::exists(files.tokens_file) ? ReadAll(files.tokens_file) : "";
+    std::string existing;
+    if (fs::exists(files.tokens_file)) {
+      ETNA_ASSIGN_OR_RETURN(existing, ReadFile(files.tokens_file));
+    }
     ETNA_RETURN_IF_ERROR(WriteFileAtomically(
         files.tokens_file,
         fmt::format("{},admin,admin,\"system:masters\"\n{}", files.admin_token, existing), 0600));
@@ -130,7 +103,10 @@ Result<DataDirFiles> PrepareDataDir(const std::string& data_dir, const std::stri
       host.find(':') != std::string::npos && host.front() != '[' ? "[" + host + "]" : host;
   std::string server = fmt::format("{}://{}:{}", tls ? "https" : "http", server_host, port);
   files.kubeconfig = data_dir + "/kubeconfig";
-  std::string ca_pem = tls ? ReadAll(files.certificates.ca_file) : "";
+  std::string ca_pem;
+  if (tls) {
+    ETNA_ASSIGN_OR_RETURN(ca_pem, ReadFile(files.certificates.ca_file));
+  }
   ETNA_RETURN_IF_ERROR(WriteFileAtomically(
       files.kubeconfig, RenderKubeconfig(server, ca_pem, "admin", files.admin_token), 0600));
   return files;

@@ -29,7 +29,4 @@ Result<DataDirFiles> PrepareDataDir(const std::string& data_dir, const std::stri
 std::string RenderKubeconfig(const std::string& server, const std::string& ca_pem,
                              const std::string& user, const std::string& token);
 
-// Writes `contents` to `path` atomically (temp file, fsync, rename) with `mode`.
-Status WriteFileAtomically(const std::string& path, const std::string& contents, int mode);
-
 }  // namespace etna::api::server

@@ -5,18 +5,11 @@
 #include <sys/stat.h>
 
 #include <filesystem>
-#include <fstream>
-#include <sstream>
+
+#include "common/file.h"
 
 namespace etna::api::server {
 namespace {
-
-std::string Read(const std::string& path) {
-  std::ifstream in(path);
-  std::stringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
-}
 
 int Mode(const std::string& path) {
   struct stat st {};
@@ -44,10 +37,10 @@ TEST_F(DataDirTest, FirstStartMakesCertificatesTokenAndKubeconfig) {
   EXPECT_EQ(Mode(files->certificates.serving.key_file), 0600);
   EXPECT_EQ(Mode(files->tokens_file), 0600);
   EXPECT_EQ(Mode(files->kubeconfig), 0600);
-  std::string tokens = Read(files->tokens_file);
+  std::string tokens = *ReadFile(files->tokens_file);
   EXPECT_EQ(tokens, files->admin_token + ",admin,admin,\"system:masters\"\n");
   EXPECT_GE(files->admin_token.size(), 32u);
-  std::string kubeconfig = Read(files->kubeconfig);
+  std::string kubeconfig = *ReadFile(files->kubeconfig);
   EXPECT_NE(kubeconfig.find("server: https://127.0.0.1:6443\n"), std::string::npos);
   EXPECT_NE(kubeconfig.find("certificate-authority-data: "), std::string::npos);
   EXPECT_NE(kubeconfig.find("token: " + files->admin_token + "\n"), std::string::npos);
@@ -56,18 +49,19 @@ TEST_F(DataDirTest, FirstStartMakesCertificatesTokenAndKubeconfig) {
 TEST_F(DataDirTest, RestartKeepsTheTokenAndCaAndUpdatesThePort) {
   auto first = PrepareDataDir(dir_.string(), "0.0.0.0", 6443, true);
   ASSERT_TRUE(first.ok());
-  std::string ca = Read(first->certificates.ca_file);
+  std::string ca = *ReadFile(first->certificates.ca_file);
   auto second = PrepareDataDir(dir_.string(), "0.0.0.0", 7443, true);
   ASSERT_TRUE(second.ok());
   EXPECT_EQ(second->admin_token, first->admin_token);
-  EXPECT_EQ(Read(second->certificates.ca_file), ca);
-  EXPECT_NE(Read(second->kubeconfig).find("server: https://127.0.0.1:7443\n"), std::string::npos);
+  EXPECT_EQ(*ReadFile(second->certificates.ca_file), ca);
+  EXPECT_NE(ReadFile(second->kubeconfig)->find("server: https://127.0.0.1:7443\n"),
+            std::string::npos);
 }
 
 TEST_F(DataDirTest, PlainHttpKubeconfigHasNoCa) {
   auto files = PrepareDataDir(dir_.string(), "127.0.0.1", 8080, false);
   ASSERT_TRUE(files.ok());
-  std::string kubeconfig = Read(files->kubeconfig);
+  std::string kubeconfig = *ReadFile(files->kubeconfig);
   EXPECT_NE(kubeconfig.find("server: http://127.0.0.1:8080\n"), std::string::npos);
   EXPECT_EQ(kubeconfig.find("certificate-authority-data"), std::string::npos);
 }

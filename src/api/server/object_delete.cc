@@ -5,6 +5,7 @@
 #include "api/server/object_rules.h"
 #include "api/server/object_service.h"
 #include "api/server/stored_object.h"
+#include "common/time.h"
 #include "store/keys.h"
 
 namespace etna::api::server {
@@ -79,7 +80,7 @@ ApiResult<json> ObjectService::Delete(const ResourceInfo& info, const std::strin
           (!graceful || (old_grace >= 0 && old_grace <= grace))) {
         return false;  // already terminating, no shorter grace period asked for
       }
-      m["deletionTimestamp"] = FormatTimestamp(now + (graceful ? grace * 1000 : 0));
+      m["deletionTimestamp"] = FormatRfc3339(now + (graceful ? grace * 1000 : 0));
       m["deletionGracePeriodSeconds"] = graceful ? grace : 0;
       return true;
     });

@@ -4,6 +4,7 @@
 
 #include "api/server/object_rules.h"
 #include "api/server/stored_object.h"
+#include "common/time.h"
 #include "store/keys.h"
 
 namespace etna::api::server {
@@ -141,7 +142,7 @@ ApiResult<json> ObjectService::Create(const ResourceInfo& info, const std::strin
     }
   }
   object["metadata"]["uid"] = NewUid();
-  object["metadata"]["creationTimestamp"] = FormatTimestamp(clock_->NowMs());
+  object["metadata"]["creationTimestamp"] = FormatRfc3339(clock_->NowMs());
   if (object.contains("spec")) object["metadata"]["generation"] = 1;
   std::string key = Key(info, ns, name);
   auto rev = store_->Create(key, EncodeStored(object));

@@ -10,6 +10,7 @@
 #include "api/server/handler_util.h"
 #include "api/server/request_info.h"
 #include "api/server/stored_object.h"
+#include "common/time.h"
 #include "net/http/client.h"
 
 namespace etna::api::server {
@@ -172,7 +173,7 @@ net::http::Response ApiServer::Bind(const net::http::Request& request, const Req
     json& conditions = pod["status"]["conditions"];
     if (!conditions.is_array()) conditions = json::array();
     json scheduled = {
-        {"type", "PodScheduled"}, {"status", "True"}, {"lastTransitionTime", FormatTimestamp(now)}};
+        {"type", "PodScheduled"}, {"status", "True"}, {"lastTransitionTime", FormatRfc3339(now)}};
     bool replaced = false;
     for (auto& c : conditions) {
       if (c.is_object() && c.value("type", "") == "PodScheduled") {

@@ -3,7 +3,6 @@
 #include <fmt/format.h>
 
 #include <charconv>
-#include <ctime>
 #include <random>
 
 namespace etna::api::server {
@@ -67,57 +66,6 @@ Result<json> DecodeStored(std::string_view stored, store::Revision revision) {
   }
   object["metadata"]["resourceVersion"] = std::to_string(revision);
   return object;
-}
-
-std::string FormatTimestamp(TimeMs ms) {
-  std::time_t seconds = static_cast<std::time_t>(ms / 1000);
-  std::tm tm{};
-  gmtime_r(&seconds, &tm);
-  return fmt::format("{:04}-{:02}-{:02}T{:02}:{:02}:{:02}Z", tm.tm_year + 1900, tm.tm_mon + 1,
-                     tm.tm_mday, tm.tm_hour, tm.tm_min, tm.tm_sec);
-}
-
-TimeMs ParseTimestamp(std::string_view text) {
-  std::tm tm{};
-  int frac_ms = 0;
-  if (text.size() < 20) return -1;
-  auto num = [&](size_t pos, size_t len, int* out) {
-    return std::from_chars(text.data() + pos, text.data() + pos + len, *out).ec == std::errc();
-  };
-  int year, mon, day, hour, min, sec;
-  if (!num(0, 4, &year) || text[4] != '-' || !num(5, 2, &mon) || text[7] != '-' ||
-      !num(8, 2, &day) || (text[10] != 'T' && text[10] != 't') || !num(11, 2, &hour) ||
-      text[13] != ':' || !num(14, 2, &min) || text[16] != ':' || !num(17, 2, &sec)) {
-    return -1;
-  }
-  size_t pos = 19;
-  if (pos < text.size() && text[pos] == '.') {
-    size_t start = ++pos;
-    while (pos < text.size() && isdigit(static_cast<unsigned char>(text[pos]))) ++pos;
-    std::string digits(text.substr(start, std::min<size_t>(3, pos - start)));
-    while (digits.size() < 3) digits += '0';
-    frac_ms = std::stoi(digits);
-  }
-  int offset_minutes = 0;
-  if (pos < text.size() && (text[pos] == 'Z' || text[pos] == 'z')) {
-    ++pos;
-  } else if (pos + 6 == text.size() && (text[pos] == '+' || text[pos] == '-')) {
-    int oh, om;
-    if (!num(pos + 1, 2, &oh) || text[pos + 3] != ':' || !num(pos + 4, 2, &om)) return -1;
-    offset_minutes = (text[pos] == '-' ? -1 : 1) * (oh * 60 + om);
-    pos += 6;
-  } else {
-    return -1;
-  }
-  if (pos != text.size()) return -1;
-  tm.tm_year = year - 1900;
-  tm.tm_mon = mon - 1;
-  tm.tm_mday = day;
-  tm.tm_hour = hour;
-  tm.tm_min = min;
-  tm.tm_sec = sec;
-  std::time_t t = timegm(&tm);
-  return (static_cast<TimeMs>(t) - offset_minutes * 60) * 1000 + frac_ms;
 }
 
 std::string NewUid() {

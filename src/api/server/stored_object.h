@@ -25,10 +25,6 @@ void AppendWithResourceVersion(std::string& out, std::string_view stored, store:
 // The object of a stored value, resourceVersion set. Internal when the bytes are not JSON.
 Result<nlohmann::json> DecodeStored(std::string_view stored, store::Revision revision);
 
-// RFC 3339 UTC with seconds: "2026-11-29T17:40:00Z".
-std::string FormatTimestamp(TimeMs ms);
-// Parses the RFC 3339 forms above (fractional seconds allowed); nullopt-like -1 when invalid.
-TimeMs ParseTimestamp(std::string_view text);
 // A random RFC 4122 version-4 UUID.
 std::string NewUid();
 // `prefix` + 5 random characters of Kubernetes' generateName alphabet.

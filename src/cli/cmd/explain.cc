@@ -14,6 +14,7 @@
 #include "cli/kit/output.h"
 #include "cli/kit/volcano.h"
 #include "common/resource.h"
+#include "common/strings.h"
 
 namespace etna::cli {
 namespace {
@@ -54,9 +55,7 @@ std::vector<std::string> Suggestions(const json& job, const std::vector<json>& g
     return out;
   }
   auto has = [&](const char* needle) {
-    std::string lower = conditions;
-    for (char& c : lower) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-    return lower.find(needle) != std::string::npos;
+    return Lower(conditions).find(needle) != std::string::npos;
   };
   if (conditions.empty()) {
     out.push_back("the scheduler has not reported on it yet: is it running (etna scheduler)?");

@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <charconv>
 #include <set>
 
 #include "api/resources/registry.h"
@@ -26,6 +27,12 @@ const std::vector<Flag>& NamespaceFlags() {
       {"all-namespaces", 'A', "", "every namespace"},
   };
   return flags;
+}
+
+int ReportUsageError(const Command& command, const std::string& message) {
+  std::fprintf(stderr, "error: %s\nSee 'etna %s --help' for usage.\n", message.c_str(),
+               command.path.c_str());
+  return kUsageExitCode;
 }
 
 bool UsesNamespace(const Command& c) {
@@ -68,6 +75,28 @@ std::string Invocation::Get(const std::string& flag) const {
   return "";
 }
 
+std::optional<int> Invocation::Int(const std::string& flag, int min) const {
+  std::string text = Get(flag);
+  int value = 0;
+  auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), value);
+  if (ec != std::errc() || end != text.data() + text.size() || value < min) {
+    UsageError(fmt::format("--{}: \"{}\" must be an integer >= {}", flag, text, min));
+    return std::nullopt;
+  }
+  return value;
+}
+
+std::optional<double> Invocation::Number(const std::string& flag, double min) const {
+  std::string text = Get(flag);
+  double value = 0;
+  auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), value);
+  if (ec != std::errc() || end != text.data() + text.size() || !(value >= min)) {
+    UsageError(fmt::format("--{}: \"{}\" must be a number >= {}", flag, text, min));
+    return std::nullopt;
+  }
+  return value;
+}
+
 std::vector<std::string> Invocation::GetAll(const std::string& flag) const {
   auto it = values_.find(flag);
   return it == values_.end() ? std::vector<std::string>{} : it->second;
@@ -93,9 +122,7 @@ Api* Invocation::api() {
 }
 
 int Invocation::UsageError(const std::string& message) const {
-  std::fprintf(stderr, "error: %s\nSee 'etna %s --help' for usage.\n", message.c_str(),
-               command_->path.c_str());
-  return 1;
+  return ReportUsageError(*command_, message);
 }
 
 int Invocation::Fail(const std::string& line) const {
@@ -213,19 +240,19 @@ bool RunUserCommand(int argc, char** argv, int* exit_code) {
     bool help = argc < 3 || std::string(argv[2]) == "--help" || std::string(argv[2]) == "-h";
     std::fputs(GroupHelp(word).c_str(), help ? stdout : stderr);
     if (!help) std::fprintf(stderr, "error: unknown command \"%s %s\"\n", word.c_str(), argv[2]);
-    *exit_code = help ? 0 : 1;
+    *exit_code = help ? 0 : kUsageExitCode;
     return true;
   }
-  std::vector<Flag> flags = AllFlags(*command);
+  *exit_code = RunCommand(*command, consumed + 1, argc, argv);
+  return true;
+}
+
+int RunCommand(const Command& command, int first, int argc, char** argv) {
+  std::vector<Flag> flags = AllFlags(command);
   std::map<std::string, std::vector<std::string>> values;
   std::vector<std::string> args;
-  auto usage_error = [&](const std::string& message) {
-    std::fprintf(stderr, "error: %s\nSee 'etna %s --help' for usage.\n", message.c_str(),
-                 command->path.c_str());
-    *exit_code = 1;
-    return true;
-  };
-  for (int i = consumed + 1; i < argc; ++i) {
+  auto usage_error = [&](const std::string& message) { return ReportUsageError(command, message); };
+  for (int i = first; i < argc; ++i) {
     std::string a = argv[i];
     if (a == "--") {
       for (++i; i < argc; ++i) args.push_back(argv[i]);
@@ -256,9 +283,8 @@ bool RunUserCommand(int argc, char** argv, int* exit_code) {
       }
     }
     if (flag->name == "help") {
-      std::fputs(CommandHelp(*command).c_str(), stdout);
-      *exit_code = 0;
-      return true;
+      std::fputs(CommandHelp(command).c_str(), stdout);
+      return 0;
     }
     if (flag->value_name.empty()) {
       if (has_value && value != "true") {
@@ -275,9 +301,11 @@ bool RunUserCommand(int argc, char** argv, int* exit_code) {
     }
     values[flag->name].push_back(value);
   }
-  Invocation invocation(command, std::move(values), std::move(args));
-  *exit_code = command->run(invocation);
-  return true;
+  if (!command.takes_args && !args.empty()) {
+    return usage_error(fmt::format("unexpected argument \"{}\"", args.front()));
+  }
+  Invocation invocation(&command, std::move(values), std::move(args));
+  return invocation.command().run(invocation);
 }
 
 std::string CompletionScript(const std::string& shell) {
@@ -298,7 +326,7 @@ std::string CompletionScript(const std::string& shell) {
     for (const Flag& f : AllFlags(c)) words[c.path].insert("--" + f.name);
   }
   for (const char* extra :
-       {"dev", "server", "scheduler", "controllers", "agent", "sim", "demo", "version", "help"}) {
+       {"dev", "server", "scheduler", "controllers", "agent", "sim", "version", "help"}) {
     words[""].insert(extra);
   }
   // The resource types after the kubectl-style verbs.

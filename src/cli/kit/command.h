@@ -1,6 +1,8 @@
-// The user command tree (`etna job run`, `etna get`, ...): each command declares its flags and
-// help once, and the parser, `--help`, the top-level command list and the shell completion
-// scripts are all generated from those declarations, so they cannot drift apart.
+// Every subcommand's flags (`etna job run`, `etna get`, and the daemons `etna server`, `etna dev`,
+// ...): each command declares its flags and help once, and the parser, `--help`, the top-level
+// command list and the shell completion scripts are all generated from those declarations, so
+// they cannot drift apart. A usage error (unknown flag, missing or bad value, unexpected
+// argument) prints "error: ..." and the help hint and exits with kUsageExitCode (2).
 // Invocation carries the parsed flags and, on first use, the connection to the API server.
 // Not thread-safe (one invocation per process).
 #pragma once
@@ -9,12 +11,16 @@
 #include <functional>
 #include <map>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
 #include "cli/kit/api.h"
 
 namespace etna::cli {
+
+// The exit code of every usage error.
+inline constexpr int kUsageExitCode = 2;
 
 struct Flag {
   std::string name;        // long name without dashes: "namespace"
@@ -35,6 +41,7 @@ struct Command {
   std::vector<Flag> flags;
   bool connects = true;  // gets --kubeconfig, -n/--namespace, -A/--all-namespaces
   std::function<int(Invocation&)> run;
+  bool takes_args = true;  // false: a positional argument is a usage error (the daemons)
 };
 
 class Invocation {
@@ -49,6 +56,10 @@ class Invocation {
   std::string Get(const std::string& flag) const;
   std::vector<std::string> GetAll(const std::string& flag) const;
   bool Bool(const std::string& flag) const { return Has(flag); }
+  // The value (or default) as an integer / a number >= min; nullopt after printing the usage
+  // error that names the flag.
+  std::optional<int> Int(const std::string& flag, int min) const;
+  std::optional<double> Number(const std::string& flag, double min) const;
 
   // The namespace to work in: -n, else the kubeconfig's, else "default".
   std::string Namespace();
@@ -57,7 +68,7 @@ class Invocation {
   // Api::Connect); commands then return 1.
   Api* api();
 
-  // Prints "error: <message>" and the usage hint to stderr; returns 1.
+  // Prints "error: <message>" and the usage hint to stderr; returns kUsageExitCode.
   int UsageError(const std::string& message) const;
   // Prints `line` to stderr; returns 1.
   int Fail(const std::string& line) const;
@@ -78,6 +89,9 @@ std::vector<std::pair<std::string, std::string>> UserCommandGroups();
 
 // Runs `etna <argv[1]> ...` when argv[1] names a user command; returns false otherwise.
 bool RunUserCommand(int argc, char** argv, int* exit_code);
+// Parses argv[first..argc) against `command`'s flags and runs it; `--help` prints CommandHelp.
+// Returns the command's exit code, or kUsageExitCode after a usage error.
+int RunCommand(const Command& command, int first, int argc, char** argv);
 
 // The help of one command (`etna job run --help`).
 std::string CommandHelp(const Command& command);

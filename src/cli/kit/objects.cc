@@ -4,12 +4,12 @@
 
 #include <algorithm>
 #include <filesystem>
-#include <fstream>
 #include <iostream>
 #include <iterator>
-#include <sstream>
 
 #include "api/codec/decode.h"
+#include "common/file.h"
+#include "common/strings.h"
 
 namespace etna::cli {
 
@@ -36,9 +36,7 @@ std::string ResourcePath(const ResourceInfo& info, std::string_view ns, std::str
 }
 
 std::string TypeName(const ResourceInfo& info) {
-  std::string kind = info.kind;
-  std::transform(kind.begin(), kind.end(), kind.begin(),
-                 [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+  std::string kind = Lower(info.kind);
   return info.group.empty() ? kind : kind + "." + info.group;
 }
 
@@ -113,11 +111,9 @@ Result<std::vector<Manifest>> ReadManifests(const std::vector<std::string>& path
       return Status::NotFound(fmt::format("error: the path \"{}\" does not exist", path));
     }
     for (const std::string& file : files) {
-      std::ifstream in(file, std::ios::binary);
-      if (!in) return Status::NotFound(fmt::format("error: cannot read \"{}\"", file));
-      std::stringstream text;
-      text << in.rdbuf();
-      if (Status s = AddDocuments(file, text.str(), &out); !s.ok()) return s;
+      auto text = ReadFile(file);
+      if (!text.ok()) return Status::NotFound(fmt::format("error: cannot read \"{}\"", file));
+      if (Status s = AddDocuments(file, *text, &out); !s.ok()) return s;
     }
   }
   return out;

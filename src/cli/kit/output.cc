@@ -9,6 +9,7 @@
 
 #include "api/resources/table.h"
 #include "api/resources/table_printers.h"
+#include "common/time.h"
 
 namespace etna::cli {
 
@@ -18,40 +19,14 @@ std::string HumanAge(std::chrono::seconds age) { return api::resources::HumanDur
 
 Result<std::chrono::milliseconds> ParseGoDuration(const std::string& flag, std::string_view text) {
   auto bad = [&] {
-    return Status::InvalidArgument(fmt::format(
-        "error: invalid --{} \"{}\": want numbers with units (ms, s, m, h), one after another",
-        flag, text));
+    return Status::InvalidArgument(
+        fmt::format("error: invalid --{} \"{}\": want numbers with units (ns, us, ms, s, m, h), "
+                    "one after another",
+                    flag, text));
   };
-  if (text.empty()) return bad();
-  double total_ms = 0;
-  size_t i = 0;
-  while (i < text.size()) {
-    size_t digits = i;
-    while (digits < text.size() &&
-           (std::isdigit(static_cast<unsigned char>(text[digits])) || text[digits] == '.')) {
-      ++digits;
-    }
-    if (digits == i) return bad();
-    std::string number(text.substr(i, digits - i));
-    char* end = nullptr;
-    double n = std::strtod(number.c_str(), &end);
-    if (end != number.c_str() + number.size()) return bad();
-    size_t unit_end = digits;
-    while (unit_end < text.size() && std::isalpha(static_cast<unsigned char>(text[unit_end]))) {
-      ++unit_end;
-    }
-    std::string_view unit = text.substr(digits, unit_end - digits);
-    double scale = unit == "ms"  ? 1
-                   : unit == "s" ? 1000
-                   : unit == "m" ? 60000
-                   : unit == "h" ? 3600000
-                                 : -1;
-    if (unit.empty() && i == 0 && unit_end == text.size()) scale = 1000;  // bare seconds
-    if (scale < 0) return bad();
-    total_ms += n * scale;
-    i = unit_end;
-  }
-  return std::chrono::milliseconds(static_cast<int64_t>(total_ms));
+  auto d = etna::ParseDurationOrSeconds(text);
+  if (!d.ok() || d->count() < 0) return bad();
+  return std::chrono::milliseconds(CeilMilliseconds(*d));
 }
 
 std::string AgeSince(const json& timestamp, std::chrono::system_clock::time_point now) {

@@ -6,6 +6,7 @@
 
 #include "cli/kit/objects.h"
 #include "client/well_known.h"
+#include "common/strings.h"
 
 namespace etna::cli {
 
@@ -18,11 +19,6 @@ std::string RandomSuffix() {
   std::random_device rd;
   std::string s;
   for (int i = 0; i < 5; ++i) s += kChars[rd() % (sizeof(kChars) - 1)];
-  return s;
-}
-
-std::string Lower(std::string s) {
-  for (char& c : s) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
   return s;
 }
 

@@ -1,7 +1,6 @@
 #include "net/http/certificates.h"
 
 #include <arpa/inet.h>
-#include <fcntl.h>
 #include <fmt/format.h>
 #include <openssl/bn.h>
 #include <openssl/err.h>
@@ -12,10 +11,10 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include <cerrno>
-#include <cstring>
 #include <filesystem>
 #include <memory>
+
+#include "common/file.h"
 
 namespace etna::net::http {
 namespace {
@@ -43,32 +42,6 @@ std::string OpensslError(std::string_view what) {
   if (e != 0) ERR_error_string_n(e, buf, sizeof(buf));
   ERR_clear_error();
   return fmt::format("{}: {}", what, e != 0 ? buf : "unknown OpenSSL error");
-}
-
-// Writes `data` to `path` atomically (temp file, fsync, rename) with `mode`.
-Status WriteFileAtomic(const fs::path& path, const std::string& data, mode_t mode) {
-  std::string tmp = path.string() + ".tmp";
-  int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, mode);
-  if (fd < 0) return Status::Unavailable(fmt::format("{}: {}", tmp, std::strerror(errno)));
-  ::fchmod(fd, mode);
-  size_t off = 0;
-  while (off < data.size()) {
-    ssize_t n = ::write(fd, data.data() + off, data.size() - off);
-    if (n < 0) {
-      if (errno == EINTR) continue;
-      int err = errno;
-      ::close(fd);
-      return Status::Unavailable(fmt::format("{}: {}", tmp, std::strerror(err)));
-    }
-    off += static_cast<size_t>(n);
-  }
-  if (::fsync(fd) != 0 || ::close(fd) != 0) {
-    return Status::Unavailable(fmt::format("{}: {}", tmp, std::strerror(errno)));
-  }
-  if (::rename(tmp.c_str(), path.c_str()) != 0) {
-    return Status::Unavailable(fmt::format("rename {}: {}", path.string(), std::strerror(errno)));
-  }
-  return Status::Ok();
 }
 
 std::string BioString(BIO* bio) {
@@ -131,7 +104,7 @@ Status WriteKey(const fs::path& path, EVP_PKEY* key) {
       PEM_write_bio_PrivateKey(bio.get(), key, nullptr, nullptr, 0, nullptr, nullptr) != 1) {
     return Status::Internal(OpensslError("encoding the private key"));
   }
-  return WriteFileAtomic(path, BioString(bio.get()), 0600);
+  return WriteFileAtomically(path.string(), BioString(bio.get()), 0600);
 }
 
 Status WriteCert(const fs::path& path, X509* cert) {
@@ -139,7 +112,7 @@ Status WriteCert(const fs::path& path, X509* cert) {
   if (!bio || PEM_write_bio_X509(bio.get(), cert) != 1) {
     return Status::Internal(OpensslError("encoding the certificate"));
   }
-  return WriteFileAtomic(path, BioString(bio.get()), 0644);
+  return WriteFileAtomically(path.string(), BioString(bio.get()), 0644);
 }
 
 Result<KeyPtr> ReadKey(const fs::path& path) {

@@ -5,22 +5,14 @@
 
 #include <cstdio>
 #include <filesystem>
-#include <fstream>
-#include <sstream>
 
+#include "common/file.h"
 #include "net/http/client.h"
 #include "net/http/server.h"
 #include "net/http/test_support.h"
 
 namespace etna::net::http {
 namespace {
-
-std::string ReadFile(const std::string& path) {
-  std::ifstream in(path);
-  std::stringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
-}
 
 // Runs a shell command; returns its exit status and stdout+stderr.
 std::pair<int, std::string> Shell(const std::string& cmd) {
@@ -77,18 +69,18 @@ TEST(CertificatesTest, KeepsExistingFilesAndReissuesAMissingServerCert) {
   std::string dir = testing::MakeTempDir();
   auto first = EnsureCertificates(dir, {"localhost"});
   ASSERT_TRUE(first.ok()) << first.status().ToString();
-  std::string ca = ReadFile(first->ca_file);
-  std::string server = ReadFile(first->serving.cert_file);
+  std::string ca = *ReadFile(first->ca_file);
+  std::string server = *ReadFile(first->serving.cert_file);
   auto second = EnsureCertificates(dir, {"localhost"});
   ASSERT_TRUE(second.ok());
-  EXPECT_EQ(ReadFile(second->ca_file), ca);
-  EXPECT_EQ(ReadFile(second->serving.cert_file), server);
+  EXPECT_EQ(*ReadFile(second->ca_file), ca);
+  EXPECT_EQ(*ReadFile(second->serving.cert_file), server);
 
   std::filesystem::remove(first->serving.cert_file);
   auto third = EnsureCertificates(dir, {"localhost"});
   ASSERT_TRUE(third.ok()) << third.status().ToString();
-  EXPECT_EQ(ReadFile(third->ca_file), ca);
-  EXPECT_NE(ReadFile(third->serving.cert_file), server);
+  EXPECT_EQ(*ReadFile(third->ca_file), ca);
+  EXPECT_NE(*ReadFile(third->serving.cert_file), server);
   EXPECT_EQ(
       Shell("openssl verify -CAfile " + third->ca_file + " " + third->serving.cert_file).first, 0);
 }

@@ -18,6 +18,7 @@
 #include <optional>
 #include <utility>  // before Asio (Boost 1.74)
 
+#include "common/strings.h"
 #include "net/http/wire.h"
 
 namespace etna::net::http {
@@ -112,8 +113,7 @@ class HttpClient::Impl {
       out.status = static_cast<int>(msg.result_int());
       out.content_type = std::string(Std(msg[bhttp::field::content_type]));
       for (const auto& f : msg) {
-        out.headers.emplace_back(internal::ToLower(Std(f.name_string())),
-                                 std::string(Std(f.value())));
+        out.headers.emplace_back(Lower(Std(f.name_string())), std::string(Std(f.value())));
       }
       out.body = std::move(msg.body());
       if (!msg.keep_alive()) Disconnect();

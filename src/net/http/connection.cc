@@ -17,6 +17,7 @@
 #include <type_traits>
 #include <utility>  // before Asio (Boost 1.74)
 
+#include "common/strings.h"
 #include "net/http/wire.h"
 
 namespace etna::net::http::internal {
@@ -160,7 +161,7 @@ class Connection final : public ConnectionBase {
     req.target = std::string(msg.target());
     ParseTarget(req.target, &req.path, &req.query);
     for (const auto& f : msg) {
-      std::string name = ToLower(Std(f.name_string()));
+      std::string name = Lower(Std(f.name_string()));
       auto [it, inserted] = req.headers.emplace(name, std::string(Std(f.value())));
       if (!inserted) it->second += ", " + std::string(Std(f.value()));
     }

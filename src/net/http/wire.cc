@@ -133,10 +133,4 @@ Result<HostPort> ParseHostPort(std::string_view s, std::string_view field) {
   return hp;
 }
 
-std::string ToLower(std::string_view s) {
-  std::string out(s);
-  for (char& c : out) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-  return out;
-}
-
 }  // namespace etna::net::http::internal

@@ -32,6 +32,4 @@ struct HostPort {
 // Parses "HOST:PORT", "[V6]:PORT"; InvalidArgument naming `field` when malformed.
 Result<HostPort> ParseHostPort(std::string_view s, std::string_view field);
 
-std::string ToLower(std::string_view s);
-
 }  // namespace etna::net::http::internal

@@ -58,13 +58,7 @@ std::vector<std::string> ParseGpuModels(std::string_view spec) {
   while (start <= spec.size()) {
     size_t end = spec.find_first_of("|,", start);
     if (end == std::string_view::npos) end = spec.size();
-    std::string_view item = spec.substr(start, end - start);
-    while (!item.empty() && std::isspace(static_cast<unsigned char>(item.front()))) {
-      item.remove_prefix(1);
-    }
-    while (!item.empty() && std::isspace(static_cast<unsigned char>(item.back()))) {
-      item.remove_suffix(1);
-    }
+    std::string_view item = Trim(spec.substr(start, end - start));
     if (!item.empty()) out.emplace_back(item);
     start = end + 1;
   }

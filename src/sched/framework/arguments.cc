@@ -7,6 +7,9 @@
 #include <cmath>
 #include <cstdlib>
 
+#include "common/strings.h"
+#include "common/time.h"
+
 namespace etna::sched {
 
 Status Arguments::GetInt(const std::string& key, int64_t* out) {
@@ -41,8 +44,7 @@ Status Arguments::GetBool(const std::string& key, bool* out) {
   auto it = values_.find(key);
   if (it == values_.end()) return Status::Ok();
   read_.insert(key);
-  std::string s = it->second;
-  for (auto& c : s) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  std::string s = Lower(it->second);
   if (s == "true" || s == "yes" || s == "on" || s == "1") {
     *out = true;
   } else if (s == "false" || s == "no" || s == "off" || s == "0") {
@@ -97,52 +99,19 @@ std::vector<std::string> SplitCommaList(std::string_view text) {
   while (start <= text.size()) {
     size_t comma = text.find(',', start);
     if (comma == std::string_view::npos) comma = text.size();
-    std::string_view item = text.substr(start, comma - start);
-    size_t b = item.find_first_not_of(" \t");
-    size_t e = item.find_last_not_of(" \t");
-    if (b != std::string_view::npos) out.emplace_back(item.substr(b, e - b + 1));
+    std::string_view item = Trim(text.substr(start, comma - start));
+    if (!item.empty()) out.emplace_back(item);
     start = comma + 1;
   }
   return out;
 }
 
 Result<int64_t> ParseDurationMs(const std::string& text) {
-  auto bad = [&] {
-    return Status::InvalidArgument(fmt::format(
-        "\"{}\" is not a duration (use e.g. 30s, 5m, 1h30m, 250ms or a number of seconds)", text));
-  };
-  if (text.empty()) return bad();
-  bool all_digits = true;
-  for (char c : text) all_digits &= std::isdigit(static_cast<unsigned char>(c)) != 0;
-  if (all_digits) {
-    if (text.size() > 12) return bad();
-    return std::stoll(text) * 1000;
+  ETNA_ASSIGN_OR_RETURN(std::chrono::nanoseconds d, ParseDurationOrSeconds(text));
+  if (d.count() < 0) {
+    return Status::InvalidArgument(fmt::format("\"{}\" is a negative duration", text));
   }
-  double total_ms = 0;
-  size_t i = 0;
-  while (i < text.size()) {
-    size_t start = i;
-    while (i < text.size() && (std::isdigit(static_cast<unsigned char>(text[i])) || text[i] == '.'))
-      ++i;
-    if (i == start || i - start > 12) return bad();
-    double v = std::strtod(text.substr(start, i - start).c_str(), nullptr);
-    size_t ustart = i;
-    while (i < text.size() && std::isalpha(static_cast<unsigned char>(text[i]))) ++i;
-    std::string unit = text.substr(ustart, i - ustart);
-    double scale;
-    if (unit == "ms")
-      scale = 1;
-    else if (unit == "s")
-      scale = 1000;
-    else if (unit == "m")
-      scale = 60'000;
-    else if (unit == "h")
-      scale = 3'600'000;
-    else
-      return bad();
-    total_ms += v * scale;
-  }
-  return static_cast<int64_t>(std::llround(total_ms));
+  return CeilMilliseconds(d);
 }
 
 }  // namespace etna::sched

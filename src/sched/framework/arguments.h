@@ -46,7 +46,8 @@ class Arguments {
 // Splits "a, b,c" into trimmed, non-empty items (the comma lists of the configuration file).
 std::vector<std::string> SplitCommaList(std::string_view text);
 
-// Parses a Go-style duration. Exposed for other configuration readers.
+// A non-negative duration in common/time.h's grammar (Go's, or bare seconds "30"), in whole
+// milliseconds rounded up ("500us" is 1). Errors name the text. For other configuration readers.
 Result<int64_t> ParseDurationMs(const std::string& text);
 
 }  // namespace etna::sched

@@ -140,6 +140,7 @@ TEST(ArgumentsTest, ParsesDurations) {
   EXPECT_EQ(*ParseDurationMs("90s"), 90'000);
   EXPECT_EQ(*ParseDurationMs("1h30m"), 5'400'000);
   EXPECT_EQ(*ParseDurationMs("250ms"), 250);
+  EXPECT_EQ(*ParseDurationMs("500us"), 1);
   EXPECT_EQ(*ParseDurationMs("30"), 30'000);
   EXPECT_FALSE(ParseDurationMs("soon").ok());
   EXPECT_FALSE(ParseDurationMs("").ok());
