@@ -40,9 +40,7 @@ class Job : public ObjectView {
   std::string scheduler_name() const {
     return String(json(), {"spec", "schedulerName"}, "volcano");
   }
-  std::string priority_class_name() const {
-    return String(json(), {"spec", "priorityClassName"});
-  }
+  std::string priority_class_name() const { return String(json(), {"spec", "priorityClassName"}); }
   int64_t max_retry() const { return Integer(json(), {"spec", "maxRetry"}, 3); }
   // status.version (bumped by each job restart) and status.retryCount.
   int64_t version() const { return Integer(json(), {"status", "version"}); }

@@ -36,9 +36,7 @@ class ObjectView {
     return String(annotations(), {key}, fallback);
   }
   bool HasAnnotation(std::string_view key) const { return Find(annotations(), {key}) != nullptr; }
-  const Json& owner_references() const {
-    return Array(*object_, {"metadata", "ownerReferences"});
-  }
+  const Json& owner_references() const { return Array(*object_, {"metadata", "ownerReferences"}); }
   // The uid of the owner reference with controller: true; nullopt when none is.
   std::optional<std::string> ControllerUid() const;
   // Whether an owner reference names an owner of `kind`.

@@ -43,7 +43,8 @@ TEST(ObjectViewTest, DeletingOnlyWithATimestamp) {
   EXPECT_TRUE(
       ObjectView(Json::parse(R"({"metadata": {"deletionTimestamp": "2025-01-01T00:00:00Z"}})"))
           .IsDeleting());
-  EXPECT_FALSE(ObjectView(Json::parse(R"({"metadata": {"deletionTimestamp": null}})")).IsDeleting());
+  EXPECT_FALSE(
+      ObjectView(Json::parse(R"({"metadata": {"deletionTimestamp": null}})")).IsDeleting());
 }
 
 TEST(ObjectViewTest, OwnerReferences) {

@@ -12,11 +12,11 @@
 #include <set>
 #include <thread>
 
+#include "api/types/pod.h"
 #include "cli/kit/command.h"
 #include "cli/kit/objects.h"
 #include "cli/kit/output.h"
 #include "cli/kit/volcano.h"
-#include "client/bound_devices.h"
 #include "client/node_gpus.h"
 #include "client/well_known.h"
 
@@ -24,11 +24,7 @@ namespace etna::cli {
 namespace {
 
 using nlohmann::json;
-
-bool Terminal(const json& pod) {
-  std::string phase = pod.value("status", json::object()).value("phase", "");
-  return phase == "Succeeded" || phase == "Failed";
-}
+namespace types = etna::api::types;
 
 struct Holders {
   std::map<std::pair<std::string, int>, std::vector<std::string>> whole;  // (node, gpu) → pods
@@ -39,16 +35,16 @@ Result<Holders> GpuHolders(Api* api) {
   auto pods = api->Get(ResourcePath(*FindResource("pods"), ""));
   if (!pods.ok()) return pods.status();
   Holders h;
-  for (const json& pod : (*pods)["items"]) {
-    if (Terminal(pod)) continue;
-    const json& meta = pod["metadata"];
-    std::string node = pod.value("spec", json::object()).value("nodeName", "");
+  for (const json& object : (*pods)["items"]) {
+    types::Pod pod(object);
+    if (pod.IsTerminal()) continue;
+    std::string node = pod.node_name();
     if (node.empty()) continue;
-    std::string who = meta.value("namespace", "") + "/" + meta.value("name", "");
-    auto bound = client::DecodeBoundDevices(meta.value("annotations", json::object()));
+    std::string who = pod.ns() + "/" + pod.name();
+    auto bound = pod.BoundGpus();
     if (!bound.ok()) continue;  // not a bind this scheduler wrote: it holds nothing we can show
-    for (const client::BoundGpu& g : bound->gpus) h.whole[{node, g.index}].push_back(who);
-    for (const client::BoundMigInstance& m : bound->mig) h.mig[{node, m.gpu, m.instance}] = who;
+    for (const types::BoundGpu& g : bound->gpus) h.whole[{node, g.index}].push_back(who);
+    for (const types::BoundMigInstance& m : bound->mig) h.mig[{node, m.gpu, m.instance}] = who;
   }
   return h;
 }
