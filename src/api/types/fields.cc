@@ -25,6 +25,12 @@ int64_t Integer(const Json& object, Path path, int64_t fallback) {
   return v->get<int64_t>();
 }
 
+std::optional<int64_t> IntegerIfSet(const Json& object, Path path) {
+  const Json* v = Find(object, path);
+  if (v == nullptr || !v->is_number_integer()) return std::nullopt;
+  return v->get<int64_t>();
+}
+
 bool Bool(const Json& object, Path path, bool fallback) {
   const Json* v = Find(object, path);
   return v != nullptr && v->is_boolean() ? v->get<bool>() : fallback;

@@ -9,6 +9,7 @@
 #include <initializer_list>
 #include <map>
 #include <nlohmann/json.hpp>
+#include <optional>
 #include <string>
 #include <string_view>
 
@@ -24,6 +25,9 @@ const Json* Find(const Json& object, Path path);
 std::string String(const Json& object, Path path, std::string_view fallback = {});
 // The number at `path` (a float truncated), or `fallback` when missing or not a number.
 int64_t Integer(const Json& object, Path path, int64_t fallback = 0);
+// The integer at `path`; nullopt when missing or not an integer (a float included), for fields
+// whose absence means something (spec.priority).
+std::optional<int64_t> IntegerIfSet(const Json& object, Path path);
 // The boolean at `path`, or `fallback` when missing or not a boolean.
 bool Bool(const Json& object, Path path, bool fallback = false);
 // The array (object) at `path`, or an empty one when missing or of another type.

@@ -15,6 +15,9 @@ TEST(FieldsTest, ReadsPresentFieldsAndFallsBackOnMissingNullOrMistyped) {
   EXPECT_EQ(Integer(j, {"spec", "n"}), 3);
   EXPECT_EQ(Integer(j, {"spec", "f"}), 2);
   EXPECT_EQ(Integer(j, {"spec", "name"}, 9), 9);
+  EXPECT_EQ(IntegerIfSet(j, {"spec", "n"}), 3);
+  EXPECT_EQ(IntegerIfSet(j, {"spec", "f"}), std::nullopt);
+  EXPECT_EQ(IntegerIfSet(j, {"spec", "missing"}), std::nullopt);
   EXPECT_TRUE(Bool(j, {"spec", "on"}));
   EXPECT_TRUE(Bool(j, {"spec", "n"}, true));
   EXPECT_EQ(Find(j, {"spec", "null"}), nullptr);
