@@ -25,6 +25,8 @@ std::optional<Clock::time_point> ParseTimestamp(std::string_view text);
 std::string TimestampSince(const json* timestamp, Clock::time_point now);
 
 // The lenient field readers of api/types (fields.h).
+using api::types::Array;
+using api::types::Bool;
 using api::types::Find;
 using api::types::Integer;
 using api::types::String;
