@@ -13,6 +13,7 @@
 #include <thread>
 
 #include "api/types/pod.h"
+#include "api/types/queue.h"
 #include "cli/kit/command.h"
 #include "cli/kit/objects.h"
 #include "cli/kit/output.h"
@@ -173,13 +174,11 @@ int RunTop(Invocation& inv) {
   TableWriter qt;
   qt.AddRow({"QUEUE", "WEIGHT", "STATE", "DESERVED", "ALLOCATED", "CAPABILITY", "PENDING JOBS"});
   for (const json& q : (*queues)["items"]) {
-    std::string name = q["metadata"].value("name", "");
-    const json& spec = q.value("spec", json::object());
-    qt.AddRow({name, std::to_string(spec.value("weight", 1)), QueueState(q),
-               Quantities(spec.value("deserved", json::object())),
+    const api::types::Queue view(q);
+    std::string name = view.name();
+    qt.AddRow({name, std::to_string(view.weight()), view.State(), Quantities(view.deserved()),
                Quantities(q.value("status", json::object()).value("allocated", json::object())),
-               Quantities(spec.value("capability", json::object())),
-               std::to_string(pending[name])});
+               Quantities(view.capability()), std::to_string(pending[name])});
   }
   std::fputs(qt.Render().c_str(), stdout);
 
