@@ -77,12 +77,6 @@ Result<std::vector<json>> JobPodGroups(Api* api, const json& job) {
   return owned.empty() ? named : owned;
 }
 
-std::string QueueState(const json& queue) {
-  std::string state = queue.value("status", json::object()).value("state", "");
-  if (state.empty()) state = queue.value("spec", json::object()).value("state", "Open");
-  return state;
-}
-
 std::string Quantities(const json& map) {
   if (!map.is_object() || map.empty()) return "<none>";
   std::string out;

@@ -1,4 +1,4 @@
-#include "client/bound_devices.h"
+#include "api/types/bound_devices.h"
 
 #include <fmt/format.h>
 
@@ -7,7 +7,14 @@
 
 #include "client/well_known.h"
 
-namespace etna::client {
+namespace etna::api::types {
+
+using client::kGpuCoresPercentAnnotation;
+using client::kGpuIdsAnnotation;
+using client::kGpuMemoryMibAnnotation;
+using client::kGpuUuidsAnnotation;
+using client::kMigInstancesAnnotation;
+
 namespace {
 
 std::vector<std::string> SplitCommas(const std::string& s) {
@@ -88,4 +95,4 @@ Result<BoundDevices> DecodeBoundDevices(const nlohmann::json& annotations) {
   return out;
 }
 
-}  // namespace etna::client
+}  // namespace etna::api::types

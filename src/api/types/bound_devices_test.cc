@@ -1,11 +1,17 @@
-#include "client/bound_devices.h"
+#include "api/types/bound_devices.h"
 
 #include <gtest/gtest.h>
 
 #include "client/well_known.h"
 
-namespace etna::client {
+namespace etna::api::types {
 namespace {
+
+using client::kGpuCoresPercentAnnotation;
+using client::kGpuIdsAnnotation;
+using client::kGpuMemoryMibAnnotation;
+using client::kGpuUuidsAnnotation;
+using client::kMigInstancesAnnotation;
 
 using nlohmann::json;
 
@@ -59,4 +65,4 @@ TEST(BoundDevicesTest, NoAnnotationsNoDevices) {
 }
 
 }  // namespace
-}  // namespace etna::client
+}  // namespace etna::api::types
