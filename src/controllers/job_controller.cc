@@ -7,7 +7,7 @@
 #include <algorithm>
 
 #include "api/types/podgroup.h"
-#include "client/well_known.h"
+#include "api/types/well_known.h"
 #include "common/time.h"
 #include "controllers/job_policies.h"
 #include "controllers/job_sync.h"

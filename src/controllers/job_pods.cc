@@ -5,7 +5,7 @@
 #include <map>
 
 #include "api/types/job.h"
-#include "client/well_known.h"
+#include "api/types/well_known.h"
 #include "common/resource.h"
 #include "controllers/job_plugins.h"
 

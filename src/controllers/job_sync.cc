@@ -5,7 +5,7 @@
 #include <fmt/format.h>
 
 #include "api/types/podgroup.h"
-#include "client/well_known.h"
+#include "api/types/well_known.h"
 #include "common/time.h"
 #include "controllers/job_controller.h"
 #include "controllers/job_plugins.h"

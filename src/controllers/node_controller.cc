@@ -4,7 +4,7 @@
 
 #include "api/types/node.h"
 #include "api/types/pod.h"
-#include "client/well_known.h"
+#include "api/types/well_known.h"
 #include "common/time.h"
 #include "controllers/job_pods.h"
 

@@ -6,7 +6,7 @@
 #include <algorithm>
 
 #include "api/types/bound_devices.h"
-#include "client/well_known.h"
+#include "api/types/well_known.h"
 #include "sched/devices/choose.h"
 #include "scheduler/convert.h"
 
@@ -46,14 +46,15 @@ json EncodeBindAnnotations(const sched::BindDecision& bind, const sched::Node& n
     share |= sched::devices::IsShare(d);
   }
   if (!ids.empty()) {
-    out[client::kGpuIdsAnnotation] = fmt::format("{}", fmt::join(ids, ","));
-    out[client::kGpuUuidsAnnotation] = fmt::format("{}", fmt::join(uuids, ","));
+    out[api::types::kGpuIdsAnnotation] = fmt::format("{}", fmt::join(ids, ","));
+    out[api::types::kGpuUuidsAnnotation] = fmt::format("{}", fmt::join(uuids, ","));
   }
   if (share) {
-    out[client::kGpuMemoryMibAnnotation] = JoinValues(memory);
-    out[client::kGpuCoresPercentAnnotation] = JoinValues(cores);
+    out[api::types::kGpuMemoryMibAnnotation] = JoinValues(memory);
+    out[api::types::kGpuCoresPercentAnnotation] = JoinValues(cores);
   }
-  if (!mig.empty()) out[client::kMigInstancesAnnotation] = fmt::format("{}", fmt::join(mig, ","));
+  if (!mig.empty())
+    out[api::types::kMigInstancesAnnotation] = fmt::format("{}", fmt::join(mig, ","));
   return out;
 }
 

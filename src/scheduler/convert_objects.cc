@@ -4,8 +4,8 @@
 #include "api/types/node.h"
 #include "api/types/podgroup.h"
 #include "api/types/queue.h"
+#include "api/types/well_known.h"
 #include "client/node_gpus.h"
-#include "client/well_known.h"
 #include "common/time.h"
 #include "scheduler/convert.h"
 
@@ -63,12 +63,12 @@ Result<sched::Node> ConvertNode(const json& node) {
     n.taints.push_back(std::move(taint));
   }
   n.ready = view.IsReady();
-  std::string gpus_text = view.Annotation(client::kNodeGpusAnnotation);
+  std::string gpus_text = view.Annotation(api::types::kNodeGpusAnnotation);
   if (!gpus_text.empty()) {
     auto gpus = client::DecodeNodeGpus(gpus_text);
     if (!gpus.ok()) {
       return Status::InvalidArgument(fmt::format("node {}: annotation {}: {}", n.name,
-                                                 client::kNodeGpusAnnotation,
+                                                 api::types::kNodeGpusAnnotation,
                                                  gpus.status().message()));
     }
     for (const auto& g : *gpus) {
@@ -90,7 +90,7 @@ Result<sched::Node> ConvertNode(const json& node) {
     for (int32_t i = 0; i < count; ++i) {
       sched::GpuDevice d;
       d.index = i;
-      d.model = view.Label(client::kGpuModelLabel);
+      d.model = view.Label(api::types::kGpuModelLabel);
       n.gpus.push_back(std::move(d));
     }
   }

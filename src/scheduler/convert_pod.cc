@@ -4,7 +4,7 @@
 #include <algorithm>
 
 #include "api/types/pod.h"
-#include "client/well_known.h"
+#include "api/types/well_known.h"
 #include "common/time.h"
 #include "sched/devices/request.h"
 #include "scheduler/convert.h"
@@ -167,7 +167,7 @@ Result<PodRecord> ConvertPod(const json& pod, const std::vector<std::string>& sc
   std::string group = view.GroupName();
   if (!group.empty()) r.group = t.ns + "/" + group;
   t.labels = StringMap(pod, {"metadata", "labels"});
-  t.role = view.Annotation(client::kTaskSpecAnnotation);
+  t.role = view.Annotation(api::types::kTaskSpecAnnotation);
   if (t.role.empty()) t.role = view.TaskName();
   if (auto priority = IntegerIfSet(spec, {"priority"})) {
     t.priority = static_cast<int32_t>(*priority);
@@ -175,7 +175,7 @@ Result<PodRecord> ConvertPod(const json& pod, const std::vector<std::string>& sc
   }
   r.priority_class = String(spec, {"priorityClassName"});
   t.priority_class = r.priority_class;
-  t.preemptable = view.Annotation(client::kPreemptableAnnotation) != "false";
+  t.preemptable = view.Annotation(api::types::kPreemptableAnnotation) != "false";
   t.start_ms = std::max<TimeMs>(0, ParseRfc3339(String(pod, {"status", "startTime"})).value_or(0));
   t.creation_ms = std::max<TimeMs>(0, ParseRfc3339(view.creation_timestamp()).value_or(0));
   if (!r.node_name.empty()) {

@@ -5,15 +5,9 @@
 #include <charconv>
 #include <string_view>
 
-#include "client/well_known.h"
+#include "api/types/well_known.h"
 
 namespace etna::api::types {
-
-using client::kGpuCoresPercentAnnotation;
-using client::kGpuIdsAnnotation;
-using client::kGpuMemoryMibAnnotation;
-using client::kGpuUuidsAnnotation;
-using client::kMigInstancesAnnotation;
 
 namespace {
 

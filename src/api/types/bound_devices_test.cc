@@ -2,16 +2,10 @@
 
 #include <gtest/gtest.h>
 
-#include "client/well_known.h"
+#include "api/types/well_known.h"
 
 namespace etna::api::types {
 namespace {
-
-using client::kGpuCoresPercentAnnotation;
-using client::kGpuIdsAnnotation;
-using client::kGpuMemoryMibAnnotation;
-using client::kGpuUuidsAnnotation;
-using client::kMigInstancesAnnotation;
 
 using nlohmann::json;
 

@@ -2,7 +2,7 @@
 
 #include <gtest/gtest.h>
 
-#include "client/well_known.h"
+#include "api/types/well_known.h"
 
 namespace etna::api::types {
 namespace {
@@ -32,16 +32,16 @@ TEST(PodTest, MissingPhaseIsPending) {
 TEST(PodTest, SpecConditionsAndJobLabels) {
   Json j = {{"metadata",
              {{"labels",
-               {{client::kJobNameLabel, "tf"},
-                {client::kTaskSpecLabel, "worker"},
-                {client::kJobVersionLabel, "2"}}},
-              {"annotations", {{client::kGroupNameAnnotation, "tf-u1"}}}}},
+               {{api::types::kJobNameLabel, "tf"},
+                {api::types::kTaskSpecLabel, "worker"},
+                {api::types::kJobVersionLabel, "2"}}},
+              {"annotations", {{api::types::kGroupNameAnnotation, "tf-u1"}}}}},
             {"spec",
              {{"nodeName", "n1"}, {"schedulerName", "volcano"}, {"containers", {{{"name", "c"}}}}}},
             {"status",
              {{"conditions",
                {{{"type", "Ready"}, {"status", "True"}},
-                {{"type", client::kDisruptionTargetCondition}, {"status", "False"}}}}}}};
+                {{"type", api::types::kDisruptionTargetCondition}, {"status", "False"}}}}}}};
   Pod pod(j);
   EXPECT_EQ(pod.node_name(), "n1");
   EXPECT_EQ(pod.scheduler_name(), "volcano");
@@ -61,12 +61,12 @@ TEST(PodTest, SpecConditionsAndJobLabels) {
 }
 
 TEST(PodTest, BoundGpusDecodeTheBindAnnotations) {
-  Json j = {{"metadata", {{"annotations", {{client::kGpuIdsAnnotation, "0,3"}}}}}};
+  Json j = {{"metadata", {{"annotations", {{api::types::kGpuIdsAnnotation, "0,3"}}}}}};
   auto bound = Pod(j).BoundGpus();
   ASSERT_TRUE(bound.ok()) << bound.status().ToString();
   ASSERT_EQ(bound->gpus.size(), 2u);
   EXPECT_EQ(bound->gpus[1].index, 3);
-  j["metadata"]["annotations"][client::kGpuIdsAnnotation] = "x";
+  j["metadata"]["annotations"][api::types::kGpuIdsAnnotation] = "x";
   EXPECT_FALSE(Pod(j).BoundGpus().ok());
   Json none = Json::object();
   auto empty = Pod(none).BoundGpus();

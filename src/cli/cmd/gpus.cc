@@ -14,12 +14,12 @@
 
 #include "api/types/pod.h"
 #include "api/types/queue.h"
+#include "api/types/well_known.h"
 #include "cli/kit/command.h"
 #include "cli/kit/objects.h"
 #include "cli/kit/output.h"
 #include "cli/kit/volcano.h"
 #include "client/node_gpus.h"
-#include "client/well_known.h"
 
 namespace etna::cli {
 namespace {
@@ -119,12 +119,12 @@ int RunGpus(Invocation& inv) {
     const json& meta = node["metadata"];
     std::string name = meta.value("name", "");
     std::string text =
-        meta.value("annotations", json::object()).value(client::kNodeGpusAnnotation, "");
+        meta.value("annotations", json::object()).value(api::types::kNodeGpusAnnotation, "");
     if (text.empty()) continue;
     auto gpus = client::DecodeNodeGpus(text);
     if (!gpus.ok()) {
       std::fprintf(stderr, "error: node %s: annotation %s: %s\n", name.c_str(),
-                   client::kNodeGpusAnnotation, gpus.status().message().c_str());
+                   api::types::kNodeGpusAnnotation, gpus.status().message().c_str());
       continue;
     }
     for (const client::NodeGpu& gpu : *gpus) {
@@ -150,7 +150,7 @@ int RunGpus(Invocation& inv) {
   }
   if (rows == 0) {
     std::fprintf(stderr, "No GPUs found (no node has the %s annotation)\n",
-                 client::kNodeGpusAnnotation);
+                 api::types::kNodeGpusAnnotation);
     return 0;
   }
   std::fputs(t.Render().c_str(), stdout);
@@ -195,9 +195,9 @@ int RunTop(Invocation& inv) {
     std::string name = meta.value("name", "");
     const json& status = node.value("status", json::object());
     std::string total = status.value("allocatable", json::object()).value("nvidia.com/gpu", "");
-    std::string model = meta.value("labels", json::object()).value(client::kGpuModelLabel, "");
+    std::string model = meta.value("labels", json::object()).value(api::types::kGpuModelLabel, "");
     auto gpus = client::DecodeNodeGpus(
-        meta.value("annotations", json::object()).value(client::kNodeGpusAnnotation, "[]"));
+        meta.value("annotations", json::object()).value(api::types::kNodeGpusAnnotation, "[]"));
     if (total.empty()) total = gpus.ok() ? std::to_string(gpus->size()) : "0";
     if (model.empty() && gpus.ok() && !gpus->empty()) model = (*gpus)[0].model;
     std::string ready = "Unknown";

@@ -7,12 +7,12 @@
 #include <cstdio>
 #include <ctime>
 
+#include "api/types/well_known.h"
 #include "cli/cmd/describe.h"
 #include "cli/kit/command.h"
 #include "cli/kit/objects.h"
 #include "cli/kit/output.h"
 #include "cli/kit/volcano.h"
-#include "client/well_known.h"
 
 namespace etna::cli {
 namespace {
@@ -227,10 +227,10 @@ int RunPodList(Invocation& inv) {
   if (api == nullptr) return 1;
   bool all = inv.AllNamespaces();
   std::string ns = all ? "" : inv.Namespace();
-  std::string selector = client::kJobNameLabel;
-  if (inv.Has("job")) selector = fmt::format("{}={}", client::kJobNameLabel, inv.Get("job"));
+  std::string selector = api::types::kJobNameLabel;
+  if (inv.Has("job")) selector = fmt::format("{}={}", api::types::kJobNameLabel, inv.Get("job"));
   if (inv.Has("queue")) {
-    selector += fmt::format(",{}={}", client::kQueueNameLabel, inv.Get("queue"));
+    selector += fmt::format(",{}={}", api::types::kQueueNameLabel, inv.Get("queue"));
   }
   const ResourceInfo& pods = *FindResource("pods");
   auto table = api->Table(ResourcePath(pods, ns) + "?labelSelector=" + QueryEscape(selector));
