@@ -26,10 +26,10 @@
 #include <vector>
 
 #include "api/server/api_server.h"
+#include "api/types/well_known.h"
 #include "client/informer.h"
 #include "client/node_gpus.h"
 #include "client/rest.h"
-#include "client/well_known.h"
 #include "scheduler/scheduler.h"
 #include "store/sqlite_store.h"
 

@@ -12,11 +12,11 @@ namespace {
 
 TEST_F(AgentTest, PodRunsWithGpuEnvAndFailsWithItsExitCode) {
   StartAgent(Options("n1"));
-  CreatePod("p1", "n1", "echo $CUDA_VISIBLE_DEVICES $NVIDIA_VISIBLE_DEVICES $MY_POD; exit 3",
-            "Never",
-            {{{"name", "NVIDIA_VISIBLE_DEVICES"}, {"value", "all"}},
-             {{"name", "MY_POD"}, {"valueFrom", {{"fieldRef", {{"fieldPath", "metadata.name"}}}}}}},
-            {{client::kGpuIdsAnnotation, "0,1"}, {client::kGpuUuidsAnnotation, "GPU-a,GPU-b"}});
+  CreatePod(
+      "p1", "n1", "echo $CUDA_VISIBLE_DEVICES $NVIDIA_VISIBLE_DEVICES $MY_POD; exit 3", "Never",
+      {{{"name", "NVIDIA_VISIBLE_DEVICES"}, {"value", "all"}},
+       {{"name", "MY_POD"}, {"valueFrom", {{"fieldRef", {{"fieldPath", "metadata.name"}}}}}}},
+      {{api::types::kGpuIdsAnnotation, "0,1"}, {api::types::kGpuUuidsAnnotation, "GPU-a,GPU-b"}});
   ASSERT_TRUE(WaitFor([&] { return Phase("p1") == "Failed"; })) << Pod("p1").dump();
   json p = Pod("p1");
   json cs = p["status"]["containerStatuses"][0];

@@ -22,10 +22,10 @@ TEST_F(AgentTest, RegistersANodeFromTheProfile) {
   StartAgent(std::move(o));
   json n = Node("a100mig-1");
   ASSERT_FALSE(n.is_null());
-  EXPECT_EQ(n["metadata"]["labels"][client::kSwitchLabel], "sw-b");
-  EXPECT_EQ(n["metadata"]["labels"][client::kGpuModelLabel], "NVIDIA-A100-SXM4-80GB");
-  EXPECT_EQ(n["metadata"]["labels"][client::kGpuCountLabel], "4");
-  EXPECT_EQ(n["metadata"]["labels"][client::kHostnameLabel], "a100mig-1");
+  EXPECT_EQ(n["metadata"]["labels"][api::types::kSwitchLabel], "sw-b");
+  EXPECT_EQ(n["metadata"]["labels"][api::types::kGpuModelLabel], "NVIDIA-A100-SXM4-80GB");
+  EXPECT_EQ(n["metadata"]["labels"][api::types::kGpuCountLabel], "4");
+  EXPECT_EQ(n["metadata"]["labels"][api::types::kHostnameLabel], "a100mig-1");
   EXPECT_EQ(n["status"]["capacity"]["nvidia.com/mig-1g.10gb"], "8");
   EXPECT_EQ(n["status"]["allocatable"]["nvidia.com/mig-3g.40gb"], "4");
   EXPECT_EQ(n["status"]["allocatable"]["nvidia.com/gpu"], "0");
@@ -38,19 +38,20 @@ TEST_F(AgentTest, RegistersANodeFromTheProfile) {
   }
   EXPECT_TRUE(ready);
   auto gpus = client::DecodeNodeGpus(
-      n["metadata"]["annotations"][client::kNodeGpusAnnotation].get<std::string>());
+      n["metadata"]["annotations"][api::types::kNodeGpusAnnotation].get<std::string>());
   ASSERT_TRUE(gpus.ok());
   ASSERT_EQ(gpus->size(), 4u);
   EXPECT_EQ((*gpus)[2].uuid, SimulatedGpuUuid("a100mig-1", 2));
 
-  auto lease = api_.rest().Get(client::Path("leases", client::kNodeLeaseNamespace, "a100mig-1"));
+  auto lease =
+      api_.rest().Get(client::Path("leases", api::types::kNodeLeaseNamespace, "a100mig-1"));
   ASSERT_TRUE(lease.ok()) << lease.status().ToString();
   EXPECT_EQ((*lease)["spec"]["holderIdentity"], "a100mig-1");
   EXPECT_EQ((*lease)["spec"]["leaseDurationSeconds"], 2);
   std::string first = (*lease)["spec"]["renewTime"];
   // Renewed every leaseDuration/4 (500 ms here).
   EXPECT_TRUE(WaitFor([&] {
-    auto l = api_.rest().Get(client::Path("leases", client::kNodeLeaseNamespace, "a100mig-1"));
+    auto l = api_.rest().Get(client::Path("leases", api::types::kNodeLeaseNamespace, "a100mig-1"));
     return l.ok() && (*l)["spec"]["renewTime"] != first;
   }));
 
@@ -81,7 +82,7 @@ TEST_F(AgentTest, FakeNvmlXidMakesTheGpuUnhealthy) {
                    {{"name", "Tesla T4"}, {"uuid", "GPU-t1"}, {"memoryMiB", 15360}}}}};
   StartFakeNvmlAgent("t4-node", config);
   json n = Node("t4-node");
-  EXPECT_EQ(n["metadata"]["labels"][client::kGpuModelLabel], "Tesla-T4");
+  EXPECT_EQ(n["metadata"]["labels"][api::types::kGpuModelLabel], "Tesla-T4");
   EXPECT_EQ(n["status"]["allocatable"]["nvidia.com/gpu"], "2");
   std::ofstream(xids, std::ios::app) << "1 79\n";
   ASSERT_TRUE(WaitFor([&] {
@@ -91,7 +92,7 @@ TEST_F(AgentTest, FakeNvmlXidMakesTheGpuUnhealthy) {
   n = Node("t4-node");
   EXPECT_EQ(n["status"]["capacity"]["nvidia.com/gpu"], "2");
   auto gpus = client::DecodeNodeGpus(
-      n["metadata"]["annotations"][client::kNodeGpusAnnotation].get<std::string>());
+      n["metadata"]["annotations"][api::types::kNodeGpusAnnotation].get<std::string>());
   ASSERT_TRUE(gpus.ok());
   EXPECT_TRUE((*gpus)[0].healthy);
   EXPECT_FALSE((*gpus)[1].healthy);
@@ -145,7 +146,7 @@ TEST_F(AgentTest, MetricsNameThePodHoldingAGpuAndReadyzSaysReady) {
   EXPECT_EQ(AgentGet(*agent_, "/readyz").second, "ok");
 
   CreatePod("holder", "t4-node", "sleep 30", "Never", json::array(),
-            {{client::kGpuIdsAnnotation, "1"}, {client::kGpuUuidsAnnotation, "GPU-t1"}});
+            {{api::types::kGpuIdsAnnotation, "1"}, {api::types::kGpuUuidsAnnotation, "GPU-t1"}});
   std::string text;
   ASSERT_TRUE(WaitFor([&] {
     text = AgentGet(*agent_, "/metrics").second;
@@ -176,7 +177,8 @@ TEST_F(AgentTest, SimulatedNodeReadingsFollowThePodsItRuns) {
   o.shim_binary = ETNA_AGENT_SHIM_PATH;
   o.sync_period = std::chrono::milliseconds(20);
   StartAgent(std::move(o));
-  CreatePod("busy", "t4-0", "sleep 30", "Never", json::array(), {{client::kGpuIdsAnnotation, "1"}});
+  CreatePod("busy", "t4-0", "sleep 30", "Never", json::array(),
+            {{api::types::kGpuIdsAnnotation, "1"}});
   std::string text;
   ASSERT_TRUE(WaitFor([&] {
     text = AgentGet(*agent_, "/metrics").second;

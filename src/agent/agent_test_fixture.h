@@ -14,8 +14,8 @@
 
 #include "agent/agent.h"
 #include "agent/gpu/nvml_source.h"
+#include "api/types/well_known.h"
 #include "client/testing/in_process_api.h"
-#include "client/well_known.h"
 #include "common/file.h"
 #include "common/testing/wait.h"
 #include "net/http/client.h"

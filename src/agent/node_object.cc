@@ -4,22 +4,22 @@
 
 #include <map>
 
-#include "client/well_known.h"
+#include "api/types/well_known.h"
 
 namespace etna::agent {
 
 nlohmann::json NodeLabels(const NodeReport& r) {
   nlohmann::json labels = nlohmann::json::object();
   for (const auto& [k, v] : r.spec.labels) labels[k] = v;
-  labels[client::kHostnameLabel] = r.spec.name;
-  if (!r.spec.switch_name.empty()) labels[client::kSwitchLabel] = r.spec.switch_name;
+  labels[api::types::kHostnameLabel] = r.spec.name;
+  if (!r.spec.switch_name.empty()) labels[api::types::kSwitchLabel] = r.spec.switch_name;
   if (!r.gpus.empty()) {
-    labels[client::kGpuModelLabel] = r.gpus[0].gpu.model;
-    labels[client::kGpuCountLabel] = std::to_string(r.gpus.size());
-    labels[client::kGpuMemoryLabel] = std::to_string(r.gpus[0].gpu.memory_mib);
+    labels[api::types::kGpuModelLabel] = r.gpus[0].gpu.model;
+    labels[api::types::kGpuCountLabel] = std::to_string(r.gpus.size());
+    labels[api::types::kGpuMemoryLabel] = std::to_string(r.gpus[0].gpu.memory_mib);
     bool mig = false;
     for (const auto& g : r.gpus) mig = mig || g.mig_enabled || !g.gpu.mig.empty();
-    labels[client::kMigCapableLabel] = mig ? "true" : "false";
+    labels[api::types::kMigCapableLabel] = mig ? "true" : "false";
   }
   return labels;
 }
@@ -27,7 +27,7 @@ nlohmann::json NodeLabels(const NodeReport& r) {
 nlohmann::json NodeAnnotations(const NodeReport& r) {
   std::vector<client::NodeGpu> gpus;
   for (const auto& g : r.gpus) gpus.push_back(g.gpu);
-  return {{client::kNodeGpusAnnotation, client::EncodeNodeGpus(gpus)}};
+  return {{api::types::kNodeGpusAnnotation, client::EncodeNodeGpus(gpus)}};
 }
 
 nlohmann::json NodeResources(const NodeReport& r, bool allocatable) {
@@ -87,8 +87,8 @@ Status UpdateNodeStatus(client::RestClient& rest, const NodeReport& r) {
   nlohmann::json conditions = node->value("/status/conditions"_json_pointer, nlohmann::json());
   nlohmann::json annotations = NodeAnnotations(r);
   if (node->value("/metadata/annotations"_json_pointer, nlohmann::json::object())
-          .value(client::kNodeGpusAnnotation, "") !=
-      annotations.value(client::kNodeGpusAnnotation, "")) {
+          .value(api::types::kNodeGpusAnnotation, "") !=
+      annotations.value(api::types::kNodeGpusAnnotation, "")) {
     auto p = rest.MergePatch(path, {{"metadata", {{"annotations", annotations}}}});
     if (!p.ok()) return p.status();
   }
@@ -120,7 +120,7 @@ Status RegisterNode(client::RestClient& rest, const NodeReport& r) {
 
 Status RenewLease(client::RestClient& rest, const std::string& node, int lease_seconds,
                   TimeMs now) {
-  std::string path = client::Path("leases", client::kNodeLeaseNamespace, node);
+  std::string path = client::Path("leases", api::types::kNodeLeaseNamespace, node);
   nlohmann::json spec = {{"holderIdentity", node},
                          {"leaseDurationSeconds", lease_seconds},
                          {"renewTime", FormatRfc3339Micro(now)}};
@@ -130,10 +130,10 @@ Status RenewLease(client::RestClient& rest, const std::string& node, int lease_s
   nlohmann::json lease = {
       {"apiVersion", "coordination.k8s.io/v1"},
       {"kind", "Lease"},
-      {"metadata", {{"name", node}, {"namespace", client::kNodeLeaseNamespace}}},
+      {"metadata", {{"name", node}, {"namespace", api::types::kNodeLeaseNamespace}}},
       {"spec", spec}};
   lease["spec"]["acquireTime"] = spec["renewTime"];
-  auto c = rest.Create(client::Path("leases", client::kNodeLeaseNamespace), lease);
+  auto c = rest.Create(client::Path("leases", api::types::kNodeLeaseNamespace), lease);
   if (!c.ok() && c.status().code() != StatusCode::kAlreadyExists) {
     return c.status().WithContext("create lease");
   }

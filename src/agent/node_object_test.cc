@@ -2,8 +2,8 @@
 
 #include <gtest/gtest.h>
 
+#include "api/types/well_known.h"
 #include "client/testing/in_process_api.h"
-#include "client/well_known.h"
 
 namespace etna::agent {
 namespace {
@@ -47,10 +47,10 @@ TEST(NodeObject, LabelsAndStatus) {
   r.port = 1234;
   r.now = 1'700'000'000'000;
   auto labels = NodeLabels(r);
-  EXPECT_EQ(labels[client::kSwitchLabel], "sw-a");
-  EXPECT_EQ(labels[client::kHostnameLabel], "n");
-  EXPECT_EQ(labels[client::kGpuCountLabel], "1");
-  EXPECT_EQ(labels[client::kGpuMemoryLabel], "81920");
+  EXPECT_EQ(labels[api::types::kSwitchLabel], "sw-a");
+  EXPECT_EQ(labels[api::types::kHostnameLabel], "n");
+  EXPECT_EQ(labels[api::types::kGpuCountLabel], "1");
+  EXPECT_EQ(labels[api::types::kGpuMemoryLabel], "81920");
   EXPECT_EQ(labels["team"], "x");
   nlohmann::json existing = nlohmann::json::parse(
       R"([{"type":"Ready","status":"True","lastTransitionTime":"2020-01-01T00:00:00Z"},
@@ -71,7 +71,7 @@ TEST(NodeObject, LeaseIsCreatedThenRenewedWithTheClocksTime) {
   ASSERT_TRUE(RenewLease(api.rest(), "n", 40, clock.NowMs()).ok());
   clock.Advance(10'250);
   ASSERT_TRUE(RenewLease(api.rest(), "n", 40, clock.NowMs()).ok());
-  auto lease = api.rest().Get(client::Path("leases", client::kNodeLeaseNamespace, "n"));
+  auto lease = api.rest().Get(client::Path("leases", api::types::kNodeLeaseNamespace, "n"));
   ASSERT_TRUE(lease.ok()) << lease.status().ToString();
   EXPECT_EQ((*lease)["spec"]["renewTime"], FormatRfc3339Micro(clock.NowMs()));
   EXPECT_EQ((*lease)["spec"]["acquireTime"], FormatRfc3339Micro(clock.NowMs() - 10'250));

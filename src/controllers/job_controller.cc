@@ -6,7 +6,8 @@
 
 #include <algorithm>
 
-#include "client/well_known.h"
+#include "api/types/podgroup.h"
+#include "api/types/well_known.h"
 #include "common/time.h"
 #include "controllers/job_policies.h"
 #include "controllers/job_sync.h"
@@ -21,55 +22,56 @@ JobController::JobController(ControllerOptions options)
   pods_ = Watch(client::Path("pods"),
                 [this](const std::string& type, const Json& pod) { OnPod(type, pod); });
   podgroups_ = Watch(client::Path("podgroups"), [this](const std::string&, const Json& pg) {
-    for (const Json& ref : ArrayAt(pg, "/metadata/ownerReferences")) {
-      if (StringAt(ref, "/kind") == "Job") {
-        queue().Add(StringAt(pg, "/metadata/namespace") + "/" + StringAt(ref, "/name"));
+    for (const Json& ref : types::PodGroup(pg).owner_references()) {
+      if (types::String(ref, {"kind"}) == "Job") {
+        queue().Add(types::String(pg, {"metadata", "namespace"}) + "/" +
+                    types::String(ref, {"name"}));
       }
     }
   });
   commands_ = Watch(client::Path("commands"), [this](const std::string& type, const Json& cmd) {
     if (type == "DELETED") {
       std::lock_guard lock(mu_);
-      done_commands_.erase(StringAt(cmd, "/metadata/uid"));
-    } else if (StringAt(cmd, "/target/kind") == "Job") {
-      queue().Add(StringAt(cmd, "/metadata/namespace") + "/" + StringAt(cmd, "/target/name"));
+      done_commands_.erase(types::String(cmd, {"metadata", "uid"}));
+    } else if (types::String(cmd, {"target", "kind"}) == "Job") {
+      queue().Add(types::String(cmd, {"metadata", "namespace"}) + "/" +
+                  types::String(cmd, {"target", "name"}));
     }
   });
 }
 
 void JobController::OnPod(const std::string& type, const Json& pod) {
-  std::string job = StringAt(pod, "/metadata/labels/volcano.sh~1job-name");
+  std::string job = types::Pod(pod).JobName();
   if (job.empty()) return;
-  std::string ns = StringAt(pod, "/metadata/namespace");
+  std::string ns = types::Pod(pod).ns();
   std::string key = ns + "/" + job;
   {
     std::lock_guard lock(mu_);
     if (type == "DELETED") {
       auto it = pods_by_job_.find(key);
       if (it != pods_by_job_.end()) {
-        it->second.erase(StringAt(pod, "/metadata/name"));
+        it->second.erase(types::Pod(pod).name());
         if (it->second.empty()) pods_by_job_.erase(it);
       }
     } else {
-      pods_by_job_[key].insert(StringAt(pod, "/metadata/name"));
+      pods_by_job_[key].insert(types::Pod(pod).name());
     }
   }
   if (type == "DELETED") {
-    std::string uid = StringAt(pod, "/metadata/uid");
+    std::string uid = types::Pod(pod).uid();
     std::lock_guard lock(mu_);
     bool handled = handled_disruptions_.erase(uid) > 0;
     if (self_deleted_.erase(uid) == 0 && !handled) {
       auto j = jobs_->Get(ns, job);
-      std::string phase = j ? StringAt(*j, "/status/state/phase") : "";
-      std::string version = j ? std::to_string(IntAt(*j, "/status/version", 0)) : "";
-      std::string phase_pod = StringAt(pod, "/status/phase");
-      if ((phase == "Pending" || phase == "Running") &&
-          StringAt(pod, "/metadata/labels/volcano.sh~1job-version") == version &&
+      std::string phase = j ? types::Job(*j).phase() : "";
+      std::string version = j ? std::to_string(types::Job(*j).version()) : "";
+      std::string phase_pod = types::Pod(pod).phase();
+      if ((phase == "Pending" || phase == "Running") && types::Pod(pod).JobVersion() == version &&
           phase_pod != "Succeeded") {
         // A pod that failed before it went (a lost node's pods) is PodFailed, else PodEvicted.
         events_[key].push_back({phase_pod == "Failed" ? "PodFailed" : "PodEvicted",
-                                StringAt(pod, "/metadata/labels/volcano.sh~1task-spec"),
-                                StringAt(pod, "/metadata/name"), PodExitCode(pod), version});
+                                types::Pod(pod).TaskName(), types::Pod(pod).name(),
+                                PodExitCode(pod), version});
       }
     }
   }
@@ -78,7 +80,8 @@ void JobController::OnPod(const std::string& type, const Json& pod) {
 
 std::vector<Json> JobController::PodsOf(const Json& job) const {
   std::vector<Json> out;
-  std::string ns = JobNamespace(job), name = JobName(job), uid = StringAt(job, "/metadata/uid");
+  types::Job view(job);
+  std::string ns = view.ns(), name = view.name(), uid = view.uid();
   std::vector<std::string> names;
   {
     std::lock_guard lock(mu_);
@@ -94,16 +97,12 @@ std::vector<Json> JobController::PodsOf(const Json& job) const {
     auto found = pods_->Get(ns, pod_name);
     if (!found) continue;
     Json& pod = *found;
-    if (StringAt(pod, "/metadata/labels/volcano.sh~1job-name") != name) continue;
-    bool owned = true;
-    for (const Json& ref : ArrayAt(pod, "/metadata/ownerReferences")) {
-      if (BoolAt(ref, "/controller", false)) owned = StringAt(ref, "/uid") == uid;
-    }
-    if (!owned) continue;
+    if (types::Pod(pod).JobName() != name) continue;
+    std::optional<std::string> controller = types::Pod(pod).ControllerUid();
+    if (controller && *controller != uid) continue;
     // A pod this controller deleted whose deletion the cache has not seen yet counts as
     // terminating, so that a stale cache neither acts on it again nor ends a restart early.
-    if (deleted.count(StringAt(pod, "/metadata/uid")) &&
-        !pod["metadata"].contains("deletionTimestamp")) {
+    if (deleted.count(types::Pod(pod).uid()) && !types::Pod(pod).IsDeleting()) {
       pod["metadata"]["deletionTimestamp"] = "deleted";
     }
     out.push_back(std::move(pod));
@@ -127,14 +126,14 @@ Status JobController::ReconcileJob(const std::string& key, JobContext& c) {
     seen_generation_.erase(key);
     return Status::Ok();
   }
-  if (job->contains(Json::json_pointer("/metadata/deletionTimestamp"))) return Status::Ok();
+  if (types::Job(*job).IsDeleting()) return Status::Ok();
   c.key = key;
   c.job = *job;
   if (!c.job.contains("status") || !c.job["status"].is_object()) c.job["status"] = Json::object();
   c.original_status = c.job["status"];
   c.pods = PodsOf(c.job);
   c.now = clock().NowMs();
-  c.phase = StringAt(c.job, "/status/state/phase");
+  c.phase = types::Job(c.job).phase();
   if (c.phase.empty()) SetPhase(c, "Pending");
   if (!IsFinished(c.phase)) ETNA_RETURN_IF_ERROR(EnsureGroup(c));
   if (c.phase == "Pending" || c.phase == "Running" || c.phase == "Aborting" ||
@@ -164,30 +163,31 @@ Status JobController::ReconcileJob(const std::string& key, JobContext& c) {
 }
 
 std::optional<std::pair<std::string, std::string>> JobController::NextAction(JobContext& c) {
-  std::string ns = JobNamespace(c.job), name = JobName(c.job);
+  std::string ns = types::Job(c.job).ns(), name = types::Job(c.job).name();
   // Commands for this job, oldest first.
   std::vector<Json> commands;
   for (Json& cmd : commands_->List()) {
-    if (StringAt(cmd, "/metadata/namespace") == ns && StringAt(cmd, "/target/kind") == "Job" &&
-        StringAt(cmd, "/target/name") == name) {
+    if (types::String(cmd, {"metadata", "namespace"}) == ns &&
+        types::String(cmd, {"target", "kind"}) == "Job" &&
+        types::String(cmd, {"target", "name"}) == name) {
       std::lock_guard lock(mu_);
-      if (!done_commands_.count(StringAt(cmd, "/metadata/uid"))) commands.push_back(cmd);
+      if (!done_commands_.count(types::String(cmd, {"metadata", "uid"}))) commands.push_back(cmd);
     }
   }
   std::sort(commands.begin(), commands.end(), [](const Json& a, const Json& b) {
-    return std::make_pair(StringAt(a, "/metadata/creationTimestamp"),
-                          StringAt(a, "/metadata/name")) <
-           std::make_pair(StringAt(b, "/metadata/creationTimestamp"),
-                          StringAt(b, "/metadata/name"));
+    return std::make_pair(types::String(a, {"metadata", "creationTimestamp"}),
+                          types::String(a, {"metadata", "name"})) <
+           std::make_pair(types::String(b, {"metadata", "creationTimestamp"}),
+                          types::String(b, {"metadata", "name"}));
   });
   if (!commands.empty()) {
     const Json& cmd = commands.front();
-    c.command_done = client::Path("commands", ns, StringAt(cmd, "/metadata/name"));
-    c.command_uid = StringAt(cmd, "/metadata/uid");
+    c.command_done = client::Path("commands", ns, types::String(cmd, {"metadata", "name"}));
+    c.command_uid = types::String(cmd, {"metadata", "uid"});
     c.reason = "CommandIssued";
-    c.message = fmt::format("command {} issued {}", StringAt(cmd, "/metadata/name"),
-                            StringAt(cmd, "/action"));
-    return std::make_pair(StringAt(cmd, "/action"), std::string());
+    c.message = fmt::format("command {} issued {}", types::String(cmd, {"metadata", "name"}),
+                            types::String(cmd, {"action"}));
+    return std::make_pair(types::String(cmd, {"action"}), std::string());
   }
   if (c.phase != "Pending" && c.phase != "Running") return std::nullopt;
   auto pick = [&](const std::string& event, const std::string& task, const std::string& pod,
@@ -212,22 +212,23 @@ std::optional<std::pair<std::string, std::string>> JobController::NextAction(Job
       list.insert(list.begin(), recorded.begin(), recorded.end());
     };
   }
-  std::string version = std::to_string(IntAt(c.job, "/status/version", 0));
+  std::string version = std::to_string(types::Job(c.job).version());
   for (const PodEvent& e : recorded) {
     if (e.version != version) continue;
     if (auto a = pick(e.event, e.task, e.pod, e.exit_code)) return a;
   }
-  for (const Json& pod : c.pods) {
-    if (StringAt(pod, "/metadata/labels/volcano.sh~1job-version") != version) continue;
-    std::string task = StringAt(pod, "/metadata/labels/volcano.sh~1task-spec");
-    std::string pod_name = StringAt(pod, "/metadata/name");
-    if (IsTerminating(pod)) continue;
-    std::string phase = StringAt(pod, "/status/phase");
+  for (const Json& json : c.pods) {
+    types::Pod pod(json);
+    if (pod.JobVersion() != version) continue;
+    std::string task = pod.TaskName();
+    std::string pod_name = pod.name();
+    if (pod.IsDeleting()) continue;
+    std::string phase = pod.phase();
     if (phase == "Failed") {
-      if (auto a = pick("PodFailed", task, pod_name, PodExitCode(pod))) return a;
+      if (auto a = pick("PodFailed", task, pod_name, PodExitCode(json))) return a;
     }
-    if (HasDisruption(pod)) {
-      std::string uid = StringAt(pod, "/metadata/uid");
+    if (pod.IsDisrupted()) {
+      std::string uid = pod.uid();
       bool handled;
       {
         std::lock_guard lock(mu_);
@@ -242,9 +243,9 @@ std::optional<std::pair<std::string, std::string>> JobController::NextAction(Job
         if (auto a = pick("PodEvicted", task, pod_name)) return a;
       }
     }
-    if (phase.empty() || phase == "Pending") {
+    if (phase == "Pending") {
       auto m = FindPolicy(c.job, task, "PodPending");
-      auto created = ParseRfc3339(StringAt(pod, "/metadata/creationTimestamp"));
+      auto created = ParseRfc3339(pod.creation_timestamp());
       if (m && m->timeout_ms && created) {
         TimeMs due = *created + *m->timeout_ms;
         if (c.now >= due) return pick("PodPending", task, pod_name);
@@ -260,12 +261,12 @@ std::optional<std::pair<std::string, std::string>> JobController::NextAction(Job
       if (auto a = pick("TaskFailed", t.name, "")) return a;
     }
   }
-  if (auto pg = podgroups_->Get(JobNamespace(c.job), PodGroupNameForJob(c.job))) {
-    if (StringAt(*pg, "/status/phase") == "Unknown") {
+  if (auto pg = podgroups_->Get(types::Job(c.job).ns(), types::Job(c.job).PodGroupName())) {
+    if (types::PodGroup(*pg).phase() == "Unknown") {
       if (auto a = pick("Unknown", "", "")) return a;
     }
   }
-  int64_t generation = IntAt(c.job, "/metadata/generation", 0);
+  int64_t generation = types::Job(c.job).generation();
   int64_t seen;
   {
     std::lock_guard lock(mu_);
@@ -285,8 +286,8 @@ Status JobController::ApplyAction(JobContext& c, const std::string& action,
   bool live = c.phase == "Pending" || c.phase == "Running";
   bool stopped = c.phase == "Aborting" || c.phase == "Aborted";
   auto restart = [&](bool bump_version) {
-    if (bump_version) status["version"] = IntAt(c.job, "/status/version", 0) + 1;
-    status["retryCount"] = IntAt(c.job, "/status/retryCount", 0) + 1;
+    if (bump_version) status["version"] = types::Job(c.job).version() + 1;
+    status["retryCount"] = types::Job(c.job).retry_count() + 1;
     SetPhase(c, "Restarting", c.reason, c.message);
   };
   if (action == "ResumeJob") {
@@ -303,10 +304,9 @@ Status JobController::ApplyAction(JobContext& c, const std::string& action,
     restart(false);
     ETNA_RETURN_IF_ERROR(WriteStatus(c));
     for (const Json& pod : c.pods) {
-      bool hit = action == "RestartPod"
-                     ? StringAt(pod, "/metadata/name") == target
-                     : StringAt(pod, "/metadata/labels/volcano.sh~1task-spec") == target;
-      if (hit && !IsTerminating(pod)) {
+      bool hit = action == "RestartPod" ? types::Pod(pod).name() == target
+                                        : types::Pod(pod).TaskName() == target;
+      if (hit && !types::Pod(pod).IsDeleting()) {
         ETNA_RETURN_IF_ERROR(DeletePod(pod));
         c.pods_deleted = true;
       }
@@ -320,16 +320,14 @@ Status JobController::ApplyAction(JobContext& c, const std::string& action,
 }
 
 Status JobController::DeletePod(const Json& pod) {
-  std::string uid = StringAt(pod, "/metadata/uid");
+  std::string uid = types::Pod(pod).uid();
   {
     std::lock_guard lock(mu_);
     self_deleted_.insert(uid);
   }
   Json options = {{"preconditions", {{"uid", uid}}}};
   auto reply = rest().transport()->Do(
-      "DELETE",
-      client::Path("pods", StringAt(pod, "/metadata/namespace"), StringAt(pod, "/metadata/name")),
-      options.dump());
+      "DELETE", client::Path("pods", types::Pod(pod).ns(), types::Pod(pod).name()), options.dump());
   if (!reply.ok()) return reply.status();
   if (reply->status == 404 || reply->status == 409) return Status::Ok();  // gone, or replaced
   if (reply->status < 200 || reply->status >= 300) {

@@ -7,9 +7,12 @@
 #include <cstdio>
 #include <vector>
 
+#include "api/types/job.h"
 #include "controllers/job_pods.h"
 
 namespace etna::controllers {
+
+namespace types = etna::api::types;
 
 namespace {
 
@@ -20,8 +23,9 @@ struct TaskInfo {
 
 std::vector<TaskInfo> Tasks(const Json& job) {
   std::vector<TaskInfo> out;
-  for (const Json& t : ArrayAt(job, "/spec/tasks")) {
-    out.push_back({StringAt(t, "/name"), static_cast<int>(t.value("replicas", int64_t{0}))});
+  for (const Json& t : types::Job(job).tasks()) {
+    types::JobTask task(t);
+    out.push_back({task.name(), static_cast<int>(task.replicas())});
   }
   return out;
 }
@@ -41,7 +45,7 @@ void SetEnv(Json& pod, const std::string& name, const std::string& value) {
       if (!c.contains("env") || !c["env"].is_array()) c["env"] = Json::array();
       Json& env = c["env"];
       auto it = std::find_if(env.begin(), env.end(),
-                             [&](const Json& e) { return StringAt(e, "/name") == name; });
+                             [&](const Json& e) { return types::String(e, {"name"}) == name; });
       Json entry = {{"name", name}, {"value", value}};
       if (it != env.end()) {
         *it = entry;
@@ -58,7 +62,7 @@ void AddPort(Json& pod, const std::string& name, int port) {
   for (Json& c : pod["spec"]["containers"]) {
     if (!c.contains("ports") || !c["ports"].is_array()) c["ports"] = Json::array();
     bool has = std::any_of(c["ports"].begin(), c["ports"].end(), [&](const Json& p) {
-      return StringAt(p, "/name") == name || p.value("containerPort", 0) == port;
+      return types::String(p, {"name"}) == name || p.value("containerPort", 0) == port;
     });
     if (!has) c["ports"].push_back({{"name", name}, {"containerPort", port}, {"protocol", "TCP"}});
   }
@@ -78,7 +82,7 @@ std::vector<std::string> Hosts(const std::string& job, const TaskInfo& task,
 }
 
 void ApplySvc(const Json& job, const std::vector<TaskInfo>& tasks, Json& pod) {
-  std::string job_name = JobName(job);
+  std::string job_name = types::Job(job).name();
   pod["spec"]["hostname"] = pod["metadata"]["name"];
   pod["spec"]["subdomain"] = job_name;
   for (const TaskInfo& t : tasks) {
@@ -97,13 +101,13 @@ void ApplyPytorch(const Json& job, const Json& args, const std::vector<TaskInfo>
   const TaskInfo* m = FindTask(tasks, master);
   if (m == nullptr) {
     std::fprintf(stderr, "job %s: pytorch plugin: no task named %s (--master); no env set\n",
-                 JobName(job).c_str(), master.c_str());
+                 types::Job(job).name().c_str(), master.c_str());
     return;
   }
   const TaskInfo* w = FindTask(tasks, worker);
   int world = m->replicas + (w ? w->replicas : 0);
   int rank = task == master ? index : m->replicas + index;
-  SetEnv(pod, "MASTER_ADDR", JobPodHost(JobName(job), master, 0));
+  SetEnv(pod, "MASTER_ADDR", JobPodHost(types::Job(job).name(), master, 0));
   SetEnv(pod, "MASTER_PORT", std::to_string(port));
   SetEnv(pod, "WORLD_SIZE", std::to_string(world));
   SetEnv(pod, "RANK", std::to_string(rank));
@@ -120,7 +124,7 @@ void ApplyTensorflow(const Json& job, const Json& args, const std::vector<TaskIn
     if (name == task) type = role;
     const TaskInfo* t = FindTask(tasks, name);
     if (t == nullptr) continue;
-    cluster[role] = Hosts(JobName(job), *t, ":" + port);
+    cluster[role] = Hosts(types::Job(job).name(), *t, ":" + port);
   }
   if (type.empty()) return;
   Json config = {{"cluster", cluster}, {"task", {{"type", type}, {"index", index}}}};
@@ -135,7 +139,8 @@ void ApplyMpi(const Json& job, const Json& args, const std::vector<TaskInfo>& ta
   int port = std::atoi(PluginFlag(args, "port", "22").c_str());
   if (task == master) {
     const TaskInfo* w = FindTask(tasks, worker);
-    if (w) SetEnv(pod, "MPI_HOST", fmt::format("{}", fmt::join(Hosts(JobName(job), *w), ",")));
+    if (w)
+      SetEnv(pod, "MPI_HOST", fmt::format("{}", fmt::join(Hosts(types::Job(job).name(), *w), ",")));
   }
   if (task == master || task == worker) AddPort(pod, "mpijob-port", port);
 }
@@ -175,13 +180,13 @@ std::optional<Json> BuildSvcConfigMap(const Json& job) {
   if (!job.contains(p)) return std::nullopt;
   Json data = Json::object();
   for (const TaskInfo& t : Tasks(job)) {
-    data[t.name + ".host"] = fmt::format("{}", fmt::join(Hosts(JobName(job), t), "\n"));
+    data[t.name + ".host"] = fmt::format("{}", fmt::join(Hosts(types::Job(job).name(), t), "\n"));
   }
   return Json{{"apiVersion", "v1"},
               {"kind", "ConfigMap"},
               {"metadata",
-               {{"name", JobName(job) + "-svc"},
-                {"namespace", JobNamespace(job)},
+               {{"name", types::Job(job).name() + "-svc"},
+                {"namespace", types::Job(job).ns()},
                 {"ownerReferences", Json::array({ControllerRef(job)})}}},
               {"data", data}};
 }

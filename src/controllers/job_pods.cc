@@ -4,52 +4,15 @@
 
 #include <map>
 
-#include "client/well_known.h"
+#include "api/types/job.h"
+#include "api/types/well_known.h"
 #include "common/resource.h"
 #include "controllers/job_plugins.h"
 
 namespace etna::controllers {
 
+namespace types = etna::api::types;
 namespace wk = etna::client;
-
-std::string JobName(const Json& job) { return StringAt(job, "/metadata/name"); }
-std::string JobNamespace(const Json& job) { return StringAt(job, "/metadata/namespace"); }
-
-int64_t IntAt(const Json& object, const char* pointer, int64_t fallback) {
-  Json::json_pointer p(pointer);
-  if (!object.contains(p)) return fallback;
-  const Json& v = object.at(p);
-  return v.is_number_integer() ? v.get<int64_t>() : fallback;
-}
-
-std::string StringAt(const Json& object, const char* pointer, const std::string& fallback) {
-  Json::json_pointer p(pointer);
-  if (!object.contains(p)) return fallback;
-  const Json& v = object.at(p);
-  return v.is_string() ? v.get<std::string>() : fallback;
-}
-
-Json ArrayAt(const Json& object, const char* pointer) {
-  Json::json_pointer p(pointer);
-  if (!object.contains(p) || !object.at(p).is_array()) return Json::array();
-  return object.at(p);
-}
-
-Json ObjectAt(const Json& object, const char* pointer) {
-  Json::json_pointer p(pointer);
-  if (!object.contains(p) || !object.at(p).is_object()) return Json::object();
-  return object.at(p);
-}
-
-bool BoolAt(const Json& object, const char* pointer, bool fallback) {
-  Json::json_pointer p(pointer);
-  if (!object.contains(p) || !object.at(p).is_boolean()) return fallback;
-  return object.at(p).get<bool>();
-}
-
-std::string PodGroupNameForJob(const Json& job) {
-  return fmt::format("{}-{}", JobName(job), StringAt(job, "/metadata/uid"));
-}
 
 std::string JobPodName(const std::string& job, const std::string& task, int index) {
   return fmt::format("{}-{}-{}", job, task, index);
@@ -60,10 +23,11 @@ std::string JobPodHost(const std::string& job, const std::string& task, int inde
 }
 
 Json ControllerRef(const Json& owner) {
-  return {{"apiVersion", owner.value("apiVersion", "")},
-          {"kind", StringAt(owner, "/kind")},
-          {"name", StringAt(owner, "/metadata/name")},
-          {"uid", StringAt(owner, "/metadata/uid")},
+  types::ObjectView o(owner);
+  return {{"apiVersion", types::String(owner, {"apiVersion"})},
+          {"kind", o.kind()},
+          {"name", o.name()},
+          {"uid", o.uid()},
           {"controller", true},
           {"blockOwnerDeletion", true}};
 }
@@ -71,12 +35,8 @@ Json ControllerRef(const Json& owner) {
 namespace {
 
 // Adds the requests of one pod of `task` (its containers' requests, else limits) to `sum`.
-void AddPodRequests(const Json& task, std::map<ResourceId, int64_t>& sum) {
-  const Json* containers = nullptr;
-  Json::json_pointer p("/template/spec/containers");
-  if (task.contains(p)) containers = &task.at(p);
-  if (!containers || !containers->is_array()) return;
-  for (const Json& c : *containers) {
+void AddPodRequests(const types::JobTask& task, std::map<ResourceId, int64_t>& sum) {
+  for (const Json& c : task.containers()) {
     const Json* list = nullptr;
     if (c.contains("resources") && c["resources"].contains("requests")) {
       list = &c["resources"]["requests"];
@@ -98,27 +58,25 @@ void AddPodRequests(const Json& task, std::map<ResourceId, int64_t>& sum) {
 
 Json BuildJobPodGroup(const Json& job) {
   const Json& spec = job.at("spec");
-  int64_t min_available = IntAt(job, "/spec/minAvailable", 0);
+  types::Job view(job);
+  int64_t min_available = view.MinAvailable();
   Json min_task = Json::object();
   std::map<ResourceId, int64_t> sum;
-  const Json tasks = spec.value("tasks", Json::array());
+  std::vector<types::JobTask> tasks(view.tasks().begin(), view.tasks().end());
   // The first minAvailable pods: each task's own minAvailable first, then the rest in order.
   std::vector<int64_t> taken(tasks.size(), 0);
   int64_t count = 0;
   for (size_t i = 0; i < tasks.size() && count < min_available; ++i) {
-    int64_t m = tasks[i].value("minAvailable", tasks[i].value("replicas", int64_t{0}));
-    min_task[tasks[i].value("name", "")] = m;
+    int64_t m = tasks[i].MinAvailable();
+    min_task[tasks[i].name()] = m;
     for (int64_t k = 0; k < m && count < min_available; ++k, ++count, ++taken[i]) {
       AddPodRequests(tasks[i], sum);
     }
   }
   for (size_t i = 0; i < tasks.size(); ++i) {
-    std::string name = tasks[i].value("name", "");
-    if (!min_task.contains(name)) {
-      min_task[name] = tasks[i].value("minAvailable", tasks[i].value("replicas", int64_t{0}));
-    }
-    for (int64_t k = taken[i]; k < tasks[i].value("replicas", int64_t{0}) && count < min_available;
-         ++k, ++count) {
+    std::string name = tasks[i].name();
+    if (!min_task.contains(name)) min_task[name] = tasks[i].MinAvailable();
+    for (int64_t k = taken[i]; k < tasks[i].replicas() && count < min_available; ++k, ++count) {
       AddPodRequests(tasks[i], sum);
     }
   }
@@ -128,43 +86,36 @@ Json BuildJobPodGroup(const Json& job) {
   }
   Json pg_spec = {{"minMember", min_available},
                   {"minTaskMember", min_task},
-                  {"queue", spec.value("queue", "default")},
+                  {"queue", view.queue()},
                   {"minResources", min_resources}};
   if (spec.contains("priorityClassName")) pg_spec["priorityClassName"] = spec["priorityClassName"];
   if (spec.contains("priority")) pg_spec["priority"] = spec["priority"];
   if (spec.contains("networkTopology")) pg_spec["networkTopology"] = spec["networkTopology"];
-  Json annotations = Json::object();
-  Json labels = Json::object();
-  if (job.contains("metadata") && job["metadata"].contains("annotations")) {
-    annotations = job["metadata"]["annotations"];
-  }
-  if (job.contains("metadata") && job["metadata"].contains("labels")) {
-    labels = job["metadata"]["labels"];
-  }
   return {{"apiVersion", "scheduling.volcano.sh/v1beta1"},
           {"kind", "PodGroup"},
           {"metadata",
-           {{"name", PodGroupNameForJob(job)},
-            {"namespace", JobNamespace(job)},
-            {"labels", labels},
-            {"annotations", annotations},
+           {{"name", view.PodGroupName()},
+            {"namespace", view.ns()},
+            {"labels", view.labels()},
+            {"annotations", view.annotations()},
             {"ownerReferences", Json::array({ControllerRef(job)})}}},
           {"spec", pg_spec}};
 }
 
 Json BuildJobPod(const Json& job, size_t task_index, int index, std::optional<int64_t> priority) {
+  types::Job view(job);
   const Json& task = job["spec"]["tasks"][task_index];
-  std::string job_name = JobName(job);
-  std::string task_name = StringAt(task, "/name");
+  std::string job_name = view.name();
+  std::string task_name = types::JobTask(task).name();
   Json tmpl = task.value("template", Json::object());
   Json meta = tmpl.value("metadata", Json::object());
   Json spec = tmpl.value("spec", Json::object());
-  std::string version = std::to_string(IntAt(job, "/status/version", 0));
-  std::string retry = std::to_string(IntAt(job, "/status/retryCount", 0));
+  std::string version = std::to_string(view.version());
+  std::string retry = std::to_string(view.retry_count());
   Json labels = meta.value("labels", Json::object());
   labels[wk::kJobNameLabel] = job_name;
-  labels[wk::kJobNamespaceLabel] = JobNamespace(job);
-  labels[wk::kQueueNameLabel] = StringAt(job, "/spec/queue", "default");
+  labels[wk::kJobNamespaceLabel] = view.ns();
+  labels[wk::kQueueNameLabel] = view.queue();
   labels[wk::kTaskSpecLabel] = task_name;
   labels[wk::kTaskIndexLabel] = std::to_string(index);
   labels[wk::kJobVersionLabel] = version;
@@ -174,9 +125,9 @@ Json BuildJobPod(const Json& job, size_t task_index, int index, std::optional<in
   annotations[wk::kTaskSpecIndexAnnotation] = std::to_string(index);
   annotations[wk::kJobNameAnnotation] = job_name;
   annotations[wk::kJobVersionAnnotation] = version;
-  annotations[wk::kGroupNameAnnotation] = PodGroupNameForJob(job);
+  annotations[wk::kGroupNameAnnotation] = view.PodGroupName();
   if (!spec.contains("schedulerName") || spec["schedulerName"] == "") {
-    spec["schedulerName"] = StringAt(job, "/spec/schedulerName", "volcano");
+    spec["schedulerName"] = view.scheduler_name();
   }
   if (!spec.contains("priorityClassName") && job["spec"].contains("priorityClassName")) {
     spec["priorityClassName"] = job["spec"]["priorityClassName"];
@@ -186,7 +137,7 @@ Json BuildJobPod(const Json& job, size_t task_index, int index, std::optional<in
               {"kind", "Pod"},
               {"metadata",
                {{"name", JobPodName(job_name, task_name, index)},
-                {"namespace", JobNamespace(job)},
+                {"namespace", view.ns()},
                 {"labels", labels},
                 {"annotations", annotations},
                 {"ownerReferences", Json::array({ControllerRef(job)})}}},

@@ -1,6 +1,7 @@
 // What the job controller creates for a Volcano Job, as Volcano's job controller writes it: the
 // PodGroup and the pods of each task (names, labels, annotations, owner references, scheduler
-// name, priority) with the job plugins' changes (job_plugins.h). Pure functions of the Job.
+// name, priority) with the job plugins' changes (job_plugins.h). Pure functions of the Job; the
+// Job is read through its typed view (api/types/job.h).
 #pragma once
 
 #include <nlohmann/json.hpp>
@@ -11,8 +12,6 @@ namespace etna::controllers {
 
 using Json = nlohmann::json;
 
-// The one rule for a job's PodGroup name: Volcano >= 1.8 names it "<job>-<job uid>".
-std::string PodGroupNameForJob(const Json& job);
 // "<job>-<task>-<index>", Volcano's pod name.
 std::string JobPodName(const std::string& job, const std::string& task, int index);
 // The DNS name the svc plugin gives a pod: "<job>-<task>-<index>.<job>".
@@ -25,15 +24,5 @@ Json BuildJobPodGroup(const Json& job);
 // The pod `index` of task `task_index`; `priority` is the PriorityClass value (or the job's
 // spec.priority) when known.
 Json BuildJobPod(const Json& job, size_t task_index, int index, std::optional<int64_t> priority);
-
-// Small accessors shared by the job controller's files.
-std::string JobName(const Json& job);
-std::string JobNamespace(const Json& job);
-int64_t IntAt(const Json& object, const char* pointer, int64_t fallback);
-std::string StringAt(const Json& object, const char* pointer, const std::string& fallback = {});
-// The array (object) at `pointer`, or an empty one when absent or of another type.
-Json ArrayAt(const Json& object, const char* pointer);
-Json ObjectAt(const Json& object, const char* pointer);
-bool BoolAt(const Json& object, const char* pointer, bool fallback);
 
 }  // namespace etna::controllers

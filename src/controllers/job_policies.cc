@@ -1,9 +1,12 @@
 #include "controllers/job_policies.h"
 
+#include "api/types/fields.h"
 #include "common/time.h"
 #include "controllers/job_pods.h"
 
 namespace etna::controllers {
+
+namespace types = etna::api::types;
 
 using nlohmann::json;
 
@@ -43,7 +46,7 @@ std::optional<PolicyMatch> FindPolicy(const json& job, const std::string& task,
   const json spec = job.value("spec", json::object());
   if (!task.empty()) {
     for (const json& t : spec.value("tasks", json::array())) {
-      if (StringAt(t, "/name") != task) continue;
+      if (types::String(t, {"name"}) != task) continue;
       if (auto m = Match(t.value("policies", json::array()), event, exit_code)) return m;
     }
   }

@@ -4,7 +4,8 @@
 
 #include <fmt/format.h>
 
-#include "client/well_known.h"
+#include "api/types/podgroup.h"
+#include "api/types/well_known.h"
 #include "common/time.h"
 #include "controllers/job_controller.h"
 #include "controllers/job_plugins.h"
@@ -15,46 +16,29 @@ bool IsFinished(const std::string& phase) {
   return phase == "Completed" || phase == "Failed" || phase == "Terminated";
 }
 
-bool IsTerminating(const Json& pod) {
-  return pod.contains(Json::json_pointer("/metadata/deletionTimestamp"));
-}
-
-bool IsAlive(const Json& pod) {
-  std::string phase = StringAt(pod, "/status/phase");
-  return phase != "Succeeded" && phase != "Failed";
-}
-
-bool HasDisruption(const Json& pod) {
-  for (const Json& cond : ArrayAt(pod, "/status/conditions")) {
-    if (StringAt(cond, "/type") == client::kDisruptionTargetCondition &&
-        StringAt(cond, "/status") == "True") {
-      return true;
-    }
-  }
-  return false;
-}
-
 std::vector<TaskCounts> CountTasks(const Json& job, const std::vector<Json>& pods) {
   std::vector<TaskCounts> out;
-  for (const Json& t : ArrayAt(job, "/spec/tasks")) {
+  for (const Json& t : types::Job(job).tasks()) {
+    types::JobTask task(t);
     TaskCounts c;
-    c.name = StringAt(t, "/name");
-    c.replicas = t.value("replicas", int64_t{0});
-    c.min_available = t.value("minAvailable", c.replicas);
+    c.name = task.name();
+    c.replicas = task.replicas();
+    c.min_available = task.MinAvailable();
     out.push_back(c);
   }
-  std::string version = std::to_string(IntAt(job, "/status/version", 0));
-  for (const Json& pod : pods) {
-    std::string task = StringAt(pod, "/metadata/labels/volcano.sh~1task-spec");
+  std::string version = std::to_string(types::Job(job).version());
+  for (const Json& json : pods) {
+    types::Pod pod(json);
+    std::string task = pod.TaskName();
     auto it =
         std::find_if(out.begin(), out.end(), [&](const TaskCounts& c) { return c.name == task; });
     if (it == out.end()) continue;
-    if (IsTerminating(pod)) {
+    if (pod.IsDeleting()) {
       ++it->terminating;
       continue;
     }
-    if (StringAt(pod, "/metadata/labels/volcano.sh~1job-version") != version) continue;
-    std::string phase = StringAt(pod, "/status/phase", "Pending");
+    if (pod.JobVersion() != version) continue;
+    std::string phase = pod.phase();
     if (phase == "Pending")
       ++it->pending;
     else if (phase == "Running")
@@ -84,26 +68,28 @@ void JobController::SetPhase(JobContext& c, const std::string& phase, const std:
 }
 
 std::optional<int64_t> JobController::PriorityOf(const Json& job) {
-  std::string pc = StringAt(job, "/spec/priorityClassName");
+  std::string pc = types::Job(job).priority_class_name();
   if (!pc.empty()) {
     auto got = rest().Get(client::Path("priorityclasses", "", pc));
     if (got.ok() && got->contains("value") && (*got)["value"].is_number_integer()) {
       return (*got)["value"].get<int64_t>();
     }
   }
-  if (job.contains(Json::json_pointer("/spec/priority"))) return IntAt(job, "/spec/priority", 0);
+  if (job.contains(Json::json_pointer("/spec/priority")))
+    return types::Integer(job, {"spec", "priority"}, 0);
   return std::nullopt;
 }
 
 Status JobController::EnsureGroup(JobContext& c) {
-  std::string ns = JobNamespace(c.job);
-  if (!podgroups_->Get(ns, PodGroupNameForJob(c.job))) {
+  types::Job job(c.job);
+  std::string ns = job.ns();
+  if (!podgroups_->Get(ns, job.PodGroupName())) {
     auto made = rest().Create(client::Path("podgroups", ns), BuildJobPodGroup(c.job));
     if (!made.ok() && made.status().code() != StatusCode::kAlreadyExists) {
       return made.status().WithContext("creating the PodGroup");
     }
   }
-  std::string uid = StringAt(c.job, "/metadata/uid");
+  std::string uid = job.uid();
   {
     std::lock_guard lock(mu_);
     if (made_config_maps_.count(uid)) return Status::Ok();
@@ -120,14 +106,13 @@ Status JobController::EnsureGroup(JobContext& c) {
 }
 
 Status JobController::KillPods(JobContext& c, bool keep_finished, bool only_old_versions) {
-  std::string version = std::to_string(IntAt(c.job, "/status/version", 0));
-  for (const Json& pod : c.pods) {
-    if (IsTerminating(pod)) continue;
-    if (only_old_versions && StringAt(pod, "/metadata/labels/volcano.sh~1job-version") == version) {
-      continue;
-    }
-    if (keep_finished && !IsAlive(pod)) continue;
-    ETNA_RETURN_IF_ERROR(DeletePod(pod));
+  std::string version = std::to_string(types::Job(c.job).version());
+  for (const Json& json : c.pods) {
+    types::Pod pod(json);
+    if (pod.IsDeleting()) continue;
+    if (only_old_versions && pod.JobVersion() == version) continue;
+    if (keep_finished && pod.IsTerminal()) continue;
+    ETNA_RETURN_IF_ERROR(DeletePod(json));
   }
   return Status::Ok();
 }
@@ -159,15 +144,17 @@ bool DependenciesReady(const Json& task, const std::vector<TaskCounts>& counts) 
 Status JobController::SyncPods(JobContext& c) {
   ETNA_RETURN_IF_ERROR(KillPods(c, /*keep_finished=*/false, /*only_old_versions=*/true));
   std::set<std::string> existing;
-  for (const Json& pod : c.pods) existing.insert(StringAt(pod, "/metadata/name"));
+  for (const Json& pod : c.pods) existing.insert(types::Pod(pod).name());
   std::vector<TaskCounts> counts = CountTasks(c.job, c.pods);
   std::optional<std::optional<int64_t>> priority;
-  const Json tasks = ArrayAt(c.job, "/spec/tasks");
-  std::string ns = JobNamespace(c.job), name = JobName(c.job);
+  types::Job job(c.job);
+  const Json tasks = job.tasks();
+  std::string ns = job.ns(), name = job.name();
   for (size_t i = 0; i < tasks.size(); ++i) {
     if (!DependenciesReady(tasks[i], counts)) continue;
-    std::string task = tasks[i].value("name", "");
-    for (int k = 0; k < tasks[i].value("replicas", 0); ++k) {
+    types::JobTask spec(tasks[i]);
+    std::string task = spec.name();
+    for (int k = 0; k < spec.replicas(); ++k) {
       if (existing.count(JobPodName(name, task, k))) continue;
       if (!priority) priority = PriorityOf(c.job);
       auto made = rest().Create(client::Path("pods", ns), BuildJobPod(c.job, i, k, *priority));
@@ -190,24 +177,25 @@ Status JobController::RunPhase(JobContext& c) {
     succeeded += t.succeeded;
     failed += t.failed;
   }
-  for (const Json& pod : c.pods) {
-    if (IsTerminating(pod)) ++terminating;
-    if (IsAlive(pod)) ++alive;
+  for (const Json& json : c.pods) {
+    types::Pod pod(json);
+    if (pod.IsDeleting()) ++terminating;
+    if (!pod.IsTerminal()) ++alive;
   }
-  int64_t min_available = IntAt(c.job, "/spec/minAvailable", replicas);
+  types::Job job(c.job);
+  int64_t min_available = job.MinAvailable();
   if (c.phase == "Pending" || c.phase == "Running") {
-    if (auto pg = podgroups_->Get(JobNamespace(c.job), PodGroupNameForJob(c.job))) {
-      for (const Json& cond : ArrayAt(*pg, "/status/conditions")) {
-        if (StringAt(cond, "/reason") == "WaitTimeout") {
-          SetPhase(c, "Failed", "WaitTimeout", StringAt(cond, "/message"));
-          return KillPods(c, true, false);
-        }
+    if (auto pg = podgroups_->Get(job.ns(), job.PodGroupName())) {
+      if (const Json* timeout = types::PodGroup(*pg).ConditionWithReason("WaitTimeout")) {
+        SetPhase(c, "Failed", "WaitTimeout", types::String(*timeout, {"message"}));
+        return KillPods(c, true, false);
       }
     }
     ETNA_RETURN_IF_ERROR(SyncPods(c));
-    auto min_success = c.job.contains(Json::json_pointer("/spec/minSuccess"))
-                           ? std::optional<int64_t>(IntAt(c.job, "/spec/minSuccess", 1))
-                           : std::nullopt;
+    auto min_success =
+        c.job.contains(Json::json_pointer("/spec/minSuccess"))
+            ? std::optional<int64_t>(types::Integer(c.job, {"spec", "minSuccess"}, 1))
+            : std::nullopt;
     if (min_success && succeeded >= *min_success) {
       SetPhase(c, "Completed", "MinSuccess", "minSuccess pods succeeded");
     } else if (replicas > 0 && succeeded + failed >= replicas) {
@@ -224,16 +212,16 @@ Status JobController::RunPhase(JobContext& c) {
     return Status::Ok();
   }
   if (c.phase == "Restarting") {
-    int64_t max_retry = IntAt(c.job, "/spec/maxRetry", 3);
-    if (IntAt(c.job, "/status/retryCount", 0) >= max_retry) {
+    int64_t max_retry = job.max_retry();
+    if (job.retry_count() >= max_retry) {
       SetPhase(c, "Failed", "MaxRetryExceeded",
                fmt::format("the job was restarted {} times (maxRetry {})", max_retry, max_retry));
       return KillPods(c, true, false);
     }
     ETNA_RETURN_IF_ERROR(KillPods(c, false, true));
-    std::string version = std::to_string(IntAt(c.job, "/status/version", 0));
+    std::string version = std::to_string(job.version());
     bool old_left = std::any_of(c.pods.begin(), c.pods.end(), [&](const Json& p) {
-      return StringAt(p, "/metadata/labels/volcano.sh~1job-version") != version;
+      return types::Pod(p).JobVersion() != version;
     });
     if (!old_left && terminating == 0) SetPhase(c, "Pending");
     return Status::Ok();
@@ -242,8 +230,8 @@ Status JobController::RunPhase(JobContext& c) {
       {"Aborting", "Aborted"}, {"Completing", "Completed"}, {"Terminating", "Terminated"}};
   ETNA_RETURN_IF_ERROR(KillPods(c, /*keep_finished=*/true, false));
   if (auto it = kDraining.find(c.phase); it != kDraining.end() && alive == 0) {
-    SetPhase(c, it->second, StringAt(c.job, "/status/state/reason"),
-             StringAt(c.job, "/status/state/message"));
+    SetPhase(c, it->second, types::String(c.job, {"status", "state", "reason"}),
+             types::String(c.job, {"status", "state", "message"}));
   }
   return Status::Ok();
 }
@@ -276,23 +264,25 @@ void JobController::ComputeStatus(JobContext& c) {
   s["unknown"] = unknown;
   s["terminating"] = terminating;
   s["taskStatusCount"] = per_task;
-  s["minAvailable"] = IntAt(c.job, "/spec/minAvailable", 0);
-  s["version"] = IntAt(c.job, "/status/version", 0);
-  s["retryCount"] = IntAt(c.job, "/status/retryCount", 0);
+  types::Job job(c.job);
+  s["minAvailable"] = job.MinAvailable();
+  s["version"] = job.version();
+  s["retryCount"] = job.retry_count();
 }
 
 Status JobController::WriteStatus(JobContext& c) {
   if (c.job["status"] == c.original_status) return Status::Ok();
-  auto written =
-      rest().UpdateStatus(client::Path("jobs", JobNamespace(c.job), JobName(c.job)), c.job);
+  types::Job job(c.job);
+  auto written = rest().UpdateStatus(client::Path("jobs", job.ns(), job.name()), c.job);
   if (!written.ok()) return written.status();
-  std::string phase = StringAt(c.job, "/status/state/phase");
-  if (phase != StringAt(c.original_status, "/state/phase")) metrics().JobPhaseEntered(phase);
-  if (IntAt(c.job, "/status/retryCount", 0) > IntAt(c.original_status, "/retryCount", 0)) {
-    metrics().JobRestarted(StringAt(c.job, "/spec/queue", "default"));
+  std::string phase = job.phase();
+  if (phase != types::String(c.original_status, {"state", "phase"}))
+    metrics().JobPhaseEntered(phase);
+  if (job.retry_count() > types::Integer(c.original_status, {"retryCount"})) {
+    metrics().JobRestarted(job.queue());
   }
   // Later writes in this reconcile build on this one.
-  c.job["metadata"]["resourceVersion"] = StringAt(*written, "/metadata/resourceVersion");
+  c.job["metadata"]["resourceVersion"] = types::String(*written, {"metadata", "resourceVersion"});
   c.original_status = c.job["status"];
   for (auto& done : c.on_success) done();
   c.on_success.clear();
@@ -304,15 +294,15 @@ Status JobController::CheckTtl(JobContext& c) {
       !c.job.contains(Json::json_pointer("/spec/ttlSecondsAfterFinished"))) {
     return Status::Ok();
   }
-  auto finished = ParseRfc3339(StringAt(c.job, "/status/state/lastTransitionTime"));
+  auto finished = ParseRfc3339(types::String(c.job, {"status", "state", "lastTransitionTime"}));
   if (!finished) return Status::Ok();
-  TimeMs due = *finished + IntAt(c.job, "/spec/ttlSecondsAfterFinished", 0) * 1000;
+  TimeMs due = *finished + types::Integer(c.job, {"spec", "ttlSecondsAfterFinished"}, 0) * 1000;
   if (c.now < due) {
     queue().AddAt(c.key, due);
     return Status::Ok();
   }
-  Status s =
-      rest().Delete(client::Path("jobs", JobNamespace(c.job), JobName(c.job)), -1, "Background");
+  types::Job job(c.job);
+  Status s = rest().Delete(client::Path("jobs", job.ns(), job.name()), -1, "Background");
   return s.code() == StatusCode::kNotFound ? Status::Ok() : s;
 }
 

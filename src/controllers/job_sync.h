@@ -8,10 +8,14 @@
 #include <string>
 #include <vector>
 
+#include "api/types/job.h"
+#include "api/types/pod.h"
 #include "common/clock.h"
 #include "controllers/job_pods.h"
 
 namespace etna::controllers {
+
+namespace types = etna::api::types;
 
 struct JobContext {
   std::string key;
@@ -37,11 +41,6 @@ struct TaskCounts {
 
 // Completed, Failed, Terminated.
 bool IsFinished(const std::string& phase);
-bool IsTerminating(const Json& pod);
-// The pod is not Succeeded or Failed (a terminating pod is alive until it is gone).
-bool IsAlive(const Json& pod);
-// The pod has condition DisruptionTarget=True (the scheduler's victim mark).
-bool HasDisruption(const Json& pod);
 // Counts of the current version's pods per task, in spec order.
 std::vector<TaskCounts> CountTasks(const Json& job, const std::vector<Json>& pods);
 

@@ -2,12 +2,15 @@
 
 #include <fmt/format.h>
 
-#include "client/well_known.h"
+#include "api/types/node.h"
+#include "api/types/pod.h"
+#include "api/types/well_known.h"
 #include "common/time.h"
 #include "controllers/job_pods.h"
 
 namespace etna::controllers {
 
+namespace types = etna::api::types;
 namespace wk = etna::client;
 
 NodeLifecycleController::NodeLifecycleController(ControllerOptions options,
@@ -16,28 +19,10 @@ NodeLifecycleController::NodeLifecycleController(ControllerOptions options,
   nodes_ = Watch(client::Path("nodes"));
   leases_ = Watch(client::Path("leases", wk::kNodeLeaseNamespace),
                   [this](const std::string&, const Json& lease) {
-                    queue().Add("/" + StringAt(lease, "/metadata/name"));
+                    queue().Add("/" + types::String(lease, {"metadata", "name"}));
                   });
   pods_ = Watch(client::Path("pods"), [](const std::string&, const Json&) {});
 }
-
-namespace {
-
-bool HasTaint(const Json& node, const std::string& key) {
-  for (const Json& t : ArrayAt(node, "/spec/taints")) {
-    if (StringAt(t, "/key") == key) return true;
-  }
-  return false;
-}
-
-std::string ReadyStatus(const Json& node) {
-  for (const Json& c : ArrayAt(node, "/status/conditions")) {
-    if (StringAt(c, "/type") == "Ready") return StringAt(c, "/status");
-  }
-  return "";
-}
-
-}  // namespace
 
 Status NodeLifecycleController::Reconcile(const std::string& key) {
   std::string name = SplitKey(key).second;
@@ -46,18 +31,19 @@ Status NodeLifecycleController::Reconcile(const std::string& key) {
     metrics().RemoveNode(name);
     return Status::Ok();
   }
-  metrics().SetNodeReady(name, ReadyStatus(*node));
+  metrics().SetNodeReady(name, types::Node(*node).ReadyStatus());
   ETNA_RETURN_IF_ERROR(Drain(*node));
   auto lease = leases_->Get(wk::kNodeLeaseNamespace, name);
   if (!lease) return Status::Ok();
-  auto renewed = ParseRfc3339(StringAt(*lease, "/spec/renewTime"));
-  if (!renewed) renewed = ParseRfc3339(StringAt(*lease, "/spec/acquireTime"));
+  auto renewed = ParseRfc3339(types::String(*lease, {"spec", "renewTime"}));
+  if (!renewed) renewed = ParseRfc3339(types::String(*lease, {"spec", "acquireTime"}));
   if (!renewed) return Status::Ok();
-  TimeMs due =
-      *renewed + IntAt(*lease, "/spec/leaseDurationSeconds", 40) * 1000 + lease_grace_.count();
+  TimeMs due = *renewed + types::Integer(*lease, {"spec", "leaseDurationSeconds"}, 40) * 1000 +
+               lease_grace_.count();
   if (clock().NowMs() < due) {
     queue().AddAt(key, due);
-    if (HasTaint(*node, kUnreachableTaint)) return SetTaint(*node, kUnreachableTaint, false);
+    if (types::Node(*node).HasTaint(kUnreachableTaint))
+      return SetTaint(*node, kUnreachableTaint, false);
     return Status::Ok();
   }
   ETNA_RETURN_IF_ERROR(MarkLost(*node));
@@ -67,21 +53,21 @@ Status NodeLifecycleController::Reconcile(const std::string& key) {
 Status NodeLifecycleController::SetTaint(const Json& node, const std::string& taint, bool present,
                                          Json extra_spec) {
   Json taints = Json::array();
-  for (const Json& t : ArrayAt(node, "/spec/taints")) {
-    if (StringAt(t, "/key") != taint) taints.push_back(t);
+  for (const Json& t : types::Node(node).taints()) {
+    if (types::String(t, {"key"}) != taint) taints.push_back(t);
   }
   if (present) {
     taints.push_back(
         {{"key", taint}, {"effect", "NoSchedule"}, {"timeAdded", FormatRfc3339(clock().NowMs())}});
   }
   extra_spec["taints"] = taints;
-  auto patched = rest().MergePatch(client::Path("nodes", "", StringAt(node, "/metadata/name")),
+  auto patched = rest().MergePatch(client::Path("nodes", "", types::Node(node).name()),
                                    {{"spec", extra_spec}});
   return patched.ok() ? Status::Ok() : patched.status();
 }
 
 Status NodeLifecycleController::MarkLost(const Json& node) {
-  if (ReadyStatus(node) != "Unknown") {
+  if (types::Node(node).ReadyStatus() != "Unknown") {
     Json conditions = Json::array();
     bool found = false;
     Json unknown = {{"type", "Ready"},
@@ -90,8 +76,8 @@ Status NodeLifecycleController::MarkLost(const Json& node) {
                     {"message", "Kubelet stopped posting node status (its lease lapsed)."},
                     {"lastTransitionTime", FormatRfc3339(clock().NowMs())},
                     {"lastHeartbeatTime", FormatRfc3339(clock().NowMs())}};
-    for (const Json& c : ArrayAt(node, "/status/conditions")) {
-      if (StringAt(c, "/type") == "Ready") {
+    for (const Json& c : types::Node(node).conditions()) {
+      if (types::String(c, {"type"}) == "Ready") {
         conditions.push_back(unknown);
         found = true;
       } else {
@@ -99,21 +85,22 @@ Status NodeLifecycleController::MarkLost(const Json& node) {
       }
     }
     if (!found) conditions.push_back(unknown);
-    auto patched = rest().MergePatch(client::Path("nodes", "", StringAt(node, "/metadata/name")),
+    auto patched = rest().MergePatch(client::Path("nodes", "", types::Node(node).name()),
                                      {{"status", {{"conditions", conditions}}}}, "status");
     if (!patched.ok()) return patched.status();
   }
-  if (!HasTaint(node, kUnreachableTaint)) return SetTaint(node, kUnreachableTaint, true);
+  if (!types::Node(node).HasTaint(kUnreachableTaint))
+    return SetTaint(node, kUnreachableTaint, true);
   return Status::Ok();
 }
 
 Status NodeLifecycleController::FailPods(const std::string& node) {
-  for (const Json& pod : pods_->List()) {
-    if (StringAt(pod, "/spec/nodeName") != node) continue;
-    std::string ns = StringAt(pod, "/metadata/namespace"), name = StringAt(pod, "/metadata/name");
+  for (const Json& json : pods_->List()) {
+    types::Pod pod(json);
+    if (pod.node_name() != node) continue;
+    std::string ns = pod.ns(), name = pod.name();
     std::string path = client::Path("pods", ns, name);
-    std::string phase = StringAt(pod, "/status/phase");
-    if (phase != "Succeeded" && phase != "Failed") {
+    if (!pod.IsTerminal()) {
       Json status = {
           {"phase", "Failed"},
           {"reason", wk::kNodeLostReason},
@@ -130,8 +117,9 @@ Status NodeLifecycleController::FailPods(const std::string& node) {
 }
 
 Status NodeLifecycleController::Drain(const Json& node) {
-  Json annotations = ObjectAt(node, "/metadata/annotations");
-  std::string name = StringAt(node, "/metadata/name");
+  types::Node view(node);
+  const Json& annotations = view.annotations();
+  std::string name = view.name();
   bool draining = annotations.contains(kDrainAnnotation);
   bool drained_by_us = annotations.contains(kDrainedReasonAnnotation);
   if (!draining) {
@@ -144,21 +132,17 @@ Status NodeLifecycleController::Drain(const Json& node) {
   }
   std::string reason = annotations.value(kDrainAnnotation, "");
   if (!drained_by_us || annotations.value(kDrainedReasonAnnotation, "") != reason ||
-      !BoolAt(node, "/spec/unschedulable", false) || !HasTaint(node, kUnschedulableTaint)) {
+      !view.unschedulable() || !view.HasTaint(kUnschedulableTaint)) {
     auto patched =
         rest().MergePatch(client::Path("nodes", "", name),
                           {{"metadata", {{"annotations", {{kDrainedReasonAnnotation, reason}}}}}});
     if (!patched.ok()) return patched.status();
     ETNA_RETURN_IF_ERROR(SetTaint(node, kUnschedulableTaint, true, {{"unschedulable", true}}));
   }
-  for (const Json& pod : pods_->List()) {
-    if (StringAt(pod, "/spec/nodeName") != name ||
-        pod.contains(Json::json_pointer("/metadata/deletionTimestamp"))) {
-      continue;
-    }
-    std::string phase = StringAt(pod, "/status/phase");
-    if (phase == "Succeeded" || phase == "Failed") continue;
-    Status s = rest().Evict(StringAt(pod, "/metadata/namespace"), StringAt(pod, "/metadata/name"));
+  for (const Json& json : pods_->List()) {
+    types::Pod pod(json);
+    if (pod.node_name() != name || pod.IsDeleting() || pod.IsTerminal()) continue;
+    Status s = rest().Evict(pod.ns(), pod.name());
     if (!s.ok() && s.code() != StatusCode::kNotFound) return s;
   }
   return Status::Ok();

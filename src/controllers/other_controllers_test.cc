@@ -1,6 +1,6 @@
 // The queue, podgroup and node lifecycle controllers, and the job controller's reaction to a
 // lost node and to a PodGroup's ttl, run together by ControllerManager.
-#include "client/well_known.h"
+#include "api/types/well_known.h"
 #include "common/time.h"
 #include "controllers/manager.h"
 #include "controllers/node_controller.h"
@@ -169,7 +169,7 @@ class NodeTest : public ManagerTest {
                     {{{"type", "Ready"}, {"status", "True"}, {"reason", "KubeletReady"}}}}}}},
                 "status")
             .ok());
-    MustCreate("leases", client::kNodeLeaseNamespace,
+    MustCreate("leases", api::types::kNodeLeaseNamespace,
                {{"metadata", {{"name", name}}},
                 {"spec",
                  {{"holderIdentity", name},
@@ -226,7 +226,7 @@ TEST_F(NodeTest, LeaseLapseLosesTheNodeFailsItsPodsAndTheJobRestarts) {
   EXPECT_EQ((*j)["status"]["retryCount"], 1);
   // The agent comes back: the lease is renewed and the taint goes.
   ASSERT_TRUE(rest()
-                  .MergePatch(client::Path("leases", client::kNodeLeaseNamespace, "n1"),
+                  .MergePatch(client::Path("leases", api::types::kNodeLeaseNamespace, "n1"),
                               {{"spec", {{"renewTime", FormatRfc3339Micro(clock_.NowMs())}}}})
                   .ok());
   Sync();

@@ -2,12 +2,16 @@
 
 #include <fmt/format.h>
 
-#include "client/well_known.h"
+#include "api/types/pod.h"
+#include "api/types/podgroup.h"
+#include "api/types/well_known.h"
 #include "common/resource.h"
 #include "common/time.h"
 #include "controllers/job_pods.h"
 
 namespace etna::controllers {
+
+namespace types = etna::api::types;
 
 namespace wk = etna::client;
 
@@ -34,7 +38,7 @@ namespace {
 // The pod's total requests as a resource list.
 Json PodRequests(const Json& pod) {
   std::map<ResourceId, int64_t> sum;
-  for (const Json& c : ArrayAt(pod, "/spec/containers")) {
+  for (const Json& c : types::Pod(pod).containers()) {
     Json::json_pointer p("/resources/requests");
     if (!c.contains(p) || !c.at(p).is_object()) continue;
     for (const auto& [name, q] : c.at(p).items()) {
@@ -57,16 +61,15 @@ Json PodRequests(const Json& pod) {
 Status PodGroupController::ReconcilePod(const std::string& ns, const std::string& name) {
   auto pod = pods_->Get(ns, name);
   if (!pod) return Status::Ok();
-  std::string scheduler = StringAt(*pod, "/spec/schedulerName");
+  types::Pod view(*pod);
+  std::string scheduler = view.scheduler_name();
   if (scheduler != "volcano" && scheduler != "etna") return Status::Ok();
-  Json annotations = ObjectAt((*pod), "/metadata/annotations");
-  if (annotations.contains(wk::kGroupNameAnnotation)) return Status::Ok();
-  std::string phase = StringAt(*pod, "/status/phase");
-  if (phase == "Succeeded" || phase == "Failed") return Status::Ok();
-  std::string group = wk::kPodGroupPrefix + StringAt(*pod, "/metadata/uid");
+  if (view.HasAnnotation(wk::kGroupNameAnnotation)) return Status::Ok();
+  if (view.IsTerminal()) return Status::Ok();
+  std::string group = wk::kPodGroupPrefix + view.uid();
   if (!podgroups_->Get(ns, group)) {
     Json spec = {{"minMember", 1},
-                 {"queue", annotations.value(kPodQueueAnnotation, "default")},
+                 {"queue", view.Annotation(kPodQueueAnnotation, "default")},
                  {"minResources", PodRequests(*pod)}};
     if (pod->contains(Json::json_pointer("/spec/priorityClassName"))) {
       spec["priorityClassName"] = (*pod)["spec"]["priorityClassName"];
@@ -95,11 +98,12 @@ Status PodGroupController::ReconcileGroup(const std::string& key, const std::str
                                           const std::string& name) {
   auto pg = podgroups_->Get(ns, name);
   if (!pg || !pg->contains(Json::json_pointer("/spec/ttl"))) return Status::Ok();
-  std::string phase = StringAt(*pg, "/status/phase");
-  if (!phase.empty() && phase != "Pending" && phase != "Inqueue") return Status::Ok();
-  auto created = ParseRfc3339(StringAt(*pg, "/metadata/creationTimestamp"));
+  types::PodGroup group(*pg);
+  std::string phase = group.phase();
+  if (phase != "Pending" && phase != "Inqueue") return Status::Ok();
+  auto created = ParseRfc3339(group.creation_timestamp());
   if (!created) return Status::Ok();
-  int64_t ttl = IntAt(*pg, "/spec/ttl", 0);
+  int64_t ttl = types::Integer(*pg, {"spec", "ttl"}, 0);
   TimeMs due = *created + ttl * 1000;
   if (clock().NowMs() < due) {
     queue().AddAt(key, due);
@@ -107,11 +111,8 @@ Status PodGroupController::ReconcileGroup(const std::string& key, const std::str
   }
   std::string message =
       fmt::format("PodGroup {} was not scheduled within its ttl of {}s", name, ttl);
-  Json conditions = ArrayAt(*pg, "/status/conditions");
-  bool marked = false;
-  for (const Json& cond : conditions)
-    marked = marked || StringAt(cond, "/reason") == kWaitTimeoutReason;
-  if (!marked)
+  Json conditions = group.conditions();
+  if (!group.ConditionWithReason(kWaitTimeoutReason))
     conditions.push_back({{"type", "Unschedulable"},
                           {"status", "True"},
                           {"reason", kWaitTimeoutReason},
@@ -121,19 +122,12 @@ Status PodGroupController::ReconcileGroup(const std::string& key, const std::str
       rest().MergePatch(client::Path("podgroups", ns, name),
                         {{"status", {{"phase", "Failed"}, {"conditions", conditions}}}}, "status");
   if (!patched.ok()) return patched.status();
-  bool job_owned = false;
-  for (const Json& ref : ArrayAt((*pg), "/metadata/ownerReferences")) {
-    job_owned = job_owned || StringAt(ref, "/kind") == "Job";
-  }
-  if (job_owned) return Status::Ok();  // the job controller fails the job and kills its pods
-  for (const Json& pod : pods_->List()) {
-    if (StringAt(pod, "/metadata/namespace") != ns ||
-        StringAt(pod, "/metadata/annotations/scheduling.k8s.io~1group-name") != name) {
-      continue;
-    }
-    std::string pod_phase = StringAt(pod, "/status/phase", "Pending");
-    if (pod_phase != "Pending") continue;
-    Status s = rest().Delete(client::Path("pods", ns, StringAt(pod, "/metadata/name")));
+  if (group.HasOwnerOfKind("Job"))
+    return Status::Ok();  // the job controller fails the job and kills its pods
+  for (const Json& json : pods_->List()) {
+    types::Pod pod(json);
+    if (pod.ns() != ns || pod.GroupName() != name || pod.phase() != "Pending") continue;
+    Status s = rest().Delete(client::Path("pods", ns, pod.name()));
     if (!s.ok() && s.code() != StatusCode::kNotFound) return s;
   }
   return Status::Ok();

@@ -1,18 +1,21 @@
 #include "controllers/queue_controller.h"
 
+#include "api/types/podgroup.h"
 #include "controllers/job_pods.h"
 
 namespace etna::controllers {
+
+namespace types = etna::api::types;
 
 QueueController::QueueController(ControllerOptions options)
     : Controller("queue-controller", std::move(options)) {
   queues_ = Watch(client::Path("queues"));
   podgroups_ = Watch(client::Path("podgroups"), [this](const std::string&, const Json& pg) {
-    queue().Add("/" + StringAt(pg, "/spec/queue", "default"));
+    queue().Add("/" + types::PodGroup(pg).queue());
   });
   commands_ = Watch(client::Path("commands"), [this](const std::string& type, const Json& cmd) {
-    if (type != "DELETED" && StringAt(cmd, "/target/kind") == "Queue") {
-      queue().Add("/" + StringAt(cmd, "/target/name"));
+    if (type != "DELETED" && types::String(cmd, {"target", "kind"}) == "Queue") {
+      queue().Add("/" + types::String(cmd, {"target", "name"}));
     }
   });
 }
@@ -27,26 +30,28 @@ Status QueueController::Reconcile(const std::string& key) {
   std::string path = client::Path("queues", "", name);
   // Commands first: they set spec.state.
   for (const Json& cmd : commands_->List()) {
-    if (StringAt(cmd, "/target/kind") != "Queue" || StringAt(cmd, "/target/name") != name) {
+    if (types::String(cmd, {"target", "kind"}) != "Queue" ||
+        types::String(cmd, {"target", "name"}) != name) {
       continue;
     }
-    std::string action = StringAt(cmd, "/action");
+    std::string action = types::String(cmd, {"action"});
     std::string state = action == "OpenQueue" ? "Open" : action == "CloseQueue" ? "Closed" : "";
-    if (!state.empty() && StringAt(*q, "/spec/state") != state) {
+    if (!state.empty() && types::String(*q, {"spec", "state"}) != state) {
       auto patched = rest().MergePatch(path, {{"spec", {{"state", state}}}});
       if (!patched.ok()) return patched.status();
       (*q)["spec"]["state"] = state;
     }
-    Status s = rest().Delete(client::Path("commands", StringAt(cmd, "/metadata/namespace"),
-                                          StringAt(cmd, "/metadata/name")));
+    Status s = rest().Delete(client::Path("commands", types::String(cmd, {"metadata", "namespace"}),
+                                          types::String(cmd, {"metadata", "name"})));
     if (!s.ok() && s.code() != StatusCode::kNotFound) return s;
   }
   Json counts = {{"pending", 0}, {"running", 0}, {"inqueue", 0}, {"completed", 0}, {"unknown", 0}};
   int64_t groups = 0;
-  for (const Json& pg : podgroups_->List()) {
-    if (StringAt(pg, "/spec/queue", "default") != name) continue;
+  for (const Json& json : podgroups_->List()) {
+    types::PodGroup pg(json);
+    if (pg.queue() != name) continue;
     ++groups;
-    std::string phase = StringAt(pg, "/status/phase", "Pending");
+    std::string phase = pg.phase();
     std::string field = phase == "Running"     ? "running"
                         : phase == "Inqueue"   ? "inqueue"
                         : phase == "Completed" ? "completed"
@@ -54,14 +59,14 @@ Status QueueController::Reconcile(const std::string& key) {
                                                : "pending";
     counts[field] = counts[field].get<int64_t>() + 1;
   }
-  std::string spec_state = StringAt(*q, "/spec/state", "Open");
+  std::string spec_state = types::String(*q, {"spec", "state"}, "Open");
   std::string state = spec_state == "Open"     ? "Open"
                       : spec_state == "Closed" ? (groups > 0 ? "Closing" : "Closed")
                                                : "Unknown";
   metrics().SetQueuePodGroups(name, counts);
   Json status = counts;
   status["state"] = state;
-  Json current = ObjectAt(*q, "/status");
+  Json current = types::Object(*q, {"status"});
   bool same = true;
   for (const auto& [k, v] : status.items()) same = same && current.value(k, Json()) == v;
   if (same) return Status::Ok();

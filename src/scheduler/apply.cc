@@ -5,7 +5,7 @@
 #include <cstdio>
 #include <set>
 
-#include "client/well_known.h"
+#include "api/types/well_known.h"
 
 namespace etna::scheduler {
 namespace {
@@ -143,10 +143,10 @@ void DecisionApplier::Evict(const sched::EvictDecision& e) {
   json conditions = json::array();
   if (pod->contains("status") && (*pod)["status"].contains("conditions")) {
     for (const auto& c : (*pod)["status"]["conditions"]) {
-      if (c.value("type", "") != client::kDisruptionTargetCondition) conditions.push_back(c);
+      if (c.value("type", "") != api::types::kDisruptionTargetCondition) conditions.push_back(c);
     }
   }
-  conditions.push_back({{"type", client::kDisruptionTargetCondition},
+  conditions.push_back({{"type", api::types::kDisruptionTargetCondition},
                         {"status", "True"},
                         {"reason", e.reason},
                         {"message", e.message}});

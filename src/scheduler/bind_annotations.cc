@@ -1,12 +1,12 @@
 // The devices of a bind as pod annotations and back; the format is described, and decoded for
-// every part, in client/bound_devices.h.
+// every part, in api/types/bound_devices.h.
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
 #include <algorithm>
 
-#include "client/bound_devices.h"
-#include "client/well_known.h"
+#include "api/types/bound_devices.h"
+#include "api/types/well_known.h"
 #include "sched/devices/choose.h"
 #include "scheduler/convert.h"
 
@@ -46,14 +46,15 @@ json EncodeBindAnnotations(const sched::BindDecision& bind, const sched::Node& n
     share |= sched::devices::IsShare(d);
   }
   if (!ids.empty()) {
-    out[client::kGpuIdsAnnotation] = fmt::format("{}", fmt::join(ids, ","));
-    out[client::kGpuUuidsAnnotation] = fmt::format("{}", fmt::join(uuids, ","));
+    out[api::types::kGpuIdsAnnotation] = fmt::format("{}", fmt::join(ids, ","));
+    out[api::types::kGpuUuidsAnnotation] = fmt::format("{}", fmt::join(uuids, ","));
   }
   if (share) {
-    out[client::kGpuMemoryMibAnnotation] = JoinValues(memory);
-    out[client::kGpuCoresPercentAnnotation] = JoinValues(cores);
+    out[api::types::kGpuMemoryMibAnnotation] = JoinValues(memory);
+    out[api::types::kGpuCoresPercentAnnotation] = JoinValues(cores);
   }
-  if (!mig.empty()) out[client::kMigInstancesAnnotation] = fmt::format("{}", fmt::join(mig, ","));
+  if (!mig.empty())
+    out[api::types::kMigInstancesAnnotation] = fmt::format("{}", fmt::join(mig, ","));
   return out;
 }
 
@@ -61,8 +62,9 @@ Status DecodeHeldDevices(const json& annotations, std::vector<sched::DeviceAlloc
                          std::vector<int32_t>* mig_ids) {
   devices->clear();
   mig_ids->clear();
-  ETNA_ASSIGN_OR_RETURN(client::BoundDevices bound, client::DecodeBoundDevices(annotations));
-  for (const client::BoundGpu& g : bound.gpus) {
+  ETNA_ASSIGN_OR_RETURN(api::types::BoundDevices bound,
+                        api::types::DecodeBoundDevices(annotations));
+  for (const api::types::BoundGpu& g : bound.gpus) {
     sched::DeviceAllocation d;
     d.gpu = g.index;
     if (g.share) {
@@ -73,7 +75,7 @@ Status DecodeHeldDevices(const json& annotations, std::vector<sched::DeviceAlloc
     devices->push_back(d);
     mig_ids->push_back(-1);
   }
-  for (const client::BoundMigInstance& m : bound.mig) {
+  for (const api::types::BoundMigInstance& m : bound.mig) {
     sched::DeviceAllocation d;
     d.gpu = m.gpu;
     d.milli = 0;

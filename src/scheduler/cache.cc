@@ -6,6 +6,9 @@
 
 #include <cstdio>
 
+#include "api/types/fields.h"
+#include "api/types/object.h"
+
 namespace etna::scheduler {
 
 Cache::Cache(std::vector<std::string> scheduler_names)
@@ -52,7 +55,7 @@ std::shared_ptr<const sched::PodSpec> Cache::InternSpec(const std::string& key, 
 }
 
 void Cache::OnPod(const std::string& type, const json& object) {
-  std::string key = KeyOf(object);
+  std::string key = api::types::ObjectView(object).Key();
   std::lock_guard<std::mutex> lock(mu_);
   ++stats_.converted;
   auto old = pods_.find(key);
@@ -95,7 +98,7 @@ void Cache::OnPod(const std::string& type, const json& object) {
 }
 
 void Cache::OnNode(const std::string& type, const json& object) {
-  std::string key = KeyOf(object);
+  std::string key = api::types::ObjectView(object).Key();
   std::lock_guard<std::mutex> lock(mu_);
   ++stats_.converted;
   if (type == "DELETED") {
@@ -121,7 +124,7 @@ void Cache::OnNode(const std::string& type, const json& object) {
 }
 
 void Cache::OnPodGroup(const std::string& type, const json& object) {
-  std::string key = KeyOf(object);
+  std::string key = api::types::ObjectView(object).Key();
   std::lock_guard<std::mutex> lock(mu_);
   ++stats_.converted;
   if (type == "DELETED") {
@@ -140,7 +143,7 @@ void Cache::OnPodGroup(const std::string& type, const json& object) {
 }
 
 void Cache::OnQueue(const std::string& type, const json& object) {
-  std::string key = KeyOf(object);
+  std::string key = api::types::ObjectView(object).Key();
   std::lock_guard<std::mutex> lock(mu_);
   ++stats_.converted;
   if (type == "DELETED") {
@@ -157,18 +160,19 @@ void Cache::OnQueue(const std::string& type, const json& object) {
 }
 
 void Cache::OnPriorityClass(const std::string& type, const json& object) {
-  std::string key = KeyOf(object);
+  std::string key = api::types::ObjectView(object).Key();
   std::lock_guard<std::mutex> lock(mu_);
   ++stats_.converted;
-  if (type == "DELETED" || !object.contains("value") || !object["value"].is_number_integer()) {
+  std::optional<int64_t> value = api::types::IntegerIfSet(object, {"value"});
+  if (type == "DELETED" || !value) {
     priority_classes_.erase(key);
     return;
   }
-  priority_classes_[key] = object["value"].get<int32_t>();
+  priority_classes_[key] = static_cast<int32_t>(*value);
 }
 
 void Cache::OnHyperNode(const std::string& type, const json& object) {
-  std::string key = KeyOf(object);
+  std::string key = api::types::ObjectView(object).Key();
   std::lock_guard<std::mutex> lock(mu_);
   ++stats_.converted;
   if (type == "DELETED") {

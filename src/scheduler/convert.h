@@ -20,6 +20,7 @@
 #include <string>
 #include <vector>
 
+#include "api/types/fields.h"
 #include "common/status.h"
 #include "sched/framework/decision.h"
 #include "sched/model/snapshot.h"
@@ -27,9 +28,13 @@
 namespace etna::scheduler {
 
 using nlohmann::json;
-
-// "<namespace>/<name>" ("<name>" for cluster-scoped objects).
-std::string KeyOf(const json& object);
+// The converters read nested specs with api/types' lenient field readers (fields.h).
+using api::types::Array;
+using api::types::Integer;
+using api::types::IntegerIfSet;
+using api::types::Object;
+using api::types::String;
+using api::types::StringMap;
 
 // A resource list ({"cpu": "4", "nvidia.com/gpu": 2}); `field` names it in errors.
 Result<ResourceVector> ParseResourceList(const json& list, const std::string& field);

@@ -1,20 +1,16 @@
 // Node, PodGroup, Queue and HyperNode → their model records.
 #include <fmt/format.h>
 
+#include "api/types/node.h"
+#include "api/types/podgroup.h"
+#include "api/types/queue.h"
+#include "api/types/well_known.h"
 #include "client/node_gpus.h"
-#include "client/well_known.h"
 #include "common/time.h"
 #include "scheduler/convert.h"
-#include "scheduler/json_fields.h"
 
 namespace etna::scheduler {
 namespace {
-
-using fields::Arr;
-using fields::Int;
-using fields::LabelsOf;
-using fields::Obj;
-using fields::Str;
 
 Result<ResourceLimit> ParseLimit(const json& list, const std::string& field) {
   ResourceLimit out;
@@ -27,8 +23,8 @@ Result<ResourceLimit> ParseLimit(const json& list, const std::string& field) {
   return out;
 }
 
-TimeMs CreationOf(const json& object) {
-  TimeMs t = ParseRfc3339(Str(Obj(object, "metadata"), "creationTimestamp")).value_or(0);
+TimeMs CreationOf(const api::types::ObjectView& object) {
+  TimeMs t = ParseRfc3339(object.creation_timestamp()).value_or(0);
   return t < 0 ? 0 : t;
 }
 
@@ -54,35 +50,25 @@ Result<ResourceVector> ParseResourceList(const json& list, const std::string& fi
 
 Result<sched::Node> ConvertNode(const json& node) {
   sched::Node n;
-  const json& md = Obj(node, "metadata");
-  const json& spec = Obj(node, "spec");
-  const json& status = Obj(node, "status");
-  n.name = Str(md, "name");
-  n.labels = LabelsOf(Obj(md, "labels"));
-  ETNA_ASSIGN_OR_RETURN(n.allocatable,
-                        ParseResourceList(Obj(status, "allocatable"), "status.allocatable"));
-  n.unschedulable = spec.value("unschedulable", false);
-  if (spec.contains("taints") && spec["taints"].is_array()) {
-    for (const auto& t : spec["taints"]) {
-      sched::Taint taint{Str(t, "key"), Str(t, "value"), sched::Taint::Effect::kNoSchedule};
-      std::string e = Str(t, "effect");
-      if (e == "PreferNoSchedule") taint.effect = sched::Taint::Effect::kPreferNoSchedule;
-      if (e == "NoExecute") taint.effect = sched::Taint::Effect::kNoExecute;
-      n.taints.push_back(std::move(taint));
-    }
+  api::types::Node view(node);
+  n.name = view.name();
+  n.labels = StringMap(node, {"metadata", "labels"});
+  ETNA_ASSIGN_OR_RETURN(n.allocatable, ParseResourceList(view.allocatable(), "status.allocatable"));
+  n.unschedulable = view.unschedulable();
+  for (const auto& t : view.taints()) {
+    sched::Taint taint{String(t, {"key"}), String(t, {"value"}), sched::Taint::Effect::kNoSchedule};
+    std::string e = String(t, {"effect"});
+    if (e == "PreferNoSchedule") taint.effect = sched::Taint::Effect::kPreferNoSchedule;
+    if (e == "NoExecute") taint.effect = sched::Taint::Effect::kNoExecute;
+    n.taints.push_back(std::move(taint));
   }
-  n.ready = false;
-  if (status.contains("conditions") && status["conditions"].is_array()) {
-    for (const auto& c : status["conditions"]) {
-      if (Str(c, "type") == "Ready") n.ready = Str(c, "status") == "True";
-    }
-  }
-  std::string gpus_text = Str(Obj(md, "annotations"), client::kNodeGpusAnnotation);
+  n.ready = view.IsReady();
+  std::string gpus_text = view.Annotation(api::types::kNodeGpusAnnotation);
   if (!gpus_text.empty()) {
     auto gpus = client::DecodeNodeGpus(gpus_text);
     if (!gpus.ok()) {
       return Status::InvalidArgument(fmt::format("node {}: annotation {}: {}", n.name,
-                                                 client::kNodeGpusAnnotation,
+                                                 api::types::kNodeGpusAnnotation,
                                                  gpus.status().message()));
     }
     for (const auto& g : *gpus) {
@@ -104,7 +90,7 @@ Result<sched::Node> ConvertNode(const json& node) {
     for (int32_t i = 0; i < count; ++i) {
       sched::GpuDevice d;
       d.index = i;
-      d.model = Str(Obj(md, "labels"), client::kGpuModelLabel);
+      d.model = view.Label(api::types::kGpuModelLabel);
       n.gpus.push_back(std::move(d));
     }
   }
@@ -113,43 +99,40 @@ Result<sched::Node> ConvertNode(const json& node) {
 
 Result<JobRecord> ConvertPodGroup(const json& podgroup) {
   JobRecord r;
-  const json& md = Obj(podgroup, "metadata");
-  const json& spec = Obj(podgroup, "spec");
-  const json& status = Obj(podgroup, "status");
-  r.key = KeyOf(podgroup);
+  api::types::PodGroup view(podgroup);
+  const json& spec = Object(podgroup, {"spec"});
+  r.key = view.Key();
   sched::Job& j = r.job;
-  j.uid = Str(md, "uid");
-  j.name = Str(md, "name");
-  j.ns = Str(md, "namespace");
-  j.creation_ms = CreationOf(podgroup);
-  int64_t min_member = Int(spec, "minMember", 0);
-  j.min_available = static_cast<int32_t>(Int(spec, "minAvailable", min_member));
-  for (const auto& [role, n] : Obj(spec, "minTaskMember").items()) {
+  j.uid = view.uid();
+  j.name = view.name();
+  j.ns = view.ns();
+  j.creation_ms = CreationOf(view);
+  j.min_available = static_cast<int32_t>(view.MinAvailable());
+  for (const auto& [role, n] : Object(spec, {"minTaskMember"}).items()) {
     if (n.is_number_integer()) j.min_task_member[role] = n.get<int32_t>();
   }
   ETNA_ASSIGN_OR_RETURN(j.min_resources,
-                        ParseResourceList(Obj(spec, "minResources"), "spec.minResources"));
-  std::string queue = Str(spec, "queue");
-  if (!queue.empty()) r.queue = queue;
-  r.priority_class = Str(spec, "priorityClassName");
-  if (spec.contains("priority") && spec["priority"].is_number_integer()) {
-    j.priority = spec["priority"].get<int32_t>();
+                        ParseResourceList(Object(spec, {"minResources"}), "spec.minResources"));
+  if (std::string queue = String(spec, {"queue"}); !queue.empty()) r.queue = queue;
+  r.priority_class = String(spec, {"priorityClassName"});
+  if (auto priority = IntegerIfSet(spec, {"priority"})) {
+    j.priority = static_cast<int32_t>(*priority);
     r.has_priority = true;
   }
-  std::string phase = Str(status, "phase");
+  std::string phase = view.phase();
   if (phase == "Inqueue") j.phase = sched::PodGroupPhase::kInqueue;
   if (phase == "Running") j.phase = sched::PodGroupPhase::kRunning;
   if (phase == "Unknown") j.phase = sched::PodGroupPhase::kUnknown;
   if (phase == "Completed") j.phase = sched::PodGroupPhase::kCompleted;
-  const json& nt = Obj(spec, "networkTopology");
+  const json& nt = Object(spec, {"networkTopology"});
   if (!nt.empty()) {
-    std::string mode = Str(nt, "mode");
+    std::string mode = String(nt, {"mode"});
     j.network_topology.mode = mode == "soft" ? sched::Job::NetworkTopology::Mode::kSoft
                                              : sched::Job::NetworkTopology::Mode::kHard;
     j.network_topology.highest_tier_allowed =
-        static_cast<int32_t>(Int(nt, "highestTierAllowed", 1));
+        static_cast<int32_t>(Integer(nt, {"highestTierAllowed"}, 1));
   }
-  if (Str(Obj(md, "labels"), "etna.io/workload") == "inference") {
+  if (view.Label("etna.io/workload") == "inference") {
     j.kind = sched::Job::Kind::kInference;
   }
   return r;
@@ -157,49 +140,36 @@ Result<JobRecord> ConvertPodGroup(const json& podgroup) {
 
 Result<QueueRecord> ConvertQueue(const json& queue) {
   QueueRecord r;
-  const json& md = Obj(queue, "metadata");
-  const json& spec = Obj(queue, "spec");
+  api::types::Queue view(queue);
   sched::Queue& q = r.queue;
-  q.name = Str(md, "name");
-  q.creation_ms = CreationOf(queue);
-  q.weight = static_cast<int32_t>(Int(spec, "weight", 1));
-  q.priority = static_cast<int32_t>(Int(spec, "priority", 0));
-  q.reclaimable = spec.value("reclaimable", true);
-  ETNA_ASSIGN_OR_RETURN(q.capability, ParseLimit(Obj(spec, "capability"), "spec.capability"));
-  ETNA_ASSIGN_OR_RETURN(q.deserved, ParseLimit(Obj(spec, "deserved"), "spec.deserved"));
-  // The guarantee as Volcano writes it (guarantee.resource) or as the seed does (flat, or with
-  // dotted `resource.<name>` keys); admission has checked the forms agree.
-  json folded = Obj(Obj(spec, "guarantee"), "resource");
-  for (const auto& [k, v] : Obj(spec, "guarantee").items()) {
-    if (k == "resource") continue;
-    folded[k.rfind("resource.", 0) == 0 ? k.substr(9) : k] = v;
-  }
-  ETNA_ASSIGN_OR_RETURN(q.guarantee, ParseLimit(folded, "spec.guarantee"));
-  std::string state = Str(Obj(queue, "status"), "state");
-  if (state.empty()) state = Str(spec, "state");
+  q.name = view.name();
+  q.creation_ms = CreationOf(view);
+  q.weight = static_cast<int32_t>(view.weight());
+  q.priority = static_cast<int32_t>(view.priority());
+  q.reclaimable = view.reclaimable();
+  ETNA_ASSIGN_OR_RETURN(q.capability, ParseLimit(view.capability(), "spec.capability"));
+  ETNA_ASSIGN_OR_RETURN(q.deserved, ParseLimit(view.deserved(), "spec.deserved"));
+  ETNA_ASSIGN_OR_RETURN(q.guarantee, ParseLimit(view.Guarantee(), "spec.guarantee"));
+  std::string state = view.State();
   if (state == "Closed") q.state = sched::QueueState::kClosed;
   if (state == "Closing") q.state = sched::QueueState::kClosing;
-  r.parent = Str(spec, "parent");
+  r.parent = view.parent();
   return r;
 }
 
 Result<HyperNodeRecord> ConvertHyperNode(const json& hypernode) {
   HyperNodeRecord r;
-  const json& spec = Obj(hypernode, "spec");
-  r.name = Str(Obj(hypernode, "metadata"), "name");
-  r.tier = static_cast<int32_t>(Int(spec, "tier", 1));
-  if (spec.contains("members") && spec["members"].is_array()) {
-    for (const auto& m : spec["members"]) {
-      const json& sel = Obj(m, "selector");
-      std::string exact = Str(Obj(sel, "exactMatch"), "name");
-      std::string pattern = Str(Obj(sel, "regexMatch"), "pattern");
-      if (Str(m, "type") == "HyperNode") {
-        if (!exact.empty()) r.hypernode_names.push_back(exact);
-      } else if (!exact.empty()) {
-        r.node_names.push_back(exact);
-      } else if (!pattern.empty()) {
-        r.node_patterns.push_back(pattern);
-      }
+  r.name = api::types::ObjectView(hypernode).name();
+  r.tier = static_cast<int32_t>(Integer(hypernode, {"spec", "tier"}, 1));
+  for (const auto& m : Array(hypernode, {"spec", "members"})) {
+    std::string exact = String(m, {"selector", "exactMatch", "name"});
+    std::string pattern = String(m, {"selector", "regexMatch", "pattern"});
+    if (String(m, {"type"}) == "HyperNode") {
+      if (!exact.empty()) r.hypernode_names.push_back(exact);
+    } else if (!exact.empty()) {
+      r.node_names.push_back(exact);
+    } else if (!pattern.empty()) {
+      r.node_patterns.push_back(pattern);
     }
   }
   return r;

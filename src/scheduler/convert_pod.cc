@@ -3,20 +3,14 @@
 
 #include <algorithm>
 
-#include "client/well_known.h"
+#include "api/types/pod.h"
+#include "api/types/well_known.h"
 #include "common/time.h"
 #include "sched/devices/request.h"
 #include "scheduler/convert.h"
-#include "scheduler/json_fields.h"
 
 namespace etna::scheduler {
 namespace {
-
-using fields::Arr;
-using fields::Int;
-using fields::LabelsOf;
-using fields::Obj;
-using fields::Str;
 
 sched::SelectorRequirement::Op OpOf(const std::string& op) {
   using Op = sched::SelectorRequirement::Op;
@@ -28,50 +22,51 @@ sched::SelectorRequirement::Op OpOf(const std::string& op) {
   return Op::kIn;
 }
 
-std::vector<sched::SelectorRequirement> Requirements(const json* list) {
+// The string entries of the array at `path` (values, namespaces); others are skipped.
+std::vector<std::string> Strings(const json& object, api::types::Path path) {
+  std::vector<std::string> out;
+  for (const auto& v : Array(object, path)) {
+    if (v.is_string()) out.push_back(v.get<std::string>());
+  }
+  return out;
+}
+
+std::vector<sched::SelectorRequirement> Requirements(const json& list) {
   std::vector<sched::SelectorRequirement> out;
-  if (!list) return out;
-  for (const auto& r : *list) {
+  for (const auto& r : list) {
     sched::SelectorRequirement req;
-    req.key = Str(r, "key");
-    req.op = OpOf(Str(r, "operator"));
-    if (const json* values = Arr(r, "values")) {
-      for (const auto& v : *values) {
-        if (v.is_string()) req.values.push_back(v.get<std::string>());
-      }
-    }
+    req.key = String(r, {"key"});
+    req.op = OpOf(String(r, {"operator"}));
+    req.values = Strings(r, {"values"});
     out.push_back(std::move(req));
   }
   return out;
 }
 
 sched::NodeSelectorTerm TermOf(const json& t) {
-  return {Requirements(Arr(t, "matchExpressions")), Requirements(Arr(t, "matchFields"))};
+  return {Requirements(Array(t, {"matchExpressions"})), Requirements(Array(t, {"matchFields"}))};
+}
+
+int32_t WeightOf(const json& weighted) {
+  return static_cast<int32_t>(Integer(weighted, {"weight"}));
 }
 
 sched::PodAffinityTerm AffinityTermOf(const json& t) {
   sched::PodAffinityTerm out;
-  const json& sel = Obj(t, "labelSelector");
-  out.selector.match_labels = LabelsOf(Obj(sel, "matchLabels"));
-  out.selector.match_expressions = Requirements(Arr(sel, "matchExpressions"));
-  if (const json* ns = Arr(t, "namespaces")) {
-    for (const auto& n : *ns) {
-      if (n.is_string()) out.namespaces.push_back(n.get<std::string>());
-    }
-  }
-  out.topology_key = Str(t, "topologyKey");
+  out.selector.match_labels = StringMap(t, {"labelSelector", "matchLabels"});
+  out.selector.match_expressions = Requirements(Array(t, {"labelSelector", "matchExpressions"}));
+  out.namespaces = Strings(t, {"namespaces"});
+  out.topology_key = String(t, {"topologyKey"});
   return out;
 }
 
 void PodAffinity(const json& a, std::vector<sched::PodAffinityTerm>* required,
                  std::vector<sched::WeightedPodAffinityTerm>* preferred) {
-  if (const json* req = Arr(a, "requiredDuringSchedulingIgnoredDuringExecution")) {
-    for (const auto& t : *req) required->push_back(AffinityTermOf(t));
+  for (const auto& t : Array(a, {"requiredDuringSchedulingIgnoredDuringExecution"})) {
+    required->push_back(AffinityTermOf(t));
   }
-  if (const json* pref = Arr(a, "preferredDuringSchedulingIgnoredDuringExecution")) {
-    for (const auto& t : *pref) {
-      preferred->push_back({t.value("weight", 0), AffinityTermOf(Obj(t, "podAffinityTerm"))});
-    }
+  for (const auto& t : Array(a, {"preferredDuringSchedulingIgnoredDuringExecution"})) {
+    preferred->push_back({WeightOf(t), AffinityTermOf(Object(t, {"podAffinityTerm"}))});
   }
 }
 
@@ -83,125 +78,106 @@ sched::Taint::Effect EffectOf(const std::string& e) {
 
 // Sum of the containers' requests (limits when a request is absent), at least each init
 // container's.
-Result<ResourceVector> PodRequest(const json& spec) {
+Result<ResourceVector> PodRequest(const api::types::Pod& pod) {
   auto container_request = [](const json& c, const std::string& field) -> Result<ResourceVector> {
-    const json& res = Obj(c, "resources");
-    json merged = Obj(res, "limits");
-    for (const auto& [k, v] : Obj(res, "requests").items()) merged[k] = v;
+    json merged = Object(c, {"resources", "limits"});
+    for (const auto& [k, v] : Object(c, {"resources", "requests"}).items()) merged[k] = v;
     return ParseResourceList(merged, field);
   };
   ResourceVector sum;
-  if (const json* cs = Arr(spec, "containers")) {
-    for (size_t i = 0; i < cs->size(); ++i) {
-      ETNA_ASSIGN_OR_RETURN(
-          auto r, container_request((*cs)[i], fmt::format("spec.containers[{}].resources", i)));
-      sum += r;
-    }
+  const json& containers = pod.containers();
+  for (size_t i = 0; i < containers.size(); ++i) {
+    ETNA_ASSIGN_OR_RETURN(
+        auto r, container_request(containers[i], fmt::format("spec.containers[{}].resources", i)));
+    sum += r;
   }
-  if (const json* cs = Arr(spec, "initContainers")) {
-    for (size_t i = 0; i < cs->size(); ++i) {
-      ETNA_ASSIGN_OR_RETURN(
-          auto r, container_request((*cs)[i], fmt::format("spec.initContainers[{}].resources", i)));
-      sum = sum.Max(r);
-    }
+  const json& init_containers = pod.init_containers();
+  for (size_t i = 0; i < init_containers.size(); ++i) {
+    ETNA_ASSIGN_OR_RETURN(
+        auto r,
+        container_request(init_containers[i], fmt::format("spec.initContainers[{}].resources", i)));
+    sum = sum.Max(r);
   }
   return sum;
 }
 
 }  // namespace
 
-std::string KeyOf(const json& object) {
-  const json& md = Obj(object, "metadata");
-  std::string ns = Str(md, "namespace");
-  return ns.empty() ? Str(md, "name") : ns + "/" + Str(md, "name");
-}
-
 std::shared_ptr<const sched::PodSpec> ConvertPodSpec(const json& pod) {
-  const json& spec = Obj(pod, "spec");
-  const json& annotations = Obj(Obj(pod, "metadata"), "annotations");
+  const json& spec = Object(pod, {"spec"});
+  api::types::Pod view(pod);
   auto out = std::make_shared<sched::PodSpec>();
-  for (const auto& [k, v] : Obj(spec, "nodeSelector").items()) {
-    if (v.is_string()) out->node_selector[k] = v.get<std::string>();
+  out->node_selector = StringMap(spec, {"nodeSelector"});
+  const json& affinity = Object(spec, {"affinity"});
+  const json& na = Object(affinity, {"nodeAffinity"});
+  for (const auto& t :
+       Array(na, {"requiredDuringSchedulingIgnoredDuringExecution", "nodeSelectorTerms"})) {
+    out->node_affinity_required.push_back(TermOf(t));
   }
-  const json& affinity = Obj(spec, "affinity");
-  const json& na = Obj(affinity, "nodeAffinity");
-  if (const json* terms =
-          Arr(Obj(na, "requiredDuringSchedulingIgnoredDuringExecution"), "nodeSelectorTerms")) {
-    for (const auto& t : *terms) out->node_affinity_required.push_back(TermOf(t));
+  for (const auto& p : Array(na, {"preferredDuringSchedulingIgnoredDuringExecution"})) {
+    out->node_affinity_preferred.push_back({WeightOf(p), TermOf(Object(p, {"preference"}))});
   }
-  if (const json* pref = Arr(na, "preferredDuringSchedulingIgnoredDuringExecution")) {
-    for (const auto& p : *pref) {
-      out->node_affinity_preferred.push_back({p.value("weight", 0), TermOf(Obj(p, "preference"))});
-    }
-  }
-  PodAffinity(Obj(affinity, "podAffinity"), &out->pod_affinity_required,
+  PodAffinity(Object(affinity, {"podAffinity"}), &out->pod_affinity_required,
               &out->pod_affinity_preferred);
-  PodAffinity(Obj(affinity, "podAntiAffinity"), &out->pod_anti_affinity_required,
+  PodAffinity(Object(affinity, {"podAntiAffinity"}), &out->pod_anti_affinity_required,
               &out->pod_anti_affinity_preferred);
-  if (const json* tols = Arr(spec, "tolerations")) {
-    for (const auto& t : *tols) {
-      sched::Toleration tol;
-      tol.key = Str(t, "key");
-      tol.op = Str(t, "operator") == "Exists" ? sched::Toleration::Op::kExists
-                                              : sched::Toleration::Op::kEqual;
-      tol.value = Str(t, "value");
-      std::string effect = Str(t, "effect");
-      tol.any_effect = effect.empty();
-      tol.effect = EffectOf(effect);
-      out->tolerations.push_back(std::move(tol));
-    }
+  for (const auto& t : Array(spec, {"tolerations"})) {
+    sched::Toleration tol;
+    tol.key = String(t, {"key"});
+    tol.op = String(t, {"operator"}) == "Exists" ? sched::Toleration::Op::kExists
+                                                 : sched::Toleration::Op::kEqual;
+    tol.value = String(t, {"value"});
+    std::string effect = String(t, {"effect"});
+    tol.any_effect = effect.empty();
+    tol.effect = EffectOf(effect);
+    out->tolerations.push_back(std::move(tol));
   }
-  std::string models = Str(annotations, "nvidia.com/use-gputype");
+  std::string models = view.Annotation("nvidia.com/use-gputype");
   if (!models.empty()) out->gpu_models = sched::devices::ParseGpuModels(models);
-  out->require_full_nvlink = Str(annotations, "volcano.sh/preferred-topology") == "full";
+  out->require_full_nvlink = view.Annotation("volcano.sh/preferred-topology") == "full";
   if (out->Unconstrained()) return nullptr;
   return out;
 }
 
 Result<PodRecord> ConvertPod(const json& pod, const std::vector<std::string>& scheduler_names) {
   PodRecord r;
-  const json& md = Obj(pod, "metadata");
-  const json& spec = Obj(pod, "spec");
-  const json& status = Obj(pod, "status");
-  const json& annotations = Obj(md, "annotations");
-  r.key = KeyOf(pod);
-  std::string scheduler = Str(spec, "schedulerName");
+  api::types::Pod view(pod);
+  const json& spec = Object(pod, {"spec"});
+  const json& annotations = view.annotations();
+  r.key = view.Key();
+  std::string scheduler = view.scheduler_name();
   r.managed =
       std::find(scheduler_names.begin(), scheduler_names.end(), scheduler) != scheduler_names.end();
   sched::Task& t = r.task;
-  t.uid = Str(md, "uid");
-  t.name = Str(md, "name");
-  t.ns = Str(md, "namespace");
-  ETNA_ASSIGN_OR_RETURN(t.request, PodRequest(spec));
-  r.node_name = Str(spec, "nodeName");
-  std::string phase = Str(status, "phase");
-  bool deleting = md.contains("deletionTimestamp") && !md["deletionTimestamp"].is_null();
-  if (phase == "Succeeded") {
-    t.status = sched::TaskStatus::kSucceeded;
-    r.terminal = true;
-  } else if (phase == "Failed") {
-    t.status = sched::TaskStatus::kFailed;
-    r.terminal = true;
-  } else if (deleting) {
+  t.uid = view.uid();
+  t.name = view.name();
+  t.ns = view.ns();
+  ETNA_ASSIGN_OR_RETURN(t.request, PodRequest(view));
+  r.node_name = view.node_name();
+  std::string phase = view.phase();
+  r.terminal = view.IsTerminal();
+  if (r.terminal) {
+    t.status = phase == "Succeeded" ? sched::TaskStatus::kSucceeded : sched::TaskStatus::kFailed;
+  } else if (view.IsDeleting()) {
     t.status = sched::TaskStatus::kReleasing;
   } else if (!r.node_name.empty()) {
     t.status = phase == "Running" ? sched::TaskStatus::kRunning : sched::TaskStatus::kBound;
   }
   if (!r.managed) return r;
-  std::string group = Str(annotations, client::kGroupNameAnnotation);
+  std::string group = view.GroupName();
   if (!group.empty()) r.group = t.ns + "/" + group;
-  t.labels = LabelsOf(Obj(md, "labels"));
-  t.role = Str(annotations, client::kTaskSpecAnnotation);
-  if (t.role.empty()) t.role = Str(Obj(md, "labels"), client::kTaskSpecLabel);
-  if (spec.contains("priority") && spec["priority"].is_number_integer()) {
-    t.priority = spec["priority"].get<int32_t>();
+  t.labels = StringMap(pod, {"metadata", "labels"});
+  t.role = view.Annotation(api::types::kTaskSpecAnnotation);
+  if (t.role.empty()) t.role = view.TaskName();
+  if (auto priority = IntegerIfSet(spec, {"priority"})) {
+    t.priority = static_cast<int32_t>(*priority);
     r.has_priority = true;
   }
-  r.priority_class = Str(spec, "priorityClassName");
+  r.priority_class = String(spec, {"priorityClassName"});
   t.priority_class = r.priority_class;
-  t.preemptable = Str(annotations, client::kPreemptableAnnotation) != "false";
-  t.start_ms = std::max<TimeMs>(0, ParseRfc3339(Str(status, "startTime")).value_or(0));
-  t.creation_ms = std::max<TimeMs>(0, ParseRfc3339(Str(md, "creationTimestamp")).value_or(0));
+  t.preemptable = view.Annotation(api::types::kPreemptableAnnotation) != "false";
+  t.start_ms = std::max<TimeMs>(0, ParseRfc3339(String(pod, {"status", "startTime"})).value_or(0));
+  t.creation_ms = std::max<TimeMs>(0, ParseRfc3339(view.creation_timestamp()).value_or(0));
   if (!r.node_name.empty()) {
     Status s = DecodeHeldDevices(annotations, &t.devices, &r.mig_ids);
     if (!s.ok()) return Status::InvalidArgument(fmt::format("pod {}: {}", r.key, s.message()));

@@ -2,8 +2,8 @@
 
 #include <gtest/gtest.h>
 
+#include "api/types/well_known.h"
 #include "client/node_gpus.h"
-#include "client/well_known.h"
 #include "scheduler/cache.h"
 
 namespace etna::scheduler {
@@ -26,7 +26,7 @@ json Node(const std::string& name, int gpus) {
   return {{"metadata",
            {{"name", name},
             {"labels", {{"topology.etna.io/switch", "s0"}}},
-            {"annotations", {{client::kNodeGpusAnnotation, client::EncodeNodeGpus(list)}}}}},
+            {"annotations", {{api::types::kNodeGpusAnnotation, client::EncodeNodeGpus(list)}}}}},
           {"spec", {{"taints", json::array({{{"key", "k"}, {"effect", "NoSchedule"}}})}}},
           {"status",
            {{"allocatable", {{"cpu", "64"}, {"memory", "512Gi"}, {"nvidia.com/gpu", gpus}}},
@@ -39,7 +39,7 @@ json Pod(const std::string& name, const std::string& scheduler, const std::strin
        {{"name", name},
         {"namespace", "ns"},
         {"uid", "uid-" + name},
-        {"annotations", {{client::kGroupNameAnnotation, "pg"}}}}},
+        {"annotations", {{api::types::kGroupNameAnnotation, "pg"}}}}},
       {"spec",
        {{"schedulerName", scheduler},
         {"priority", 7},
@@ -100,10 +100,10 @@ TEST(ConvertTest, BindAnnotationsRoundTrip) {
   mig.mig_instance = 0;
   b.devices = {whole, mig};
   json a = EncodeBindAnnotations(b, *node);
-  EXPECT_EQ(a[client::kGpuIdsAnnotation], "1");
-  EXPECT_EQ(a[client::kGpuUuidsAnnotation], "GPU-n1-1");
-  EXPECT_EQ(a[client::kMigInstancesAnnotation], "3:1g.10gb:7");
-  EXPECT_FALSE(a.contains(client::kGpuMemoryMibAnnotation));
+  EXPECT_EQ(a[api::types::kGpuIdsAnnotation], "1");
+  EXPECT_EQ(a[api::types::kGpuUuidsAnnotation], "GPU-n1-1");
+  EXPECT_EQ(a[api::types::kMigInstancesAnnotation], "3:1g.10gb:7");
+  EXPECT_FALSE(a.contains(api::types::kGpuMemoryMibAnnotation));
 
   std::vector<sched::DeviceAllocation> held;
   std::vector<int32_t> mig_ids;
@@ -120,8 +120,8 @@ TEST(ConvertTest, BindAnnotationsRoundTrip) {
   share.memory_mib = 4096;
   b.devices = {share};
   a = EncodeBindAnnotations(b, *node);
-  EXPECT_EQ(a[client::kGpuMemoryMibAnnotation], "4096");
-  EXPECT_EQ(a[client::kGpuCoresPercentAnnotation], "30");
+  EXPECT_EQ(a[api::types::kGpuMemoryMibAnnotation], "4096");
+  EXPECT_EQ(a[api::types::kGpuCoresPercentAnnotation], "30");
   ASSERT_TRUE(DecodeHeldDevices(a, &held, &mig_ids).ok());
   EXPECT_EQ(held[0], share);
 }

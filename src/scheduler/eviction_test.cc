@@ -24,7 +24,7 @@ int CountVictims(Kit& kit, const std::string& prefix, int n, const std::string& 
     if (pod.is_null() || !pod["metadata"].contains("deletionTimestamp")) continue;
     bool marked = false;
     for (const auto& c : pod["status"].value("conditions", json::array())) {
-      marked |= c["type"] == client::kDisruptionTargetCondition && c["status"] == "True" &&
+      marked |= c["type"] == api::types::kDisruptionTargetCondition && c["status"] == "True" &&
                 c["reason"] == reason &&
                 c["message"].get<std::string>().find(preemptor) != std::string::npos;
     }

@@ -16,7 +16,7 @@ using testkit::WaitFor;
 
 std::vector<int> GpuIds(const json& pod) {
   std::vector<int> out;
-  std::string ids = pod["metadata"]["annotations"].value(client::kGpuIdsAnnotation, "");
+  std::string ids = pod["metadata"]["annotations"].value(api::types::kGpuIdsAnnotation, "");
   size_t start = 0;
   while (start < ids.size()) {
     size_t comma = ids.find(',', start);
@@ -47,7 +47,7 @@ TEST(SchedulerTest, GangBindsOnOneNodeInsideOneNvlinkDomainWithDistinctGpus) {
     ASSERT_EQ(gpu.size(), 1u);
     ids.insert(gpu[0]);
     domains.insert(gpu[0] < 4 ? 0 : 1);
-    std::string uuid = pod["metadata"]["annotations"].value(client::kGpuUuidsAnnotation, "");
+    std::string uuid = pod["metadata"]["annotations"].value(api::types::kGpuUuidsAnnotation, "");
     EXPECT_EQ(uuid, fmt::format("GPU-{}-{}", node, gpu[0]));
   }
   EXPECT_EQ(nodes.size(), 1u);

@@ -12,9 +12,9 @@
 #include <thread>
 #include <vector>
 
+#include "api/types/well_known.h"
 #include "client/node_gpus.h"
 #include "client/testing/in_process_api.h"
-#include "client/well_known.h"
 #include "common/testing/wait.h"
 #include "scheduler/scheduler.h"
 
@@ -46,10 +46,10 @@ class Kit {
         {"metadata",
          {{"name", name},
           {"labels",
-           {{client::kHostnameLabel, name},
-            {client::kGpuModelLabel, "NVIDIA-H100-80GB-HBM3"},
-            {client::kSwitchLabel, switch_name}}},
-          {"annotations", {{client::kNodeGpusAnnotation, client::EncodeNodeGpus(list)}}}}}};
+           {{api::types::kHostnameLabel, name},
+            {api::types::kGpuModelLabel, "NVIDIA-H100-80GB-HBM3"},
+            {api::types::kSwitchLabel, switch_name}}},
+          {"annotations", {{api::types::kNodeGpusAnnotation, client::EncodeNodeGpus(list)}}}}}};
     ASSERT_TRUE(rest().Create(client::Path("nodes"), node).ok());
     json status = {
         {"capacity",
@@ -99,7 +99,7 @@ class Kit {
                                        {"resources",
                                         {{"requests", {{"cpu", "1"}, {"nvidia.com/gpu", gpus}}},
                                          {"limits", {{"nvidia.com/gpu", gpus}}}}}}})}}}};
-    if (!group.empty()) pod["metadata"]["annotations"][client::kGroupNameAnnotation] = group;
+    if (!group.empty()) pod["metadata"]["annotations"][api::types::kGroupNameAnnotation] = group;
     if (!priority_class.empty()) pod["spec"]["priorityClassName"] = priority_class;
     auto r = rest().Create(client::Path("pods", "default"), pod);
     ASSERT_TRUE(r.ok()) << r.status().ToString();

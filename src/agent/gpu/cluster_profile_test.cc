@@ -4,7 +4,7 @@
 
 #include <set>
 
-#include "client/well_known.h"
+#include "api/types/well_known.h"
 
 namespace etna::agent {
 namespace {

@@ -1,5 +1,5 @@
 // Which pods hold each GPU of a node, read from the scheduler's bind annotations on the pods the
-// agent runs (client/bound_devices.h: etna.io/gpu-ids, etna.io/gpu-memory-mib,
+// agent runs (api/types/bound_devices.h: etna.io/gpu-ids, etna.io/gpu-memory-mib,
 // etna.io/mig-instances). The agent's /metrics attributes GPU readings to these pods
 // (gpu/dcgm_metrics.h) and the declared inventory simulates its readings from them.
 // A pod counts while it is bound to the node and not finished (phase neither Succeeded nor

@@ -8,7 +8,7 @@
 #include <filesystem>
 #include <set>
 
-#include "client/bound_devices.h"
+#include "api/types/pod.h"
 #include "common/resource.h"
 
 namespace etna::agent::runtime {
@@ -162,8 +162,7 @@ std::string ExpandVars(std::string_view text, const std::map<std::string, std::s
 
 std::vector<std::pair<std::string, std::string>> GpuEnv(const json& pod,
                                                         const std::vector<client::NodeGpu>& gpus) {
-  auto bound =
-      client::DecodeBoundDevices(pod.value("/metadata/annotations"_json_pointer, json::object()));
+  auto bound = api::types::Pod(pod).BoundGpus();
   std::vector<std::pair<std::string, std::string>> env;
   // Annotations that cannot be read give no GPUs: a pod never sees devices it was not given.
   if (!bound.ok() || bound->empty()) {
@@ -189,7 +188,7 @@ std::vector<std::pair<std::string, std::string>> GpuEnv(const json& pod,
   }
   std::vector<std::string> ids, uuids, limits;
   for (size_t i = 0; i < bound->gpus.size(); ++i) {
-    const client::BoundGpu& g = bound->gpus[i];
+    const api::types::BoundGpu& g = bound->gpus[i];
     ids.push_back(std::to_string(g.index));
     uuids.push_back(g.uuid.empty() ? uuid_of(g.index) : g.uuid);
     // CUDA_VISIBLE_DEVICES renumbers the devices from 0 inside the process.
@@ -197,7 +196,7 @@ std::vector<std::pair<std::string, std::string>> GpuEnv(const json& pod,
   }
   env.push_back({"CUDA_VISIBLE_DEVICES", fmt::format("{}", fmt::join(ids, ","))});
   env.push_back({"NVIDIA_VISIBLE_DEVICES", fmt::format("{}", fmt::join(uuids, ","))});
-  const client::BoundGpu& first = bound->gpus.front();
+  const api::types::BoundGpu& first = bound->gpus.front();
   if (first.share && first.cores_percent > 0) {
     env.push_back({"CUDA_MPS_ACTIVE_THREAD_PERCENTAGE", std::to_string(first.cores_percent)});
   }

@@ -5,13 +5,13 @@
 #include <filesystem>
 #include <set>
 
+#include "api/types/pod.h"
+
 namespace etna::agent::runtime {
 namespace {
 
 using nlohmann::json;
 namespace fs = std::filesystem;
-
-bool Terminal(const std::string& phase) { return phase == "Succeeded" || phase == "Failed"; }
 
 TimeMs GraceMs(const json& pod) {
   const json& meta = pod["metadata"];
@@ -94,7 +94,7 @@ void Runtime::Sync(const std::vector<json>& pods) {
       continue;
     }
     std::string api_phase = pod.value("/status/phase"_json_pointer, std::string());
-    if (Terminal(api_phase) && !Terminal(runner->Phase())) {
+    if (api::types::IsTerminalPhase(api_phase) && !api::types::IsTerminalPhase(runner->Phase())) {
       // Ended by someone else (the node controller's NodeLost): stop, never restart, and leave
       // the status as they wrote it.
       runner->Adopt(pod, now);

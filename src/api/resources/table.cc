@@ -29,30 +29,6 @@ std::string TimestampSince(const json* timestamp, Clock::time_point now) {
   return HumanDuration(std::chrono::duration_cast<std::chrono::seconds>(now - *t));
 }
 
-const json* Find(const json& object, std::initializer_list<std::string_view> path) {
-  const json* cur = &object;
-  for (std::string_view key : path) {
-    if (!cur->is_object()) return nullptr;
-    auto it = cur->find(key);
-    if (it == cur->end()) return nullptr;
-    cur = &*it;
-  }
-  return cur->is_null() ? nullptr : cur;
-}
-
-std::string String(const json& object, std::initializer_list<std::string_view> path) {
-  const json* v = Find(object, path);
-  return v != nullptr && v->is_string() ? v->get<std::string>() : std::string();
-}
-
-int64_t Integer(const json& object, std::initializer_list<std::string_view> path,
-                int64_t fallback) {
-  const json* v = Find(object, path);
-  if (v == nullptr || !v->is_number()) return fallback;
-  if (v->is_number_float()) return static_cast<int64_t>(v->get<double>());
-  return v->get<int64_t>();
-}
-
 json CrdCell(const PrinterColumn& column, const json& object, Clock::time_point now) {
   // Simple JSON paths only (".status.state.phase"), as the CRD table convertor supports.
   const json* v = &object;

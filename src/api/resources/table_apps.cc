@@ -9,16 +9,11 @@
 
 #include "api/resources/table.h"
 #include "api/resources/table_printers.h"
+#include "api/types/deployment.h"
 
 namespace etna::api::resources::internal {
 
 namespace {
-
-const json& Items(const json& object, std::initializer_list<std::string_view> path) {
-  static const json kEmpty = json::array();
-  const json* v = Find(object, path);
-  return v != nullptr && v->is_array() ? *v : kEmpty;
-}
 
 // A quantity as stored: "500m", "2Gi" or a bare number.
 std::string Quantity(const json* q) {
@@ -36,11 +31,11 @@ std::string FormatSelector(const json* selector) {
       sorted[k] = v.is_string() ? v.get<std::string>() : "";
     for (const auto& [k, v] : sorted) parts.push_back(k + "=" + v);
   }
-  for (const json& e : Items(*selector, {"matchExpressions"})) {
+  for (const json& e : Array(*selector, {"matchExpressions"})) {
     const std::string key = String(e, {"key"});
     const std::string op = String(e, {"operator"});
     std::vector<std::string> values;
-    for (const json& v : Items(e, {"values"})) {
+    for (const json& v : Array(e, {"values"})) {
       if (v.is_string()) values.push_back(v.get<std::string>());
     }
     if (op == "In") {
@@ -98,8 +93,8 @@ std::string FormatMetric(const json& spec, const json* status) {
 }
 
 std::string FormatHpaMetrics(const json& hpa) {
-  const json& specs = Items(hpa, {"spec", "metrics"});
-  const json& statuses = Items(hpa, {"status", "currentMetrics"});
+  const json& specs = Array(hpa, {"spec", "metrics"});
+  const json& statuses = Array(hpa, {"status", "currentMetrics"});
   if (specs.empty()) return "<none>";
   constexpr size_t kMax = 2;
   std::vector<std::string> list;
@@ -114,19 +109,17 @@ std::string FormatHpaMetrics(const json& hpa) {
 }  // namespace
 
 json DeploymentCells(const json& d, Clock::time_point now) {
+  const api::types::Deployment view(d);
   std::vector<std::string> names, images;
-  for (const json& c : Items(d, {"spec", "template", "spec", "containers"})) {
+  for (const json& c : view.containers()) {
     names.push_back(String(c, {"name"}));
     images.push_back(String(c, {"image"}));
   }
-  return json::array(
-      {String(d, {"metadata", "name"}),
-       fmt::format("{}/{}", Integer(d, {"status", "readyReplicas"}),
-                   Integer(d, {"spec", "replicas"}, 1)),
-       Integer(d, {"status", "updatedReplicas"}), Integer(d, {"status", "availableReplicas"}),
-       TimestampSince(Find(d, {"metadata", "creationTimestamp"}), now),
-       fmt::format("{}", fmt::join(names, ",")), fmt::format("{}", fmt::join(images, ",")),
-       FormatSelector(Find(d, {"spec", "selector"}))});
+  return json::array({view.name(), fmt::format("{}/{}", view.ready_replicas(), view.replicas()),
+                      view.updated_replicas(), view.available_replicas(),
+                      TimestampSince(Find(d, {"metadata", "creationTimestamp"}), now),
+                      fmt::format("{}", fmt::join(names, ",")),
+                      fmt::format("{}", fmt::join(images, ",")), FormatSelector(view.selector())});
 }
 
 json HpaCells(const json& hpa, Clock::time_point now) {

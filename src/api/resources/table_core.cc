@@ -11,28 +11,17 @@
 
 #include "api/resources/table.h"
 #include "api/resources/table_printers.h"
+#include "api/types/node.h"
+#include "api/types/pod.h"
 #include "common/strings.h"
 
 namespace etna::api::resources::internal {
 
 namespace {
 
-const json& Items(const json& object, std::initializer_list<std::string_view> path) {
-  static const json kEmpty = json::array();
-  const json* v = Find(object, path);
-  return v != nullptr && v->is_array() ? *v : kEmpty;
-}
-
-bool Bool(const json& object, std::initializer_list<std::string_view> path) {
-  const json* v = Find(object, path);
-  return v != nullptr && v->is_boolean() && v->get<bool>();
-}
-
-bool HasCondition(const json& status, std::string_view type, std::string_view value) {
-  for (const json& c : Items(status, {"conditions"})) {
-    if (String(c, {"type"}) == type && String(c, {"status"}) == value) return true;
-  }
-  return false;
+// Whether the pod's status has condition `type` "True".
+bool HasCondition(const json& status, std::string_view type) {
+  return api::types::ConditionTrue(status, {"conditions"}, type);
 }
 
 // The reason a terminated container shows when it gives none.
@@ -51,13 +40,6 @@ void NoteRestart(const json& cs, std::optional<Clock::time_point>& latest) {
   if (t && (!latest || *t > *latest)) latest = t;
 }
 
-std::string NodeAddress(const json& node, std::string_view type) {
-  for (const json& a : Items(node, {"status", "addresses"})) {
-    if (String(a, {"type"}) == type) return String(a, {"address"});
-  }
-  return "<none>";
-}
-
 std::string OrUnknown(std::string s) { return s.empty() ? "<unknown>" : s; }
 std::string OrNone(std::string s) { return s.empty() ? "<none>" : s; }
 
@@ -67,8 +49,8 @@ json PodCells(const json& pod, Clock::time_point now) {
   const json empty = json::object();
   const json* status_ptr = Find(pod, {"status"});
   const json& status = status_ptr != nullptr ? *status_ptr : empty;
-  const json& init_specs = Items(pod, {"spec", "initContainers"});
-  int64_t total = static_cast<int64_t>(Items(pod, {"spec", "containers"}).size());
+  const json& init_specs = Array(pod, {"spec", "initContainers"});
+  int64_t total = static_cast<int64_t>(Array(pod, {"spec", "containers"}).size());
   std::set<std::string> sidecars;  // restartable init containers
   for (const json& c : init_specs) {
     if (String(c, {"restartPolicy"}) == "Always") {
@@ -80,7 +62,7 @@ json PodCells(const json& pod, Clock::time_point now) {
   std::string phase = String(status, {"phase"});
   std::string reason = phase.empty() ? "Pending" : phase;
   if (std::string r = String(status, {"reason"}); !r.empty()) reason = r;
-  for (const json& c : Items(status, {"conditions"})) {
+  for (const json& c : Array(status, {"conditions"})) {
     if (String(c, {"type"}) == "PodScheduled" && String(c, {"reason"}) == "SchedulingGated") {
       reason = "SchedulingGated";
     }
@@ -89,7 +71,7 @@ json PodCells(const json& pod, Clock::time_point now) {
   int64_t ready = 0, restarts = 0, sidecar_restarts = 0;
   std::optional<Clock::time_point> last_restart, last_sidecar_restart;
   bool initializing = false;
-  const json& init_statuses = Items(status, {"initContainerStatuses"});
+  const json& init_statuses = Array(status, {"initContainerStatuses"});
   for (size_t i = 0; i < init_statuses.size(); ++i) {
     const json& cs = init_statuses[i];
     const int64_t count = Integer(cs, {"restartCount"});
@@ -119,11 +101,11 @@ json PodCells(const json& pod, Clock::time_point now) {
     break;
   }
 
-  if (!initializing || HasCondition(status, "Initialized", "True")) {
+  if (!initializing || HasCondition(status, "Initialized")) {
     restarts = sidecar_restarts;
     last_restart = last_sidecar_restart;
     bool has_running = false;
-    const json& statuses = Items(status, {"containerStatuses"});
+    const json& statuses = Array(status, {"containerStatuses"});
     for (size_t n = statuses.size(); n > 0; --n) {
       const json& cs = statuses[n - 1];
       restarts += Integer(cs, {"restartCount"});
@@ -140,14 +122,14 @@ json PodCells(const json& pod, Clock::time_point now) {
       }
     }
     if (reason == "Completed" && has_running) {
-      reason = HasCondition(status, "Ready", "True") ? "Running" : "NotReady";
+      reason = HasCondition(status, "Ready") ? "Running" : "NotReady";
     }
   }
 
-  if (Find(pod, {"metadata", "deletionTimestamp"}) != nullptr) {
+  if (api::types::Pod(pod).IsDeleting()) {
     if (String(status, {"reason"}) == "NodeLost") {
       reason = "Unknown";
-    } else if (phase != "Succeeded" && phase != "Failed") {
+    } else if (!api::types::IsTerminalPhase(phase)) {
       reason = "Terminating";
     }
   }
@@ -160,13 +142,13 @@ json PodCells(const json& pod, Clock::time_point now) {
   }
 
   std::string ip;
-  if (const json& ips = Items(status, {"podIPs"}); !ips.empty()) ip = String(ips[0], {"ip"});
+  if (const json& ips = Array(status, {"podIPs"}); !ips.empty()) ip = String(ips[0], {"ip"});
   if (ip.empty()) ip = String(status, {"podIP"});
   std::string gates = "<none>";
-  if (const json& specs = Items(pod, {"spec", "readinessGates"}); !specs.empty()) {
+  if (const json& specs = Array(pod, {"spec", "readinessGates"}); !specs.empty()) {
     int64_t true_count = 0;
     for (const json& g : specs) {
-      if (HasCondition(status, String(g, {"conditionType"}), "True")) ++true_count;
+      if (HasCondition(status, String(g, {"conditionType"}))) ++true_count;
     }
     gates = fmt::format("{}/{}", true_count, specs.size());
   }
@@ -178,13 +160,14 @@ json PodCells(const json& pod, Clock::time_point now) {
 }
 
 json NodeCells(const json& node, Clock::time_point now) {
+  const api::types::Node view(node);
   std::vector<std::string> status;
-  for (const json& c : Items(node, {"status", "conditions"})) {
-    if (String(c, {"type"}) != "Ready") continue;
-    status = {String(c, {"status"}) == "True" ? "Ready" : "NotReady"};
+  if (const json* ready = api::types::FindCondition(node, {"status", "conditions"}, "Ready")) {
+    status = {String(*ready, {"status"}) == "True" ? "Ready" : "NotReady"};
+  } else {
+    status = {"Unknown"};
   }
-  if (status.empty()) status.push_back("Unknown");
-  if (Bool(node, {"spec", "unschedulable"})) status.push_back("SchedulingDisabled");
+  if (view.unschedulable()) status.push_back("SchedulingDisabled");
 
   std::set<std::string> roles;
   if (const json* labels = Find(node, {"metadata", "labels"}); labels && labels->is_object()) {
@@ -202,8 +185,9 @@ json NodeCells(const json& node, Clock::time_point now) {
       {String(node, {"metadata", "name"}), fmt::format("{}", fmt::join(status, ",")),
        roles.empty() ? std::string("<none>") : fmt::format("{}", fmt::join(roles, ",")),
        TimestampSince(Find(node, {"metadata", "creationTimestamp"}), now),
-       String(node, {"status", "nodeInfo", "kubeletVersion"}), NodeAddress(node, "InternalIP"),
-       NodeAddress(node, "ExternalIP"), OrUnknown(String(node, {"status", "nodeInfo", "osImage"})),
+       String(node, {"status", "nodeInfo", "kubeletVersion"}), OrNone(view.Address("InternalIP")),
+       OrNone(view.Address("ExternalIP")),
+       OrUnknown(String(node, {"status", "nodeInfo", "osImage"})),
        OrUnknown(String(node, {"status", "nodeInfo", "kernelVersion"})),
        OrUnknown(String(node, {"status", "nodeInfo", "containerRuntimeVersion"}))});
 }

@@ -11,6 +11,7 @@
 #include <string_view>
 
 #include "api/resources/registry.h"
+#include "api/types/fields.h"
 
 namespace etna::api::resources::internal {
 
@@ -23,13 +24,12 @@ std::optional<Clock::time_point> ParseTimestamp(std::string_view text);
 // kubectl's translateTimestampSince: "<unknown>" when missing or unparsable, else HumanDuration.
 std::string TimestampSince(const json* timestamp, Clock::time_point now);
 
-// The value at `path` under `object`, or nullptr when any step is missing.
-const json* Find(const json& object, std::initializer_list<std::string_view> path);
-// The string at `path`, or "" when missing or not a string.
-std::string String(const json& object, std::initializer_list<std::string_view> path);
-// The integer at `path`, or `fallback` when missing or not a number.
-int64_t Integer(const json& object, std::initializer_list<std::string_view> path,
-                int64_t fallback = 0);
+// The lenient field readers of api/types (fields.h).
+using api::types::Array;
+using api::types::Bool;
+using api::types::Find;
+using api::types::Integer;
+using api::types::String;
 
 // A row's cells for a kind with a built-in printer; nullopt for other kinds.
 std::optional<json> BuiltInCells(const ResourceInfo& info, const json& object,

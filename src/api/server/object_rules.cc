@@ -2,6 +2,8 @@
 
 #include <fmt/format.h>
 
+#include "api/types/pod.h"
+
 namespace etna::api::server::internal {
 
 using nlohmann::json;
@@ -35,9 +37,8 @@ ApiError CheckKind(const ResourceInfo& info, json& object, bool* ok) {
 
 bool PodIsBoundAndLive(const ResourceInfo& info, const json& pod) {
   if (!info.group.empty() || info.kind != "Pod") return false;
-  std::string node = pod.value("/spec/nodeName"_json_pointer, std::string());
-  std::string phase = pod.value("/status/phase"_json_pointer, std::string());
-  return !node.empty() && phase != "Succeeded" && phase != "Failed";
+  const types::Pod view(pod);
+  return !view.node_name().empty() && !view.IsTerminal();
 }
 
 bool HasFinalizers(const json& object) {

@@ -7,6 +7,7 @@
 
 #include <cstdio>
 
+#include "api/types/podgroup.h"
 #include "cli/kit/output.h"
 #include "cli/kit/volcano.h"
 
@@ -122,10 +123,9 @@ std::string SchedulingSection(Api* api, const json& job) {
     return "Scheduling:\n  PodGroup:  <none> (the job controller has not made it yet)\n";
   std::string out = "Scheduling:\n";
   for (const json& pg : *groups) {
-    const json& status = pg.value("status", json::object());
-    out += fmt::format("  PodGroup:  {} ({})\n", pg["metadata"].value("name", ""),
-                       status.value("phase", "Pending"));
-    for (const json& c : status.value("conditions", json::array())) {
+    const api::types::PodGroup view(pg);
+    out += fmt::format("  PodGroup:  {} ({})\n", view.name(), view.phase());
+    for (const json& c : view.conditions()) {
       out += fmt::format("    {}={}  {}: {}\n", c.value("type", ""), c.value("status", ""),
                          c.value("reason", ""), c.value("message", ""));
     }

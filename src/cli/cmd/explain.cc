@@ -9,6 +9,8 @@
 #include <map>
 #include <optional>
 
+#include "api/types/job.h"
+#include "api/types/queue.h"
 #include "cli/kit/command.h"
 #include "cli/kit/objects.h"
 #include "cli/kit/output.h"
@@ -34,21 +36,20 @@ std::optional<int64_t> Amount(const std::string& name, const json& text) {
 std::vector<std::string> Suggestions(const json& job, const std::vector<json>& groups,
                                      const json* queue, const std::string& conditions,
                                      const std::vector<std::string>& node_fixes) {
-  std::string phase =
-      job.value("status", json::object()).value("state", json::object()).value("phase", "");
-  std::string qname = job.value("spec", json::object()).value("queue", "default");
+  const api::types::Job view(job);
+  std::string phase = view.phase();
+  std::string qname = view.queue();
   if (phase == "Running" || phase == "Completed" || phase == "Succeeded") {
     return {fmt::format("nothing to do: the job is {}", phase)};
   }
   std::vector<std::string> out = node_fixes;
   if (queue == nullptr) {
     out.push_back(fmt::format("create the queue: etna queue create -n {}", qname));
-  } else if (QueueState(*queue) != "Open") {
+  } else if (api::types::Queue(*queue).State() != "Open") {
     out.push_back(fmt::format("open the queue: etna queue operate -n {} -a open", qname));
   }
   if (phase == "Aborted" || phase == "Aborting") {
-    out.push_back(
-        fmt::format("resume it: etna job resume -N {}", job["metadata"].value("name", "")));
+    out.push_back(fmt::format("resume it: etna job resume -N {}", view.name()));
   }
   if (groups.empty()) {
     out.push_back("no PodGroup yet: is the job controller running (etna controllers)?");
@@ -278,10 +279,10 @@ int RunExplain(Invocation& inv) {
   out += fit.report;
   auto queue = api->Get(ResourcePath(*FindResource("queues.scheduling.volcano.sh"), "", qname));
   if (queue.ok()) {
-    const json& qspec = queue->value("spec", json::object());
+    const api::types::Queue view(*queue);
     out += fmt::format(
-        "Queue {}: {}, weight {}, capability {}, allocated {}\n", qname, QueueState(*queue),
-        qspec.value("weight", 1), Quantities(qspec.value("capability", json::object())),
+        "Queue {}: {}, weight {}, capability {}, allocated {}\n", qname, view.State(),
+        view.weight(), Quantities(view.capability()),
         Quantities(queue->value("status", json::object()).value("allocated", json::object())));
     for (const std::string& limit : QueueLimits(*queue, GangNeed(*job, *groups))) {
       out += "  queue limit reached: " + limit + "\n";

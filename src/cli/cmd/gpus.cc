@@ -12,23 +12,20 @@
 #include <set>
 #include <thread>
 
+#include "api/types/pod.h"
+#include "api/types/queue.h"
+#include "api/types/well_known.h"
 #include "cli/kit/command.h"
 #include "cli/kit/objects.h"
 #include "cli/kit/output.h"
 #include "cli/kit/volcano.h"
-#include "client/bound_devices.h"
 #include "client/node_gpus.h"
-#include "client/well_known.h"
 
 namespace etna::cli {
 namespace {
 
 using nlohmann::json;
-
-bool Terminal(const json& pod) {
-  std::string phase = pod.value("status", json::object()).value("phase", "");
-  return phase == "Succeeded" || phase == "Failed";
-}
+namespace types = etna::api::types;
 
 struct Holders {
   std::map<std::pair<std::string, int>, std::vector<std::string>> whole;  // (node, gpu) → pods
@@ -39,16 +36,16 @@ Result<Holders> GpuHolders(Api* api) {
   auto pods = api->Get(ResourcePath(*FindResource("pods"), ""));
   if (!pods.ok()) return pods.status();
   Holders h;
-  for (const json& pod : (*pods)["items"]) {
-    if (Terminal(pod)) continue;
-    const json& meta = pod["metadata"];
-    std::string node = pod.value("spec", json::object()).value("nodeName", "");
+  for (const json& object : (*pods)["items"]) {
+    types::Pod pod(object);
+    if (pod.IsTerminal()) continue;
+    std::string node = pod.node_name();
     if (node.empty()) continue;
-    std::string who = meta.value("namespace", "") + "/" + meta.value("name", "");
-    auto bound = client::DecodeBoundDevices(meta.value("annotations", json::object()));
+    std::string who = pod.ns() + "/" + pod.name();
+    auto bound = pod.BoundGpus();
     if (!bound.ok()) continue;  // not a bind this scheduler wrote: it holds nothing we can show
-    for (const client::BoundGpu& g : bound->gpus) h.whole[{node, g.index}].push_back(who);
-    for (const client::BoundMigInstance& m : bound->mig) h.mig[{node, m.gpu, m.instance}] = who;
+    for (const types::BoundGpu& g : bound->gpus) h.whole[{node, g.index}].push_back(who);
+    for (const types::BoundMigInstance& m : bound->mig) h.mig[{node, m.gpu, m.instance}] = who;
   }
   return h;
 }
@@ -122,12 +119,12 @@ int RunGpus(Invocation& inv) {
     const json& meta = node["metadata"];
     std::string name = meta.value("name", "");
     std::string text =
-        meta.value("annotations", json::object()).value(client::kNodeGpusAnnotation, "");
+        meta.value("annotations", json::object()).value(api::types::kNodeGpusAnnotation, "");
     if (text.empty()) continue;
     auto gpus = client::DecodeNodeGpus(text);
     if (!gpus.ok()) {
       std::fprintf(stderr, "error: node %s: annotation %s: %s\n", name.c_str(),
-                   client::kNodeGpusAnnotation, gpus.status().message().c_str());
+                   api::types::kNodeGpusAnnotation, gpus.status().message().c_str());
       continue;
     }
     for (const client::NodeGpu& gpu : *gpus) {
@@ -153,7 +150,7 @@ int RunGpus(Invocation& inv) {
   }
   if (rows == 0) {
     std::fprintf(stderr, "No GPUs found (no node has the %s annotation)\n",
-                 client::kNodeGpusAnnotation);
+                 api::types::kNodeGpusAnnotation);
     return 0;
   }
   std::fputs(t.Render().c_str(), stdout);
@@ -177,13 +174,11 @@ int RunTop(Invocation& inv) {
   TableWriter qt;
   qt.AddRow({"QUEUE", "WEIGHT", "STATE", "DESERVED", "ALLOCATED", "CAPABILITY", "PENDING JOBS"});
   for (const json& q : (*queues)["items"]) {
-    std::string name = q["metadata"].value("name", "");
-    const json& spec = q.value("spec", json::object());
-    qt.AddRow({name, std::to_string(spec.value("weight", 1)), QueueState(q),
-               Quantities(spec.value("deserved", json::object())),
+    const api::types::Queue view(q);
+    std::string name = view.name();
+    qt.AddRow({name, std::to_string(view.weight()), view.State(), Quantities(view.deserved()),
                Quantities(q.value("status", json::object()).value("allocated", json::object())),
-               Quantities(spec.value("capability", json::object())),
-               std::to_string(pending[name])});
+               Quantities(view.capability()), std::to_string(pending[name])});
   }
   std::fputs(qt.Render().c_str(), stdout);
 
@@ -200,9 +195,9 @@ int RunTop(Invocation& inv) {
     std::string name = meta.value("name", "");
     const json& status = node.value("status", json::object());
     std::string total = status.value("allocatable", json::object()).value("nvidia.com/gpu", "");
-    std::string model = meta.value("labels", json::object()).value(client::kGpuModelLabel, "");
+    std::string model = meta.value("labels", json::object()).value(api::types::kGpuModelLabel, "");
     auto gpus = client::DecodeNodeGpus(
-        meta.value("annotations", json::object()).value(client::kNodeGpusAnnotation, "[]"));
+        meta.value("annotations", json::object()).value(api::types::kNodeGpusAnnotation, "[]"));
     if (total.empty()) total = gpus.ok() ? std::to_string(gpus->size()) : "0";
     if (model.empty() && gpus.ok() && !gpus->empty()) model = (*gpus)[0].model;
     std::string ready = "Unknown";

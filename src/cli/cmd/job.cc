@@ -1,16 +1,18 @@
 // vcctl's verbs: `etna job run|list|view|suspend|resume|delete` and `etna pod list`, with
 // vcctl's flags and its fixed-width `job list` columns.
+#include "api/types/job.h"
+
 #include <fmt/format.h>
 
 #include <cstdio>
 #include <ctime>
 
+#include "api/types/well_known.h"
 #include "cli/cmd/describe.h"
 #include "cli/kit/command.h"
 #include "cli/kit/objects.h"
 #include "cli/kit/output.h"
 #include "cli/kit/volcano.h"
-#include "client/well_known.h"
 
 namespace etna::cli {
 namespace {
@@ -152,11 +154,10 @@ int RunJobList(Invocation& inv) {
     std::string name = meta.value("name", "");
     if (inv.Has("selector") && name.find(inv.Get("selector")) == std::string::npos) continue;
     if (inv.Has("scheduler") && spec.value("schedulerName", "") != inv.Get("scheduler")) continue;
-    int replicas = 0;
-    for (const json& task : spec.value("tasks", json::array()))
-      replicas += task.value("replicas", 0);
-    std::string type = meta.value("labels", json::object()).value("volcano.sh/job-type", "Batch");
-    std::string phase = status.value("state", json::object()).value("phase", "");
+    const api::types::Job view(job);
+    int64_t replicas = view.TotalReplicas();
+    std::string type = view.Label("volcano.sh/job-type", "Batch");
+    std::string phase = view.phase();
     auto n = [&](const char* key) { return std::to_string(status.value(key, 0)); };
     std::vector<std::string> row = {name,
                                     Creation(meta),
@@ -226,10 +227,10 @@ int RunPodList(Invocation& inv) {
   if (api == nullptr) return 1;
   bool all = inv.AllNamespaces();
   std::string ns = all ? "" : inv.Namespace();
-  std::string selector = client::kJobNameLabel;
-  if (inv.Has("job")) selector = fmt::format("{}={}", client::kJobNameLabel, inv.Get("job"));
+  std::string selector = api::types::kJobNameLabel;
+  if (inv.Has("job")) selector = fmt::format("{}={}", api::types::kJobNameLabel, inv.Get("job"));
   if (inv.Has("queue")) {
-    selector += fmt::format(",{}={}", client::kQueueNameLabel, inv.Get("queue"));
+    selector += fmt::format(",{}={}", api::types::kQueueNameLabel, inv.Get("queue"));
   }
   const ResourceInfo& pods = *FindResource("pods");
   auto table = api->Table(ResourcePath(pods, ns) + "?labelSelector=" + QueryEscape(selector));

@@ -9,10 +9,10 @@
 #include <mutex>
 #include <thread>
 
+#include "api/types/well_known.h"
 #include "cli/kit/command.h"
 #include "cli/kit/objects.h"
 #include "cli/kit/output.h"
-#include "client/well_known.h"
 #include "common/strings.h"
 
 namespace etna::cli {
@@ -43,15 +43,17 @@ Result<std::vector<json>> PodsOf(Api* api, Invocation& inv, const std::string& n
     return Status::NotFound(fmt::format(
         "Error from server (NotFound): no pod or job named \"{}\" in namespace \"{}\"", name, ns));
   }
-  std::string selector = fmt::format("{}={}", client::kJobNameLabel, name);
-  if (inv.Has("task")) selector += fmt::format(",{}={}", client::kTaskSpecLabel, inv.Get("task"));
+  std::string selector = fmt::format("{}={}", api::types::kJobNameLabel, name);
+  if (inv.Has("task"))
+    selector += fmt::format(",{}={}", api::types::kTaskSpecLabel, inv.Get("task"));
   auto list = api->Get(ResourcePath(pods, ns) + "?labelSelector=" + QueryEscape(selector));
   if (!list.ok()) return list.status();
   std::vector<json> out;
   for (json& pod : (*list)["items"]) {
     if (inv.Has("index")) {
       const json& meta = pod["metadata"];
-      std::string index = meta.value("labels", json::object()).value(client::kTaskIndexLabel, "");
+      std::string index =
+          meta.value("labels", json::object()).value(api::types::kTaskIndexLabel, "");
       if (index.empty()) {
         std::string pod_name = meta.value("name", "");
         index = pod_name.substr(pod_name.rfind('-') + 1);

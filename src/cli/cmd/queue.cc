@@ -1,6 +1,8 @@
 // vcctl's queue verbs: `etna queue create|get|list|operate|delete` (-n is the queue's name, as
 // in vcctl). open and close are bus Commands OpenQueue/CloseQueue that the queue controller
 // carries out; update sets spec.weight.
+#include "api/types/queue.h"
+
 #include <fmt/format.h>
 
 #include <cstdio>
@@ -17,12 +19,6 @@ using nlohmann::json;
 
 const ResourceInfo& QueueInfo() { return *FindResource("queues.scheduling.volcano.sh"); }
 
-std::string QueueState(const json& queue) {
-  std::string state = queue.value("status", json::object()).value("state", "");
-  if (state.empty()) state = queue.value("spec", json::object()).value("state", "");
-  return state;
-}
-
 std::string QueueName(const Invocation& inv) {
   if (inv.Has("name")) return inv.Get("name");
   return inv.args().empty() ? "" : inv.args()[0];
@@ -37,10 +33,10 @@ void PrintQueues(const std::vector<json>& queues, bool with_parent) {
   }
   t.AddRow(header);
   for (const json& q : queues) {
+    const api::types::Queue view(q);
     const json& spec = q.value("spec", json::object());
     const json& status = q.value("status", json::object());
-    std::vector<std::string> row = {q["metadata"].value("name", ""),
-                                    std::to_string(spec.value("weight", 1)), QueueState(q)};
+    std::vector<std::string> row = {view.name(), std::to_string(view.weight()), view.State()};
     if (with_parent)
       row.push_back(spec.value("parent", q["metadata"].value("name", "") == "root" ? "" : "root"));
     for (const char* k : {"inqueue", "pending", "running", "unknown", "completed"}) {

@@ -4,8 +4,8 @@
 
 #include <random>
 
+#include "api/types/well_known.h"
 #include "cli/kit/objects.h"
-#include "client/well_known.h"
 #include "common/strings.h"
 
 namespace etna::cli {
@@ -70,17 +70,11 @@ Result<std::vector<json>> JobPodGroups(Api* api, const json& job) {
     std::string pg_name = pm.value("name", "");
     if (owns) {
       owned.push_back(pg);
-    } else if (pg_name == client::kPodGroupPrefix + name || pg_name == name + "-" + uid) {
+    } else if (pg_name == api::types::kPodGroupPrefix + name || pg_name == name + "-" + uid) {
       named.push_back(pg);
     }
   }
   return owned.empty() ? named : owned;
-}
-
-std::string QueueState(const json& queue) {
-  std::string state = queue.value("status", json::object()).value("state", "");
-  if (state.empty()) state = queue.value("spec", json::object()).value("state", "Open");
-  return state;
 }
 
 std::string Quantities(const json& map) {

@@ -22,9 +22,6 @@ Result<std::string> CreateBusCommand(Api* api, const std::string& ns, const std:
 // The PodGroups of a Volcano job: those it owns, else the ones named as Volcano names them.
 Result<std::vector<nlohmann::json>> JobPodGroups(Api* api, const nlohmann::json& job);
 
-// A queue's state: status.state, else spec.state, else Open.
-std::string QueueState(const nlohmann::json& queue);
-
 // {"cpu":"2","nvidia.com/gpu":"1"} → "cpu=2,nvidia.com/gpu=1"; "<none>" when empty.
 std::string Quantities(const nlohmann::json& map);
 

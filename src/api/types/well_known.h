@@ -4,7 +4,7 @@
 // Volcano's own keys keep Volcano's spelling so that Volcano's users and tools recognise them.
 #pragma once
 
-namespace etna::client {
+namespace etna::api::types {
 
 // ---- written by the scheduler on the pod when it binds (pods/binding metadata.annotations) ----
 // Device indices on the node, comma-separated in allocation order: "0,1".
@@ -55,4 +55,4 @@ inline constexpr char kDisruptionTargetCondition[] = "DisruptionTarget";
 // Set by the node controller on pods of a node whose lease lapsed.
 inline constexpr char kNodeLostReason[] = "NodeLost";
 
-}  // namespace etna::client
+}  // namespace etna::api::types

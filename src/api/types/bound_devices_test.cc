@@ -1,10 +1,10 @@
-#include "client/bound_devices.h"
+#include "api/types/bound_devices.h"
 
 #include <gtest/gtest.h>
 
-#include "client/well_known.h"
+#include "api/types/well_known.h"
 
-namespace etna::client {
+namespace etna::api::types {
 namespace {
 
 using nlohmann::json;
@@ -59,4 +59,4 @@ TEST(BoundDevicesTest, NoAnnotationsNoDevices) {
 }
 
 }  // namespace
-}  // namespace etna::client
+}  // namespace etna::api::types

@@ -1,13 +1,14 @@
-#include "client/bound_devices.h"
+#include "api/types/bound_devices.h"
 
 #include <fmt/format.h>
 
 #include <charconv>
 #include <string_view>
 
-#include "client/well_known.h"
+#include "api/types/well_known.h"
 
-namespace etna::client {
+namespace etna::api::types {
+
 namespace {
 
 std::vector<std::string> SplitCommas(const std::string& s) {
@@ -88,4 +89,4 @@ Result<BoundDevices> DecodeBoundDevices(const nlohmann::json& annotations) {
   return out;
 }
 
-}  // namespace etna::client
+}  // namespace etna::api::types

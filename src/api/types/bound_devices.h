@@ -17,7 +17,7 @@
 
 #include "common/status.h"
 
-namespace etna::client {
+namespace etna::api::types {
 
 struct BoundGpu {
   int32_t index = 0;
@@ -43,4 +43,4 @@ struct BoundDevices {
 // annotation and the bad value.
 Result<BoundDevices> DecodeBoundDevices(const nlohmann::json& annotations);
 
-}  // namespace etna::client
+}  // namespace etna::api::types
