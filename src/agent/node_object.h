@@ -1,4 +1,4 @@
-// The Node and Lease objects an agent writes (the contract in client/well_known.h and
+// The Node and Lease objects an agent writes (the contract in api/types/well_known.h and
 // node_gpus.h): labels, the GPU annotation, capacity/allocatable, the Ready condition,
 // addresses and the logs port; and the Lease renewed in kube-node-lease. Registration patches
 // only what the agent owns, so taints, cordons and labels an operator set stay.

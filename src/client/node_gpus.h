@@ -1,5 +1,5 @@
 // The GPU devices of a node as the agent publishes them on its Node (annotation
-// `etna.io/gpus`, client/well_known.h) and the scheduler reads them: one JSON object per device,
+// `etna.io/gpus`, api/types/well_known.h) and the scheduler reads them: one JSON object per device,
 //   {"index":0,"uuid":"GPU-…","model":"NVIDIA-H100-80GB-HBM3","memoryMiB":81559,"healthy":true,
 //    "numa":0,"nvlinkDomain":0,"pcieSwitch":0,"mig":[{"profile":"1g.10gb","id":7}]}
 // Encoding and decoding live here only, so the two sides cannot drift apart.

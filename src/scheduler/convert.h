@@ -7,7 +7,7 @@
 //   Queue        → QueueRecord (a sched::Queue plus its parent's name)
 //   HyperNode    → HyperNodeRecord (tier and member selectors)
 //
-// Devices a bound pod holds are read back from the bind annotations (client/well_known.h), so a
+// Devices a bound pod holds are read back from the bind annotations (api/types/well_known.h), so a
 // restarted scheduler knows which GPUs are taken. EncodeBindAnnotations writes them; the two
 // live here together so they cannot drift apart.
 //

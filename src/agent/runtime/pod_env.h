@@ -11,7 +11,7 @@
 // is the default working directory. A workingDir that exists on the host is used as is;
 // otherwise it is created under the pod root.
 //
-// GPU variables (see client/well_known.h): CUDA_VISIBLE_DEVICES = the device indices (for MIG:
+// GPU variables (see api/types/well_known.h): CUDA_VISIBLE_DEVICES = the device indices (for MIG:
 // "MIG-<gpu uuid>/<gpu instance>/0" per instance), NVIDIA_VISIBLE_DEVICES = the UUIDs,
 // CUDA_MPS_ACTIVE_THREAD_PERCENTAGE and CUDA_MPS_PINNED_DEVICE_MEM_LIMIT ("<index>=<MiB>M")
 // for shares; a pod without GPUs gets CUDA_VISIBLE_DEVICES="" and NVIDIA_VISIBLE_DEVICES=void.
