@@ -80,11 +80,11 @@ void AddNode(etna::client::RestClient& rest, int i) {
   json node = {{"metadata",
                 {{"name", name},
                  {"labels",
-                  {{etna::client::kHostnameLabel, name},
-                   {etna::client::kGpuModelLabel, "NVIDIA-H100-80GB-HBM3"},
-                   {etna::client::kSwitchLabel, fmt::format("switch-{}", i / 32)}}},
+                  {{etna::api::types::kHostnameLabel, name},
+                   {etna::api::types::kGpuModelLabel, "NVIDIA-H100-80GB-HBM3"},
+                   {etna::api::types::kSwitchLabel, fmt::format("switch-{}", i / 32)}}},
                  {"annotations",
-                  {{etna::client::kNodeGpusAnnotation, etna::client::EncodeNodeGpus(gpus)}}}}}};
+                  {{etna::api::types::kNodeGpusAnnotation, etna::client::EncodeNodeGpus(gpus)}}}}}};
   auto created = rest.Create(etna::client::Path("nodes"), node);
   if (!created.ok()) Die(created.status().ToString());
   json resources = {{"cpu", "128"}, {"memory", "2Ti"}, {"pods", "110"}, {"nvidia.com/gpu", "8"}};
@@ -110,7 +110,7 @@ void SubmitGang(etna::client::RestClient& rest, int g, int size, bool gpu) {
   for (int i = 0; i < size; ++i) {
     json pod = {{"metadata",
                  {{"name", fmt::format("{}-worker-{}", group, i)},
-                  {"annotations", {{etna::client::kGroupNameAnnotation, group}}}}},
+                  {"annotations", {{etna::api::types::kGroupNameAnnotation, group}}}}},
                 {"spec",
                  {{"schedulerName", "volcano"},
                   {"containers",

@@ -14,7 +14,7 @@
 
 namespace etna::controllers {
 
-namespace wk = etna::client;
+namespace wk = etna::api::types;
 
 JobController::JobController(ControllerOptions options)
     : Controller("job-controller", std::move(options)) {

@@ -12,7 +12,7 @@
 namespace etna::controllers {
 
 namespace types = etna::api::types;
-namespace wk = etna::client;
+namespace wk = etna::api::types;
 
 std::string JobPodName(const std::string& job, const std::string& task, int index) {
   return fmt::format("{}-{}-{}", job, task, index);

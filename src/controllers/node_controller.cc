@@ -11,7 +11,7 @@
 namespace etna::controllers {
 
 namespace types = etna::api::types;
-namespace wk = etna::client;
+namespace wk = etna::api::types;
 
 NodeLifecycleController::NodeLifecycleController(ControllerOptions options,
                                                  std::chrono::milliseconds lease_grace)

@@ -13,7 +13,7 @@ namespace etna::controllers {
 
 namespace types = etna::api::types;
 
-namespace wk = etna::client;
+namespace wk = etna::api::types;
 
 PodGroupController::PodGroupController(ControllerOptions options)
     : Controller("podgroup-controller", std::move(options)) {
