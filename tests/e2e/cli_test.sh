@@ -207,8 +207,10 @@ t "$ETNA" get q batch -o custom-columns='NAME:.metadata.name,WEIGHT:.spec.weight
 t "$ETNA" apply -f "$FILES/apply"
 t "$ETNA" apply -f "$FILES/bad.yaml"
 t "$ETNA" apply -f "$WORK/missing.yaml"
+# The queue controller writes the state and the scheduler the allocation, in either order.
 for q in research batch from-json; do
   must "$ETNA" wait "queue/$q" --for=jsonpath='{.status.state}'=Open "${W[@]}"
+  must "$ETNA" wait "queue/$q" --for=jsonpath='{.status.allocated.cpu}'=0 "${W[@]}"
 done
 t "$ETNA" get queues --sort-by=.metadata.name
 t "$ETNA" get q -o custom-columns='NAME:.metadata.name,WEIGHT:.spec.weight,GPUS:.spec.capability.nvidia\.com/gpu' --sort-by=.spec.weight

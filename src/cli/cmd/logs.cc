@@ -95,7 +95,7 @@ int RunLogs(Invocation& inv) {
   int64_t since_seconds = 0;
   if (inv.Has("since")) {
     auto since = ParseGoDuration("since", inv.Get("since"));
-    if (!since.ok()) return inv.Fail(since.status().message());
+    if (!since.ok()) return inv.UsageError(since.status().message());
     // kubectl rounds up to whole seconds; the server wants at least one.
     since_seconds = std::max<int64_t>(1, (since->count() + 999) / 1000);
   }
@@ -213,7 +213,7 @@ int RunWait(Invocation& inv) {
     return inv.Fail(fmt::format("error: the server doesn't have a resource type \"{}\"", args[0]));
   }
   auto timeout = ParseGoDuration("timeout", inv.Get("timeout"));
-  if (!timeout.ok()) return inv.Fail(timeout.status().message());
+  if (!timeout.ok()) return inv.UsageError(timeout.status().message());
   Api* api = inv.api();
   if (api == nullptr) return 1;
   std::string path = ResourcePath(*info, info->namespaced ? inv.Namespace() : "", args[1]);

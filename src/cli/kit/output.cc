@@ -20,7 +20,7 @@ std::string HumanAge(std::chrono::seconds age) { return api::resources::HumanDur
 Result<std::chrono::milliseconds> ParseGoDuration(const std::string& flag, std::string_view text) {
   auto bad = [&] {
     return Status::InvalidArgument(
-        fmt::format("error: invalid --{} \"{}\": want numbers with units (ns, us, ms, s, m, h), "
+        fmt::format("invalid --{} \"{}\": want numbers with units (ns, us, ms, s, m, h), "
                     "one after another",
                     flag, text));
   };
