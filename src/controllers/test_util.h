@@ -12,6 +12,7 @@
 #include <string>
 #include <vector>
 
+#include "api/types/pod.h"
 #include "client/testing/in_process_api.h"
 #include "common/clock.h"
 #include "common/testing/wait.h"
@@ -95,7 +96,7 @@ class ControllerTest : public ::testing::Test {
   }
   void SetPhase(const std::string& pod, const std::string& phase, int exit_code = 0) {
     json status = {{"phase", phase}};
-    if (phase == "Failed" || phase == "Succeeded") {
+    if (api::types::IsTerminalPhase(phase)) {
       status["containerStatuses"] = {
           {{"name", "c"},
            {"ready", false},
