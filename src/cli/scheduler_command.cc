@@ -36,7 +36,7 @@ int RunDaemon(Invocation& inv) {
   if (!conf_file.empty()) {
     auto text = ReadFile(conf_file);
     if (!text.ok()) {
-      std::fprintf(stderr, "etna scheduler: --conf: cannot read %s\n", conf_file.c_str());
+      std::fprintf(stderr, "etna scheduler: --conf: %s\n", text.status().message().c_str());
       return 1;
     }
     options.conf_yaml = *text;

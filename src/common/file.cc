@@ -23,32 +23,36 @@ Result<std::string> ReadFile(const std::string& path) {
 
 Status WriteFileAtomically(const std::string& path, const std::string& contents, int mode) {
   std::string tmp = path + ".tmp";
-  auto failed = [&](std::string_view what) {
-    return Status::Unavailable(fmt::format("cannot {} {}: {}", what, tmp, std::strerror(errno)));
+  // Removes the partial file, so a failed write leaves only the old `path` behind.
+  auto failed = [&](std::string_view what, int error) {
+    ::unlink(tmp.c_str());
+    return Status::Unavailable(fmt::format("cannot {} {}: {}", what, tmp, std::strerror(error)));
   };
   int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, mode);
-  if (fd < 0) return failed("write");
+  if (fd < 0) return failed("write", errno);
   ::fchmod(fd, static_cast<mode_t>(mode));
   size_t done = 0;
   while (done < contents.size()) {
     ssize_t n = ::write(fd, contents.data() + done, contents.size() - done);
     if (n < 0 && errno == EINTR) continue;
     if (n <= 0) {
-      Status s = failed("write");
+      int error = n < 0 ? errno : EIO;  // write() returning 0 sets no errno
       ::close(fd);
-      return s;
+      return failed("write", error);
     }
     done += static_cast<size_t>(n);
   }
   if (::fsync(fd) != 0) {
-    Status s = failed("sync");
+    int error = errno;
     ::close(fd);
-    return s;
+    return failed("sync", error);
   }
-  if (::close(fd) != 0) return failed("close");
+  if (::close(fd) != 0) return failed("close", errno);
   if (::rename(tmp.c_str(), path.c_str()) != 0) {
+    int error = errno;
+    ::unlink(tmp.c_str());
     return Status::Unavailable(
-        fmt::format("cannot rename {} to {}: {}", tmp, path, std::strerror(errno)));
+        fmt::format("cannot rename {} to {}: {}", tmp, path, std::strerror(error)));
   }
   return Status::Ok();
 }

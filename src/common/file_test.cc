@@ -38,6 +38,16 @@ TEST_F(FileTest, WritesAtomicallyAndReadsTheBytesBack) {
   EXPECT_EQ(*ReadFile(Path("a")), "new");
 }
 
+TEST_F(FileTest, AFailedWriteLeavesNoPartialFileBehind) {
+  // A non-empty directory in the way: the data is written and synced, the rename fails.
+  fs::create_directories(Path("a/inside"));
+  Status s = WriteFileAtomically(Path("a"), "data", 0600);
+  ASSERT_FALSE(s.ok());
+  EXPECT_NE(s.message().find("cannot rename"), std::string::npos) << s.ToString();
+  EXPECT_FALSE(fs::exists(Path("a.tmp")));
+  EXPECT_TRUE(fs::is_directory(Path("a/inside")));
+}
+
 TEST_F(FileTest, ReadOfAMissingFileNamesThePath) {
   auto r = ReadFile(Path("missing"));
   ASSERT_FALSE(r.ok());

@@ -132,10 +132,12 @@ Result<std::chrono::nanoseconds> ParseGoDuration(std::string_view text) {
 
 Result<std::chrono::nanoseconds> ParseDurationOrSeconds(std::string_view text) {
   bool bare_number = !text.empty() && text.find_first_not_of("0123456789.") == std::string::npos;
-  if (!bare_number) return ParseGoDuration(text);
-  auto seconds = ParseGoDuration(std::string(text) + "s");
-  if (!seconds.ok()) return NotADuration(text);
-  return seconds;
+  auto d = ParseGoDuration(bare_number ? std::string(text) + "s" : std::string(text));
+  if (!d.ok()) {
+    return Status::InvalidArgument(fmt::format(
+        "\"{}\" is not a duration (want e.g. 300ms, 1.5h, 2h45m or a number of seconds)", text));
+  }
+  return d;
 }
 
 int64_t CeilMilliseconds(std::chrono::nanoseconds d) {

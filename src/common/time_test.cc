@@ -49,6 +49,8 @@ TEST(ParseDurationOrSecondsTest, TakesBareSecondsToo) {
   EXPECT_FALSE(ParseDurationOrSeconds("").ok());
   EXPECT_FALSE(ParseDurationOrSeconds("1.2.3").ok());
   EXPECT_FALSE(ParseDurationOrSeconds("soon").ok());
+  EXPECT_NE(ParseDurationOrSeconds("soon").status().message().find("or a number of seconds"),
+            std::string::npos);
 }
 
 TEST(CeilMillisecondsTest, RoundsAwayFromZeroSoSubMillisecondIsNeverZero) {

@@ -85,16 +85,13 @@ Result<DataDirFiles> PrepareDataDir(const std::string& data_dir, const std::stri
     files.certificates = *certs;
   }
   files.tokens_file = data_dir + "/tokens.csv";
+  std::string existing;
   if (fs::exists(files.tokens_file)) {
-    ETNA_ASSIGN_OR_RETURN(std::string tokens, ReadFile(files.tokens_file));
-    files.admin_token = AdminTokenFrom(tokens);
+    ETNA_ASSIGN_OR_RETURN(existing, ReadFile(files.tokens_file));
+    files.admin_token = AdminTokenFrom(existing);
   }
   if (files.admin_token.empty()) {
     ETNA_ASSIGN_OR_RETURN(files.admin_token, RandomToken());
-    std::string existing;
-    if (fs::exists(files.tokens_file)) {
-      ETNA_ASSIGN_OR_RETURN(existing, ReadFile(files.tokens_file));
-    }
     ETNA_RETURN_IF_ERROR(WriteFileAtomically(
         files.tokens_file,
         fmt::format("{},admin,admin,\"system:masters\"\n{}", files.admin_token, existing), 0600));

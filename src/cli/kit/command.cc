@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <charconv>
+#include <cmath>
 #include <set>
 
 #include "api/resources/registry.h"
@@ -90,8 +91,9 @@ std::optional<double> Invocation::Number(const std::string& flag, double min) co
   std::string text = Get(flag);
   double value = 0;
   auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), value);
-  if (ec != std::errc() || end != text.data() + text.size() || !(value >= min)) {
-    UsageError(fmt::format("--{}: \"{}\" must be a number >= {}", flag, text, min));
+  if (ec != std::errc() || end != text.data() + text.size() || !std::isfinite(value) ||
+      !(value >= min)) {
+    UsageError(fmt::format("--{}: \"{}\" must be a finite number >= {}", flag, text, min));
     return std::nullopt;
   }
   return value;

@@ -112,7 +112,7 @@ Result<std::vector<Manifest>> ReadManifests(const std::vector<std::string>& path
     }
     for (const std::string& file : files) {
       auto text = ReadFile(file);
-      if (!text.ok()) return Status::NotFound(fmt::format("error: cannot read \"{}\"", file));
+      if (!text.ok()) return Status::NotFound("error: " + text.status().message());
       if (Status s = AddDocuments(file, *text, &out); !s.ok()) return s;
     }
   }
