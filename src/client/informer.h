@@ -54,7 +54,10 @@ class Informer {
   int lists() const { return lists_; }
   // Brings the cache up to date on the caller's thread, for an informer that is not started (a
   // test driving a controller synchronously, Controller::SyncOnce): the first call lists, later
-  // ones deliver every event since, in order, from a watch that ends at once. False on failure.
+  // ones deliver the events since, in order, from a watch with timeoutSeconds=0. etna's server
+  // ends such a watch after one batch (up to 1 MiB of events), so a larger backlog takes more
+  // calls; Kubernetes' apiserver reads 0 as its default timeout, so this is for etna's server
+  // only. False on failure.
   bool SyncNow();
 
  private:

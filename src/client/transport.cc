@@ -12,8 +12,6 @@
 namespace etna::client {
 namespace {
 
-namespace http = net::http;
-
 // Splits a byte stream into lines and hands each complete one on.
 class LineSplitter {
  public:

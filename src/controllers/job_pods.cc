@@ -106,8 +106,9 @@ Json BuildJobPod(const Json& job, size_t task_index, int index, std::optional<in
   types::Job view(job);
   const Json& task = job["spec"]["tasks"][task_index];
   std::string job_name = view.name();
-  std::string task_name = types::JobTask(task).name();
-  Json tmpl = task.value("template", Json::object());
+  types::JobTask task_view(task);
+  std::string task_name = task_view.name();
+  Json tmpl = task_view.pod_template();
   Json meta = tmpl.value("metadata", Json::object());
   Json spec = tmpl.value("spec", Json::object());
   std::string version = std::to_string(view.version());

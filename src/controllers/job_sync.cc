@@ -75,9 +75,7 @@ std::optional<int64_t> JobController::PriorityOf(const Json& job) {
       return (*got)["value"].get<int64_t>();
     }
   }
-  if (job.contains(Json::json_pointer("/spec/priority")))
-    return types::Integer(job, {"spec", "priority"}, 0);
-  return std::nullopt;
+  return types::IntegerIfSet(job, {"spec", "priority"});
 }
 
 Status JobController::EnsureGroup(JobContext& c) {
@@ -192,10 +190,7 @@ Status JobController::RunPhase(JobContext& c) {
       }
     }
     ETNA_RETURN_IF_ERROR(SyncPods(c));
-    auto min_success =
-        c.job.contains(Json::json_pointer("/spec/minSuccess"))
-            ? std::optional<int64_t>(types::Integer(c.job, {"spec", "minSuccess"}, 1))
-            : std::nullopt;
+    auto min_success = types::IntegerIfSet(c.job, {"spec", "minSuccess"});
     if (min_success && succeeded >= *min_success) {
       SetPhase(c, "Completed", "MinSuccess", "minSuccess pods succeeded");
     } else if (replicas > 0 && succeeded + failed >= replicas) {

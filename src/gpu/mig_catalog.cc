@@ -136,10 +136,10 @@ Result<std::vector<MigSlot>> LayOutMig(std::string_view model,
                                        const std::vector<std::string>& profiles) {
   const GpuModelSpec* spec = FindGpuModel(model);
   if (!spec) return Status::InvalidArgument(fmt::format("GPU model {} has no MIG profiles", model));
-  ETNA_ASSIGN_OR_RETURN(std::vector<int> starts, ValidateMigLayout(*spec, profiles));
+  ETNA_RETURN_IF_ERROR(ValidateMigLayout(*spec, profiles).status());
   std::vector<MigSlot> out;
   for (size_t i = 0; i < profiles.size(); ++i) {
-    out.push_back({profiles[i], static_cast<int32_t>(i + 1), starts[i]});
+    out.push_back({profiles[i], static_cast<int32_t>(i + 1)});
   }
   return out;
 }

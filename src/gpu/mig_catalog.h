@@ -54,11 +54,10 @@ const MigProfile* FindProfile(const GpuModelSpec& spec, std::string_view profile
 Result<std::vector<int>> ValidateMigLayout(const GpuModelSpec& spec,
                                            const std::vector<std::string>& profiles);
 
-// One GPU instance of a validated layout: its profile, GPU-instance id and first memory slice.
+// One GPU instance of a validated layout: its profile and GPU-instance id.
 struct MigSlot {
   std::string profile;
   int32_t id = 0;  // 1, 2, ... in the order the layout lists them
-  int start = 0;
 };
 
 // Validates `profiles` on a GPU of `model` and numbers the instances 1, 2, ... in the given

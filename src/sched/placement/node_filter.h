@@ -4,7 +4,7 @@
 // Filter: resource fit against the node's idle resources, including concrete devices and
 // capacity reserved for other jobs (Session::ResourceFits) → static predicates, whose results
 // are cached per pod spec so identical tasks share them → dynamic predicates. Score: the
-// NodeOrder plugins (Session::NodeScore, or its two parts for callers that cache one).
+// NodeOrder plugins (PluginDispatch::NodeScore, or its two parts for callers that cache one).
 //
 // Thread-safety: none; one per placer.
 #pragma once
@@ -25,8 +25,6 @@ class NodeFilter {
 
   // Whether `t` can be bound on node `n` now; `errors`, when given, gets why not.
   bool FitsNow(const Task& t, NodeIdx n, FitErrors* errors);
-  // Static predicates only, through the per-spec cache.
-  PredicateResult StaticPredicate(const Task& t, NodeIdx n);
   // Every predicate, ignoring resources: could this task ever run on this node?
   PredicateResult AllPredicates(const Task& t, NodeIdx n);
 
@@ -42,6 +40,8 @@ class NodeFilter {
   struct SpecCache {
     std::vector<int16_t> result;  // per node: -1 unknown, 0 pass, k > 0 reason k-1
   };
+  // Static predicates only, through the per-spec cache.
+  PredicateResult StaticPredicate(const Task& t, NodeIdx n);
   int16_t ReasonId(const std::string& reason);
 
   const Session& session_;
