@@ -54,6 +54,32 @@ TEST_F(CrudTest, CreateSetsServerMetadataAndGetReturnsIt) {
   EXPECT_EQ(got.Json()["spec"]["weight"], 2);
 }
 
+// A kind etna stores but runs no controller for is admitted with a Warning header that says so
+// (kubectl prints it), so "created" is never read as "in force"; kinds etna acts on get none.
+TEST_F(CrudTest, StoredOnlyKindsCarryAWarningThatNamesWhatIsMissing) {
+  json deployment = json::parse(R"({
+    "apiVersion": "apps/v1", "kind": "Deployment", "metadata": {"name": "web"},
+    "spec": {"replicas": 2, "selector": {"matchLabels": {"app": "web"}},
+             "template": {"metadata": {"labels": {"app": "web"}},
+                          "spec": {"containers": [{"name": "c", "image": "busybox"}]}}}})");
+  testing::Reply created =
+      Do("POST", "/apis/apps/v1/namespaces/default/deployments", deployment.dump());
+  ASSERT_EQ(created.status, 201) << created.body;
+  ASSERT_EQ(created.headers.size(), 1u);
+  EXPECT_EQ(created.headers[0].first, "Warning");
+  EXPECT_EQ(created.headers[0].second,
+            "299 - \"etna stores this Deployment but runs no Deployment controller yet: no "
+            "ReplicaSet or pods are created for it\"");
+  deployment["spec"]["replicas"] = 3;
+  testing::Reply updated =
+      Do("PUT", "/apis/apps/v1/namespaces/default/deployments/web", deployment.dump());
+  ASSERT_EQ(updated.status, 200) << updated.body;
+  EXPECT_EQ(updated.headers.size(), 1u);
+  testing::Reply queue = Do("POST", kQueues, Queue("q1").dump());
+  ASSERT_EQ(queue.status, 201) << queue.body;
+  EXPECT_TRUE(queue.headers.empty());
+}
+
 TEST_F(CrudTest, SecondCreateIsAlreadyExists) {
   MustCreate(kQueues, Queue("q1"));
   auto again = Do("POST", kQueues, Queue("q1").dump());

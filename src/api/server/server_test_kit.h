@@ -8,6 +8,8 @@
 #include <memory>
 #include <nlohmann/json.hpp>
 #include <string>
+#include <utility>
+#include <vector>
 
 #include "api/server/api_server.h"
 #include "store/memory_store.h"
@@ -19,6 +21,7 @@ struct Reply {
   std::string content_type;
   std::string body;
   std::shared_ptr<net::http::ResponseStream> stream;
+  std::vector<std::pair<std::string, std::string>> headers;  // extra: Warning, Retry-After, ...
   nlohmann::json Json() const { return nlohmann::json::parse(body, nullptr, false); }
 };
 

@@ -70,7 +70,8 @@ Reply ServerTest::Do(const std::string& method, const std::string& target, const
   r.body = body;
   r.from_loopback = true;
   net::http::Response response = server_->Handle(r);
-  return Reply{response.status, response.content_type, response.body, response.stream};
+  return Reply{response.status, response.content_type, response.body, response.stream,
+               response.headers};
 }
 
 nlohmann::json ServerTest::MustCreate(const std::string& collection, const nlohmann::json& object) {
