@@ -110,6 +110,27 @@ TEST_F(ManagerTest, QueueCloseGoesClosingThenClosedAndCounts) {
   EXPECT_EQ((*q)["status"]["pending"], 0);
 }
 
+TEST_F(ManagerTest, QueueSpecClosingRefusesNewJobsThenClosedWhenEmpty) {
+  Make({"job", "queue"});
+  MustCreate("queues", "", {{"metadata", {{"name", "q2"}}}, {"spec", {{"weight", 1}}}});
+  MustCreate("jobs", "default", Job("qj", {{"queue", "q2"}}));
+  Sync();
+  ASSERT_EQ(QueueState("q2"), "Open");
+  // Volcano's Closing written by the user: running work stays, nothing new comes in.
+  ASSERT_TRUE(
+      rest().MergePatch(client::Path("queues", "", "q2"), {{"spec", {{"state", "Closing"}}}}).ok());
+  Sync();
+  ASSERT_EQ(QueueState("q2"), "Closing");
+  auto late = rest().Create(client::Path("jobs", "default"), Job("late", {{"queue", "q2"}}));
+  ASSERT_FALSE(late.ok());
+  EXPECT_NE(late.status().message().find("queue `q2` status is `Closing`"), std::string::npos)
+      << late.status().message();
+  EXPECT_TRUE(Get("jobs", "default", "qj"));
+  ASSERT_TRUE(rest().Delete(client::Path("jobs", "default", "qj")).ok());
+  Sync();
+  EXPECT_EQ(QueueState("q2"), "Closed");
+}
+
 // The manager started: informer and worker threads.
 TEST_F(ManagerTest, BarePodGetsAPodGroup) {
   Start({"podgroup"});

@@ -60,9 +60,10 @@ Status QueueController::Reconcile(const std::string& key) {
     counts[field] = counts[field].get<int64_t>() + 1;
   }
   std::string spec_state = types::String(*q, {"spec", "state"}, "Open");
-  std::string state = spec_state == "Open"     ? "Open"
-                      : spec_state == "Closed" ? (groups > 0 ? "Closing" : "Closed")
-                                               : "Unknown";
+  bool closed = spec_state == "Closed" || spec_state == "Closing";
+  std::string state = spec_state == "Open" ? "Open"
+                      : closed             ? (groups > 0 ? "Closing" : "Closed")
+                                           : "Unknown";
   metrics().SetQueuePodGroups(name, counts);
   Json status = counts;
   status["state"] = state;

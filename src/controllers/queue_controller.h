@@ -1,5 +1,6 @@
-// QueueController: Volcano's queue controller. Keeps each Queue's status.state (Open, Closing
-// until no PodGroups remain in a closed queue, Closed, Unknown for an unexpected spec.state)
+// QueueController: Volcano's queue controller. Keeps each Queue's status.state (Open; Closing
+// while PodGroups remain in a queue whose spec.state is Closing or Closed, then Closed; Unknown
+// for an unexpected spec.state)
 // and its PodGroup counts (pending, running, inqueue, completed, unknown), written as a JSON
 // merge patch of those fields only (the scheduler writes status.allocated). Applies the
 // Commands that target a Queue (OpenQueue, CloseQueue: they set spec.state, so the intent

@@ -113,6 +113,8 @@ Result<JobRecord> ConvertPodGroup(const json& podgroup) {
   }
   ETNA_ASSIGN_OR_RETURN(j.min_resources,
                         ParseResourceList(Object(spec, {"minResources"}), "spec.minResources"));
+  ETNA_ASSIGN_OR_RETURN(j.min_zone_usage,
+                        ParseResourceList(Object(spec, {"minZoneUsage"}), "spec.minZoneUsage"));
   if (std::string queue = String(spec, {"queue"}); !queue.empty()) r.queue = queue;
   r.priority_class = String(spec, {"priorityClassName"});
   if (auto priority = IntegerIfSet(spec, {"priority"})) {

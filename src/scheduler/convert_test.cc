@@ -54,6 +54,42 @@ json Pod(const std::string& name, const std::string& scheduler, const std::strin
   return pod;
 }
 
+TEST(ConvertTest, QueueStateClosingAsTheUserOrTheControllerWroteIt) {
+  auto state = [](const json& q) {
+    auto r = ConvertQueue(q);
+    EXPECT_TRUE(r.ok()) << r.status().message();
+    return r.ok() ? r->queue.state : sched::QueueState::kOpen;
+  };
+  json base = {{"metadata", {{"name", "q"}}}, {"spec", {{"weight", 1}}}};
+  json spec_closing = base;
+  spec_closing["spec"]["state"] = "Closing";
+  spec_closing["status"] = {{"state", "Open"}};  // the controller has not caught up yet
+  json status_closing = base;
+  status_closing["status"] = {{"state", "Closing"}};
+  json closed = spec_closing;
+  closed["status"]["state"] = "Closed";
+  EXPECT_EQ(state(spec_closing), sched::QueueState::kClosing);
+  EXPECT_EQ(state(status_closing), sched::QueueState::kClosing);
+  EXPECT_EQ(state(closed), sched::QueueState::kClosed);
+  EXPECT_EQ(state(base), sched::QueueState::kOpen);
+}
+
+TEST(ConvertTest, PodGroupMinZoneUsage) {
+  json pg = {{"metadata", {{"name", "pg"}, {"namespace", "ns"}}},
+             {"spec", {{"minMember", 2}, {"minZoneUsage", {{"nvidia.com/gpu", 2}}}}}};
+  auto r = ConvertPodGroup(pg);
+  ASSERT_TRUE(r.ok()) << r.status().message();
+  EXPECT_EQ(r->job.min_zone_usage.Get(kGpu), 2000);
+  EXPECT_EQ(r->job.min_zone_usage.Get(kCpu), 0);
+  pg["spec"]["minZoneUsage"]["nvidia.com/gpu"] = "two";
+  auto bad = ConvertPodGroup(pg);
+  ASSERT_FALSE(bad.ok());
+  EXPECT_NE(bad.status().message().find("spec.minZoneUsage[nvidia.com/gpu]"), std::string::npos)
+      << bad.status().message();
+  pg["spec"].erase("minZoneUsage");
+  EXPECT_TRUE(ConvertPodGroup(pg)->job.min_zone_usage.IsZero());
+}
+
 TEST(ConvertTest, NodeReadsAllocatableTaintsReadyAndGpus) {
   auto n = ConvertNode(Node("n1", 4));
   ASSERT_TRUE(n.ok()) << n.status().ToString();

@@ -5,6 +5,7 @@
 #include <fmt/format.h>
 
 #include "api/admission/kinds.h"
+#include "api/types/queue.h"
 
 namespace etna::api::admission {
 
@@ -104,19 +105,7 @@ std::string NameOf(const Json& object) {
   return n && n->is_string() ? n->get<std::string>() : "";
 }
 
-std::string QueueState(const Json& queue) {
-  auto state_in = [&](const char* part) -> std::string {
-    const Json* p = Field(queue, part);
-    const Json* s = p ? Field(*p, "state") : nullptr;
-    return s && s->is_string() ? s->get<std::string>() : "";
-  };
-  std::string status = state_in("status");
-  std::string spec = state_in("spec");
-  if (spec == "Closed" && (status.empty() || status == "Open")) return "Closed";
-  if (!status.empty()) return status;
-  if (!spec.empty()) return spec;
-  return "Open";
-}
+std::string QueueState(const Json& queue) { return types::Queue(queue).State(); }
 
 std::optional<Json> CheckQueueOpen(const std::string& queue, const std::string& path,
                                    const char* what, ObjectLookup& lookup, Errors& errs) {

@@ -167,6 +167,10 @@ TEST(JobAdmission, RejectionsNameTheField) {
        "FieldValueForbidden",
        "Forbidden: can only submit job to queue with state `Open`, queue `closed` status is "
        "`Closed`"},
+      {"queue closing", [](Json& j) { j["spec"]["queue"] = "closing"; }, "spec.queue",
+       "FieldValueForbidden",
+       "Forbidden: can only submit job to queue with state `Open`, queue `closing` status is "
+       "`Closing`"},
       {"dependsOn unknown task",
        [](Json& j) {
          j["spec"]["tasks"][1]["dependsOn"] = {{"name", {"ps"}}};

@@ -71,7 +71,12 @@ TEST(KindsAdmission, Table) {
       {"queue state",
        "{apiVersion: scheduling.volcano.sh/v1beta1, kind: Queue, metadata: {name: q}, spec: "
        "{state: Paused}}",
-       "spec.state", "FieldValueNotSupported", "supported values: \"Open\", \"Closed\""},
+       "spec.state", "FieldValueNotSupported",
+       "supported values: \"Open\", \"Closing\", \"Closed\""},
+      {"queue state closing",
+       "{apiVersion: scheduling.volcano.sh/v1beta1, kind: Queue, metadata: {name: q}, spec: "
+       "{state: Closing}}",
+       "", "", ""},
       {"queue parent missing",
        "{apiVersion: scheduling.volcano.sh/v1beta1, kind: Queue, metadata: {name: q}, spec: "
        "{parent: nope}}",
@@ -113,6 +118,11 @@ TEST(KindsAdmission, Table) {
        "{apiVersion: scheduling.volcano.sh/v1beta1, kind: PodGroup, metadata: {name: p, namespace: "
        "a}, spec: {queue: closed}}",
        "spec.queue", "FieldValueForbidden", "PodGroup to queue with state `Open`"},
+      {"pg closing queue",
+       "{apiVersion: scheduling.volcano.sh/v1beta1, kind: PodGroup, metadata: {name: p, namespace: "
+       "a}, spec: {queue: closing}}",
+       "spec.queue", "FieldValueForbidden",
+       "can only submit PodGroup to queue with state `Open`, queue `closing` status is `Closing`"},
       {"pg task member",
        "{apiVersion: scheduling.volcano.sh/v1beta1, kind: PodGroup, metadata: {name: p, namespace: "
        "a}, spec: {minTaskMember: {w: -2}}}",

@@ -132,6 +132,9 @@ class FakeLookup : public ObjectLookup {
   FakeLookup() {
     AddQueue("default", "Open");
     AddQueue("closed", "Closed");
+    // Closed by the user (spec.state) before the queue controller caught up (status Open).
+    AddQueue("closing", "Open");
+    queues_["closing"]["spec"]["state"] = "Closing";
   }
   void AddQueue(const std::string& name, const std::string& status_state,
                 const std::string& parent = "") {

@@ -35,8 +35,9 @@ void ValidatePodSpec(const Json& spec, const std::string& path, Errors& errs);
 // `what` is "job" or "PodGroup" for the message. Returns the queue object when found.
 std::optional<Json> CheckQueueOpen(const std::string& queue, const std::string& path,
                                    const char* what, ObjectLookup& lookup, Errors& errs);
-// The queue's effective state: status.state, else spec.state, else "Open"; a spec.state of
-// Closed wins over an Open status (the user closed it).
+// The queue's effective state (types::Queue::State, shared with the scheduler): status.state,
+// else spec.state, else "Open"; a spec.state of Closing or Closed wins over an empty or Open
+// status (the user closed it).
 std::string QueueState(const Json& queue);
 
 void AdmitPod(Context& c);

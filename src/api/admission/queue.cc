@@ -1,10 +1,10 @@
 // Volcano Queue (scheduling.volcano.sh/v1beta1) admission: the queue webhooks (weight 1,
 // reclaimable true; weight 1..65535; capability/deserved/guarantee quantities with
 // guarantee <= deserved <= capability; parent exists; hierarchy annotations), plus the seed's
-// Queue fields (docs/design.md): spec.state (Open or Closed, default Open), guarantee written flat
-// or with dotted `resource.<name>` keys (kept as written, validated as guarantee.resource),
-// spec.minResources
-// (the least each job must request) and spec.timePolicies (weekday/hour windows).
+// Queue fields (docs/design.md): spec.state (Open, Closing or Closed, default Open), guarantee
+// written flat or with dotted `resource.<name>` keys (kept as written, validated as
+// guarantee.resource), spec.minResources (the least each job must request) and spec.timePolicies
+// (weekday/hour windows).
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -17,7 +17,9 @@ namespace etna::api::admission::internal {
 
 namespace {
 
-const std::vector<std::string> kStates = {"Open", "Closed"};
+// Closing (Volcano's controller writes it): no new jobs, running work continues, and the queue
+// controller reports Closed once no PodGroups remain; the same as Closed until then.
+const std::vector<std::string> kStates = {"Open", "Closing", "Closed"};
 
 // The guarantee as Volcano's resource map, whether written `guarantee: {resource: {...}}`,
 // flat (`guarantee: {nvidia.com/gpu: 40}`) or with dotted keys (`guarantee: {resource.cpu: 10}`).

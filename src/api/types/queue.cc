@@ -13,8 +13,12 @@ Json Queue::Guarantee() const {
 }
 
 std::string Queue::State() const {
-  std::string state = String(json(), {"status", "state"});
-  return state.empty() ? String(json(), {"spec", "state"}, "Open") : state;
+  std::string status = String(json(), {"status", "state"});
+  std::string spec = String(json(), {"spec", "state"});
+  bool closed_by_user = spec == "Closing" || spec == "Closed";
+  if (closed_by_user && (status.empty() || status == "Open")) return spec;
+  if (!status.empty()) return status;
+  return spec.empty() ? "Open" : spec;
 }
 
 }  // namespace etna::api::types

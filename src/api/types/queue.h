@@ -24,7 +24,10 @@ class Queue : public ObjectView {
   // The guarantee as one resource map, whether written as Volcano does (guarantee.resource),
   // flat, or with dotted `resource.<name>` keys; admission has checked the forms agree.
   Json Guarantee() const;
-  // status.state (the queue controller's), else spec.state, else "Open".
+  // The effective state: status.state (the queue controller's), else spec.state, else "Open";
+  // except that a spec.state of Closing or Closed wins over an empty or Open status (the user
+  // closed it and the controller has not caught up yet). Admission and the scheduler both read
+  // it.
   std::string State() const;
   // spec.parent; "" when unset (a child of root, or root itself).
   std::string parent() const { return String(json(), {"spec", "parent"}); }

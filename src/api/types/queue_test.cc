@@ -56,5 +56,15 @@ TEST(QueueTest, StatusStateWinsOverSpecState) {
   EXPECT_EQ(Queue(both).State(), "Closing");
 }
 
+TEST(QueueTest, SpecClosingOrClosedWinsOverAnOpenStatus) {
+  auto queue = [](const char* spec, const char* status) {
+    return Json{{"spec", {{"state", spec}}}, {"status", {{"state", status}}}};
+  };
+  EXPECT_EQ(Queue(queue("Closing", "Open")).State(), "Closing");
+  EXPECT_EQ(Queue(queue("Closed", "Open")).State(), "Closed");
+  EXPECT_EQ(Queue(queue("Closing", "Closed")).State(), "Closed") << "the controller finished";
+  EXPECT_EQ(Queue(Json{{"spec", {{"state", "Closing"}}}}).State(), "Closing");
+}
+
 }  // namespace
 }  // namespace etna::api::types

@@ -8,6 +8,7 @@
 #include "sched/actions/queue_job_order.h"
 #include "sched/actions/reservation.h"
 #include "sched/actions/topology_placement.h"
+#include "sched/actions/zone_usage.h"
 #include "sched/framework/session.h"
 #include "sched/framework/statement.h"
 
@@ -71,6 +72,7 @@ void AllocateAction::Execute(Session& s) {
 
   Placer placer(s, placer_options_);
   TopologyPlacement topology(s);  // jobs in hard network-topology mode
+  ZoneUsage zones(s);             // jobs with minZoneUsage
   for (QueueIdx q = order.NextQueue(); q != kNone; q = order.NextQueue()) {
     if (s.Overused(s.queue(q))) {
       for (JobIdx j : order.Jobs(q)) {
@@ -84,9 +86,14 @@ void AllocateAction::Execute(Session& s) {
     JobIdx j = order.PopJob(q);
 
     Statement stmt(s);
-    PlaceResult r = TopologyPlacement::Hard(s.job(j))
-                        ? topology.Place(placer, stmt, j, PlaceOptions{})
-                        : PlaceTasks(s, placer, stmt, j, PlaceOptions{});
+    const bool hard = TopologyPlacement::Hard(s.job(j));
+    auto place = [&](Statement& st) {
+      return hard ? topology.Place(placer, st, j, PlaceOptions{})
+                  : PlaceTasks(s, placer, st, j, PlaceOptions{});
+    };
+    PlaceResult r = ZoneUsage::Applies(s.job(j))
+                        ? zones.Place(placer, stmt, j, /*zone_fill=*/!hard, place)
+                        : place(stmt);
     GangOutcome outcome = Settle(s, stmt, j);
     if (outcome == GangOutcome::kDiscarded) {
       s.RecordAttempt(j, false);

@@ -70,6 +70,26 @@ TEST(EnqueueTest, ClosedQueueDoesNotAdmit) {
   EXPECT_NE(u->message.find("closed"), std::string::npos) << u->message;
 }
 
+TEST(EnqueueTest, ClosingQueueAdmitsNothingNewButRunsWhatItAdmitted) {
+  ClusterBuilder b;
+  b.Node("n1").Resources("cpu=16").Gpus(8);
+  b.Queue("closing").State(QueueState::kClosing);
+  b.Job("new").InQueue("closing").Phase(PodGroupPhase::kPending).Tasks("w", 1, "nvidia.com/gpu=1");
+  b.Job("admitted")
+      .InQueue("closing")
+      .Phase(PodGroupPhase::kInqueue)
+      .Tasks("w", 1, "nvidia.com/gpu=1");
+  Snapshot s = b.Build();
+  Decision d = Schedule(s, kConf);
+  auto binds = BindMap(d);
+  EXPECT_EQ(binds.count("admitted-w-0"), 1u);
+  EXPECT_EQ(binds.count("new-w-0"), 0u);
+  const JobUpdate* u = FindJob(d, s, "new");
+  ASSERT_NE(u, nullptr);
+  EXPECT_EQ(u->reason, "QueueNotOpen");
+  EXPECT_NE(u->message.find("Closing"), std::string::npos) << u->message;
+}
+
 TEST(EnqueueTest, InvalidJobIsNotAdmitted) {
   ClusterBuilder b;
   b.Node("n1").Resources("cpu=16").Gpus(8);

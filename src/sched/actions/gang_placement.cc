@@ -28,7 +28,9 @@ PlaceResult PlaceTasks(Session& session, Placer& placer, Statement& stmt, JobIdx
       }
     }
     FitErrors errors;  // filled only when no node is found
-    Placer::Choice choice = placer.FindNode(ti, options.allow_pipeline, &errors);
+    Placer::Choice choice = options.find_node
+                                ? options.find_node(ti, options.allow_pipeline, &errors)
+                                : placer.FindNode(ti, options.allow_pipeline, &errors);
     if (!choice) {
       result.blocked = true;
       result.reason = "NotEnoughResources";

@@ -7,6 +7,7 @@
 // so a partial gang never holds resources past its attempt.
 #pragma once
 
+#include <functional>
 #include <string>
 
 #include "sched/framework/session.h"
@@ -29,6 +30,9 @@ struct PlaceOptions {
   bool stop_when_ready = true;
   // Skip queue Allocatable checks (reclaim and preempt decide entitlement themselves).
   bool skip_queue_check = false;
+  // The node search for one task; null: Placer::FindNode over the placer's current filter.
+  // (minZoneUsage's zone-by-zone candidate chooses the zone first.)
+  std::function<Placer::Choice(TaskIdx task, bool allow_pipeline, FitErrors* errors)> find_node;
 };
 
 PlaceResult PlaceTasks(Session& session, Placer& placer, Statement& stmt, JobIdx job,

@@ -7,6 +7,7 @@
 #include <set>
 #include <tuple>
 
+#include "sched/actions/zone_usage.h"
 #include "sched/framework/statement.h"
 
 namespace etna::sched {
@@ -43,6 +44,7 @@ class VictimSearch {
         e_(e),
         policy_(s.preemption_policy()),
         placer_(s, options),
+        zones_(s),
         cluster_ppm_(FractionPpm(policy_.max_cluster_fraction)),
         job_ppm_(FractionPpm(policy_.max_job_fraction)) {}
 
@@ -145,7 +147,8 @@ class VictimSearch {
       }
       break;
     }
-    if (placed > 0 && s_.JobPipelined(job)) {
+    if (placed > 0 && s_.JobPipelined(job) &&
+        (!ZoneUsage::Applies(job) || zones_.Violation(job).empty())) {
       stmt.Commit();
       if (job.phase == PodGroupPhase::kPending) s_.SetJobPhase(j, PodGroupPhase::kInqueue);
       s_.RecordAttempt(j, true);
@@ -387,6 +390,7 @@ class VictimSearch {
   const EligibilityPolicy& e_;
   const PreemptionPolicy policy_;
   Placer placer_;
+  ZoneUsage zones_;  // minZoneUsage, checked before a statement commits
   int64_t cluster_ppm_;
   int64_t job_ppm_;
   JobIdx preemptor_job_ = kNone;

@@ -10,7 +10,8 @@
 // least important, then fewest, victims wins; its victims are evicted and the task is pipelined
 // there. With `wholeGang`, a lower-priority gang may be evicted whole when nothing else makes
 // room. The statement is committed only when the preemptor job is then pipelined (its gang is
-// satisfied), otherwise everything is discarded, so no eviction outlives a failed attempt.
+// satisfied, and its PodGroup minZoneUsage holds: actions/zone_usage.h), otherwise everything is
+// discarded, so no eviction outlives a failed attempt.
 //
 // Thread-safety: none; runs on the session's thread.
 #pragma once

@@ -147,6 +147,10 @@ struct Job {
     int32_t highest_tier_allowed = 1;
   };
   NetworkTopology network_topology;
+  // PodGroup `spec.minZoneUsage`: the least of each named resource the gang must get in every
+  // topology zone (tier-1 hypernode) where it gets some of it; zero: no rule
+  // (actions/zone_usage.h).
+  ResourceVector min_zone_usage;
   // Training or inference, for the seed's placement defaults (workload-defaults plugin). The
   // API layer sets kInference from the job or PodGroup label `etna.io/workload: inference`;
   // everything else is training.

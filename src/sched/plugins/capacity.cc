@@ -29,22 +29,65 @@ void CapacityPlugin::ComputeAttrs(const Session& s) {
   const auto n = static_cast<QueueIdx>(s.queues().size());
   attrs_.assign(n, Attr{});
   std::map<QueueIdx, ResourceVector> child_guarantee;  // by parent (kNone = root)
-  for (QueueIdx q = 0; q < n; ++q) {
-    const Queue& queue = s.queue(q);
-    attrs_[q].deserved = queue.deserved.empty() ? queue.guarantee : queue.deserved;
-    child_guarantee[tree_->Parent(q)] += queue.guarantee.value();
-  }
+  for (QueueIdx q = 0; q < n; ++q)
+    child_guarantee[tree_->Parent(q)] += s.queue(q).guarantee.value();
   for (QueueIdx q : tree_->TopDown()) {
     QueueIdx p = tree_->Parent(q);
     const ResourceVector& base = p == kNone ? s.cluster_total() : attrs_[p].real_capability;
     attrs_[q].real_capability = fairness::RealCapability(
         base, child_guarantee[p], s.queue(q).guarantee, s.queue(q).capability);
   }
+  ComputeDeserved(s);
   for (const Job& job : s.jobs()) {
     if (job.queue == kNone || job.phase != PodGroupPhase::kInqueue) continue;
     ResourceVector part = (job.min_resources - job.allocated).ClampedAtZero();
     for (QueueIdx a : tree_->Path(job.queue)) attrs_[a].inqueue += part;
   }
+}
+
+void CapacityPlugin::ComputeDeserved(const Session& s) {
+  const auto n = static_cast<QueueIdx>(s.queues().size());
+  // What each subtree asks for: allocated + pending of the queue and its descendants.
+  std::vector<ResourceVector> own = s.QueueRequests();
+  std::vector<ResourceVector> request(n);
+  for (QueueIdx q = 0; q < n; ++q) {
+    for (QueueIdx a : tree_->Path(q)) request[a] += own[q];
+  }
+  std::map<QueueIdx, std::vector<QueueIdx>> children;  // by parent (kNone = root), top-down
+  for (QueueIdx q : tree_->TopDown()) children[tree_->Parent(q)].push_back(q);
+  // The amount a parent hands to its children: its deserved, its real capability where an
+  // explicit deserved leaves a dimension unbounded.
+  std::vector<ResourceVector> pool_of(n);
+  auto fill_children = [&](QueueIdx parent, ResourceVector pool) {
+    auto it = children.find(parent);
+    if (it == children.end()) return;
+    std::vector<QueueIdx> filled;
+    std::vector<fairness::WaterFillQueue> fill;
+    for (QueueIdx q : it->second) {
+      const Queue& queue = s.queue(q);
+      if (!queue.deserved.empty()) {  // explicit: taken off the top
+        attrs_[q].deserved = queue.deserved;
+        pool -= queue.deserved.value();
+        pool_of[q] = queue.deserved.ClampToLimit(attrs_[q].real_capability);
+        continue;
+      }
+      // Guarantee first; the water-fill shares what lies above it.
+      const ResourceVector& guarantee = queue.guarantee.value();
+      pool -= guarantee;
+      filled.push_back(q);
+      fill.push_back({queue.weight,
+                      (request[q] - guarantee).ClampedAtZero(),
+                      (attrs_[q].real_capability - guarantee).ClampedAtZero(),
+                      {}});
+    }
+    std::vector<ResourceVector> shares = fairness::WaterFill(pool.ClampedAtZero(), fill);
+    for (size_t i = 0; i < filled.size(); ++i) {
+      pool_of[filled[i]] = s.queue(filled[i]).guarantee.value() + shares[i];
+      attrs_[filled[i]].deserved = fairness::FullLimit(pool_of[filled[i]]);
+    }
+  };
+  fill_children(kNone, s.cluster_total());
+  for (QueueIdx q : tree_->TopDown()) fill_children(q, pool_of[q]);
 }
 
 PredicateResult CapacityPlugin::CheckCapability(const Session& s, QueueIdx q,

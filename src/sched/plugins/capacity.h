@@ -1,10 +1,18 @@
-// capacity: elastic queue quotas from explicit deserved / capability / guarantee (Volcano's
-// capacity plugin).
+// capacity: elastic queue quotas from deserved / capability / guarantee (Volcano's capacity
+// plugin), with weighted deserved shares where a queue names no deserved.
 //
 // Real capability: min(capability, parent's real capability − the siblings' guarantees), the
 // cluster total standing for the root's (so flat queues get min(capability, total − the other
-// queues' guarantees)). A queue without `deserved` uses its guarantee as deserved (Volcano HEAD's
-// fallback); dimensions deserved does not name are unbounded for reclaim and Preemptive.
+// queues' guarantees)).
+// Deserved: an explicit `deserved` wins (dimensions it does not name are unbounded for reclaim
+// and Preemptive). Every other queue gets Volcano proportion's weighted water-filling
+// (fairness::WaterFill) among its siblings: its guarantee, plus a share of what is left of the
+// parent's deserved (the cluster total at the root) after the siblings' guarantees and explicit
+// deserved, in proportion to spec.weight, each queue's share bounded by its real capability and
+// its subtree's request (allocated + pending) less its guarantee. So the siblings' deserved sum
+// to the parent's when demand is high (Volcano's max(guarantee, weighted share) can overshoot).
+// That deserved bounds every dimension. (Volcano HEAD's capacity plugin
+// falls back to the guarantee and ignores weight; etna's default configuration relies on this.)
 //   QueueOrder: spec priority (higher first), then allocated/deserved share (lower first).
 //   Allocatable: allocated + request ≤ real capability on the requested dimensions, for the queue
 //     and (hierarchy) each ancestor, whose allocation counts every descendant.
@@ -43,6 +51,8 @@ class CapacityPlugin : public Plugin {
     ResourceVector inqueue;  // of the subtree
   };
   void ComputeAttrs(const Session& s);
+  // Explicit deserved, else the weighted water-fill among siblings (see the header comment).
+  void ComputeDeserved(const Session& s);
   void Register(Session& s);
   // Failure for the first of q and its ancestors that `request` on top of the subtree's allocation
   // (and inqueue part, when asked) would take past its real capability.
