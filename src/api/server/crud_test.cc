@@ -54,6 +54,18 @@ TEST_F(CrudTest, CreateSetsServerMetadataAndGetReturnsIt) {
   EXPECT_EQ(got.Json()["spec"]["weight"], 2);
 }
 
+// A Queue's state written in status (Volcano's QueueStatus, the seed's core-concepts and
+// preemption files) is kept at create, as spec.state is; a spec.state wins over it.
+TEST_F(CrudTest, QueueCreateKeepsTheStateWrittenInStatus) {
+  json closed = Queue("closed-by-status");
+  closed["status"] = {{"state", "Closed"}};
+  EXPECT_EQ(MustCreate(kQueues, closed)["status"]["state"], "Closed");
+  json both = Queue("spec-wins");
+  both["spec"]["state"] = "Open";
+  both["status"] = {{"state", "Closed"}};
+  EXPECT_EQ(MustCreate(kQueues, both)["status"]["state"], "Open");
+}
+
 // A kind etna stores but runs no controller for is admitted with a Warning header that says so
 // (kubectl prints it), so "created" is never read as "in force"; kinds etna acts on get none.
 TEST_F(CrudTest, StoredOnlyKindsCarryAWarningThatNamesWhatIsMissing) {

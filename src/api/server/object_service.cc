@@ -24,7 +24,10 @@ json InitialStatus(const ResourceInfo& info, const json& object) {
   if (info.group.empty() && info.kind == "Pod") return {{"phase", "Pending"}};
   if (info.group.empty() && info.kind == "Namespace") return {{"phase", "Active"}};
   if (info.group == "scheduling.volcano.sh" && info.kind == "Queue") {
-    std::string state = object.value("/spec/state"_json_pointer, std::string("Open"));
+    // The seed writes the state in spec or, as Volcano's QueueStatus has it, in status; a create
+    // keeps what it says (spec first) instead of dropping a status.state of Closed.
+    std::string state = object.value("/spec/state"_json_pointer, std::string());
+    if (state.empty()) state = object.value("/status/state"_json_pointer, std::string());
     return {{"state", state.empty() ? "Open" : state}};
   }
   return json::object();
