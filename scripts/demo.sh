@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # `make demo`: starts `etna dev` (API server, scheduler, controllers and the simulated GPU
-# nodes of examples/clusters/dev.yaml, pods as real processes), applies the seed's queues and
-# the runnable version of its training job, and shows the job's progress until it completes.
+# nodes of examples/clusters/dev.yaml, pods as real processes), applies the seed's namespaces,
+# its queues and the runnable version of its training job, and shows the job's progress until it completes.
 # `etna dev` then keeps running for kubectl until Ctrl-C.
 #
 # Usage: scripts/demo.sh BUILD_DIR [DATA_DIR] [LISTEN]
@@ -31,6 +31,10 @@ k() { "$kubectl" --kubeconfig "$data/kubeconfig" "$@"; }
 echo
 echo "== kubectl get nodes"
 k get nodes -o wide
+# The seed's own namespaces (volcano-training, volcano-inference) come from its cluster config;
+# -l takes only them from the file (it also holds an example Node and an APIService).
+echo "== kubectl apply -f $seed/volcano-cluster-config.yaml -l volcano.sh/queue-namespace=true"
+k apply -f "$seed/volcano-cluster-config.yaml" -l volcano.sh/queue-namespace=true
 echo "== kubectl apply -f $seed/volcano-queues.yaml"
 k apply -f "$seed/volcano-queues.yaml"
 job=bert-finetune-training

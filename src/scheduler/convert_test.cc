@@ -126,6 +126,23 @@ TEST(ConvertTest, BindAnnotationsRoundTrip) {
   EXPECT_EQ(held[0], share);
 }
 
+// The gang minimum is minAvailable when set (the seed's PodGroup: minMember 8, minAvailable 4),
+// else minMember; the podgroup controller's inference label makes an inference job.
+TEST(ConvertTest, PodGroupGangMinimumAndWorkloadKind) {
+  json pg = {{"metadata", {{"name", "urgent"}, {"namespace", "default"}}},
+             {"spec", {{"minMember", 8}, {"minAvailable", 4}}}};
+  auto r = ConvertPodGroup(pg);
+  ASSERT_TRUE(r.ok()) << r.status().ToString();
+  EXPECT_EQ(r->job.min_available, 4);
+  EXPECT_EQ(r->job.kind, sched::Job::Kind::kTraining);
+  pg["spec"].erase("minAvailable");
+  pg["metadata"]["labels"] = {{api::types::kWorkloadLabel, api::types::kInferenceWorkload}};
+  r = ConvertPodGroup(pg);
+  ASSERT_TRUE(r.ok());
+  EXPECT_EQ(r->job.min_available, 8);
+  EXPECT_EQ(r->job.kind, sched::Job::Kind::kInference);
+}
+
 TEST(ConvertTest, CacheCountsOtherSchedulersPodsAsExternalUse) {
   Cache cache(kNames);
   cache.OnNode("ADDED", Node("n1", 4));
