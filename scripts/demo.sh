@@ -31,10 +31,14 @@ k() { "$kubectl" --kubeconfig "$data/kubeconfig" "$@"; }
 echo
 echo "== kubectl get nodes"
 k get nodes -o wide
-# The seed's own namespaces (volcano-training, volcano-inference) come from its cluster config;
-# -l takes only them from the file (it also holds an example Node and an APIService).
-echo "== kubectl apply -f $seed/volcano-cluster-config.yaml -l volcano.sh/queue-namespace=true"
-k apply -f "$seed/volcano-cluster-config.yaml" -l volcano.sh/queue-namespace=true
+# The seed's own namespaces (volcano-training, volcano-inference) come from its cluster config:
+# only its Namespace objects are applied (the file also holds an example Node that is not in this
+# cluster and an APIService etna does not serve, which `kubectl apply -l` would still refuse).
+echo "== kubectl apply: the Namespaces of $seed/volcano-cluster-config.yaml"
+python3 -c 'import sys, yaml
+docs = yaml.safe_load_all(open(sys.argv[1]))
+print(yaml.safe_dump_all([d for d in docs if d and d.get("kind") == "Namespace"]), end="")' \
+  "$seed/volcano-cluster-config.yaml" | k apply -f -
 echo "== kubectl apply -f $seed/volcano-queues.yaml"
 k apply -f "$seed/volcano-queues.yaml"
 job=bert-finetune-training

@@ -9,7 +9,7 @@ PACKAGES=(
   libyaml-cpp-dev libfmt-dev nlohmann-json3-dev libsqlite3-dev
   libboost-dev libssl-dev
   clang-14 libclang-rt-14-dev
-  python3-kubernetes curl procps prometheus zsh
+  python3-kubernetes python3-yaml curl procps prometheus zsh
 )
 # kubectl: keep one that is installed (e.g. google-cloud-cli's dispatcher); else Debian's 1.20.
 if ! command -v kubectl >/dev/null 2>&1; then
