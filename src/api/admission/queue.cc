@@ -4,8 +4,7 @@
 // Queue fields (docs/design.md): spec.state (Open or Closed, default Open), guarantee written flat
 // or with dotted `resource.<name>` keys (kept as written, validated as guarantee.resource),
 // spec.minResources
-// (the least each job must request; enforced on the jobs, PodGroups and bare pods that land in
-// the queue, queue_routing.cc) and spec.timePolicies (weekday/hour windows).
+// (the least each job must request) and spec.timePolicies (weekday/hour windows).
 #include <fmt/format.h>
 
 #include <algorithm>
