@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # `make demo`: starts `etna dev` (API server, scheduler, controllers and the simulated GPU
-# nodes of examples/clusters/dev.yaml, pods as real processes), applies the seed's queues and
-# the runnable version of its training job, and shows the job's progress until it completes.
+# nodes of examples/clusters/dev.yaml, pods as real processes), applies the seed's namespaces,
+# its queues and the runnable version of its training job, and shows the job's progress until it completes.
 # `etna dev` then keeps running for kubectl until Ctrl-C.
 #
 # Usage: scripts/demo.sh BUILD_DIR [DATA_DIR] [LISTEN]
@@ -31,6 +31,14 @@ k() { "$kubectl" --kubeconfig "$data/kubeconfig" "$@"; }
 echo
 echo "== kubectl get nodes"
 k get nodes -o wide
+# The seed's own namespaces (volcano-training, volcano-inference) come from its cluster config:
+# only its Namespace objects are applied (the file also holds an example Node that is not in this
+# cluster and an APIService etna does not serve, which `kubectl apply -l` would still refuse).
+echo "== kubectl apply: the Namespaces of $seed/volcano-cluster-config.yaml"
+python3 -c 'import sys, yaml
+docs = yaml.safe_load_all(open(sys.argv[1]))
+print(yaml.safe_dump_all([d for d in docs if d and d.get("kind") == "Namespace"]), end="")' \
+  "$seed/volcano-cluster-config.yaml" | k apply -f -
 echo "== kubectl apply -f $seed/volcano-queues.yaml"
 k apply -f "$seed/volcano-queues.yaml"
 job=bert-finetune-training

@@ -1,6 +1,7 @@
 // `etna dev`: the whole system in one process for a laptop or a test — the API server (SQLite
 // in --data-dir), the scheduler, the controllers and one agent per node of a cluster profile
-// (default: examples/clusters/dev.yaml, built in), running pods as real processes.
+// (default: examples/clusters/dev.yaml, built in), running pods as real processes. It also makes
+// the namespaces the seed's files use without declaring them (`inference`, `monitoring`).
 //
 //   etna dev [--data-dir DIR] [--listen HOST:PORT] [--profile FILE] [--period DURATION]
 //
@@ -25,6 +26,7 @@
 #include "cli/dev_profile.h"
 #include "cli/flags.h"
 #include "cli/kit/command.h"
+#include "client/rest.h"
 #include "common/file.h"
 #include "controllers/manager.h"
 #include "scheduler/scheduler.h"
@@ -45,6 +47,25 @@ Status WritePrometheusTargets(const std::string& data_dir, const ApiRuntime& api
                       {"labels", {{"job", "etna-agents"}, {"Hostname", nodes[i].name}}}});
   }
   return WriteFileAtomically(data_dir + "/prometheus-targets.json", groups.dump(2) + "\n", 0644);
+}
+
+// The namespaces the seed's files use without creating them (training-job.yaml's Deployment and
+// HPA in `inference`, gpu-monitoring.yaml's ConfigMaps in `monitoring`), made for a laptop
+// cluster so the seed applies as written. `etna server` makes only Kubernetes' and Volcano's own
+// (docs/api-server.md); a create into any other missing namespace stays NotFound.
+constexpr const char* kDevNamespaces[] = {"inference", "monitoring"};
+
+Status CreateDevNamespaces(const client::TransportFactory& transports) {
+  std::unique_ptr<client::Transport> transport = transports();
+  client::RestClient rest(transport.get());
+  for (const char* ns : kDevNamespaces) {
+    auto made = rest.Create(client::Path("namespaces"), {{"metadata", {{"name", ns}}}});
+    if (!made.ok() && made.status().code() != StatusCode::kAlreadyExists) {
+      return Status::Internal(
+          fmt::format("creating namespace {}: {}", ns, made.status().message()));
+    }
+  }
+  return Status::Ok();
 }
 
 std::string DefaultDataDir() {
@@ -74,6 +95,10 @@ int RunCluster(Invocation& inv) {
     return 1;
   }
   client::TransportFactory transports = (*api)->InProcessTransports();
+  if (Status st = CreateDevNamespaces(transports); !st.ok()) {
+    std::fprintf(stderr, "etna dev: %s\n", st.ToString().c_str());
+    return 1;
+  }
 
   controllers::ControllerManagerOptions controller_options;
   controller_options.factory = transports;
@@ -138,7 +163,8 @@ const Command& DevCommand() {
       "etna dev [--data-dir DIR] [--listen HOST:PORT] [--profile FILE] [--period D]",
       "Runs a whole etna cluster in this process: the API server (data in DIR), the\n"
       "scheduler, the controllers, and simulated GPU nodes whose pods run as real processes.\n"
-      "Writes DIR/kubeconfig for kubectl, the Python client and etna's own commands.",
+      "Writes DIR/kubeconfig for kubectl, the Python client and etna's own commands, and makes\n"
+      "the namespaces the seed's files use without declaring them: inference, monitoring.",
       {
           {"data-dir", 0, "DIR", "store, certificates, kubeconfig, pods' logs (default ~/.etna)"},
           {"listen", 0, "HOST:PORT", "the API server's address", ApiRuntimeOptions().listen},

@@ -153,6 +153,42 @@ TEST_F(ManagerTest, BarePodGetsAPodGroup) {
   EXPECT_EQ(List("podgroups", "default").size(), 1u);  // none for the default-scheduler pod
 }
 
+// The seed's inference Deployment: its pods (owned by a ReplicaSet, template labelled
+// `queue: inference-service`) go to that queue, and their groups get the inference defaults
+// without any etna label on the Deployment.
+TEST_F(ManagerTest, ServicePodsGroupGetsItsQueueAndTheInferenceKind) {
+  MustCreate("queues", "",
+             {{"metadata", {{"name", "inference-service"}}}, {"spec", json::object()}});
+  Make({"podgroup"});
+  json owner = {{"apiVersion", "apps/v1"},
+                {"kind", "ReplicaSet"},
+                {"name", "llm-inference-7d9f"},
+                {"uid", "rs-uid"},
+                {"controller", true}};
+  json service =
+      MustCreate("pods", "default",
+                 {{"metadata",
+                   {{"name", "llm-inference-7d9f-abcde"},
+                    {"labels", {{"app", "llm-inference"}, {"queue", "inference-service"}}},
+                    {"ownerReferences", {owner}}}},
+                  {"spec", {{"schedulerName", "volcano"}, {"containers", {Container()}}}}});
+  json bare = MustCreate("pods", "default",
+                         {{"metadata", {{"name", "bare"}}},
+                          {"spec", {{"schedulerName", "volcano"}, {"containers", {Container()}}}}});
+  Sync();
+  auto group_of = [&](const json& pod) {
+    return Get("podgroups", "default", "podgroup-" + pod["metadata"]["uid"].get<std::string>());
+  };
+  auto pg = group_of(service);
+  ASSERT_TRUE(pg);
+  EXPECT_EQ((*pg)["spec"]["queue"], "inference-service");
+  EXPECT_EQ((*pg)["metadata"]["labels"][api::types::kWorkloadLabel], "inference");
+  auto plain = group_of(bare);
+  ASSERT_TRUE(plain);
+  EXPECT_EQ((*plain)["spec"]["queue"], "default");
+  EXPECT_FALSE((*plain)["metadata"].contains("labels")) << plain->dump();
+}
+
 TEST_F(ManagerTest, PodGroupTtlFailsItsJobWithWaitTimeout) {
   Make({"job", "podgroup"});
   json job = MustCreate("jobs", "default", Job("slow"));

@@ -12,7 +12,6 @@
 namespace etna::controllers {
 
 namespace types = etna::api::types;
-
 namespace wk = etna::api::types;
 
 PodGroupController::PodGroupController(ControllerOptions options)
@@ -62,14 +61,11 @@ Status PodGroupController::ReconcilePod(const std::string& ns, const std::string
   auto pod = pods_->Get(ns, name);
   if (!pod) return Status::Ok();
   types::Pod view(*pod);
-  std::string scheduler = view.scheduler_name();
-  if (scheduler != "volcano" && scheduler != "etna") return Status::Ok();
-  if (view.HasAnnotation(wk::kGroupNameAnnotation)) return Status::Ok();
-  if (view.IsTerminal()) return Status::Ok();
+  if (!view.IsBarePod() || view.IsTerminal()) return Status::Ok();
   std::string group = wk::kPodGroupPrefix + view.uid();
   if (!podgroups_->Get(ns, group)) {
     Json spec = {{"minMember", 1},
-                 {"queue", view.Annotation(kPodQueueAnnotation, "default")},
+                 {"queue", view.Annotation(wk::kQueueNameAnnotation, "default")},
                  {"minResources", PodRequests(*pod)}};
     if (pod->contains(Json::json_pointer("/spec/priorityClassName"))) {
       spec["priorityClassName"] = (*pod)["spec"]["priorityClassName"];
@@ -84,6 +80,9 @@ Status PodGroupController::ReconcilePod(const std::string& ns, const std::string
                  {"namespace", ns},
                  {"ownerReferences", Json::array({ControllerRef(owner)})}}},
                {"spec", spec}};
+    if (view.IsServicePod()) {
+      pg["metadata"]["labels"] = {{wk::kWorkloadLabel, wk::kInferenceWorkload}};
+    }
     auto made = rest().Create(client::Path("podgroups", ns), pg);
     if (!made.ok() && made.status().code() != StatusCode::kAlreadyExists) return made.status();
   }

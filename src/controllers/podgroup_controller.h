@@ -1,8 +1,10 @@
 // PodGroupController: Volcano's pg controller plus the seed's PodGroup ttl.
 //  - A pod whose schedulerName is volcano or etna and that has no
 //    scheduling.k8s.io/group-name annotation gets a PodGroup `podgroup-<pod uid>` (minMember 1,
-//    the pod's queue annotation or "default", its priorityClassName and requests), owned by the
-//    pod, and the annotation.
+//    the queue in the pod's scheduling.volcano.sh/queue-name annotation, which admission routed,
+//    or "default", its priorityClassName and requests), owned by the pod, and the annotation.
+//    The group of a pod a ReplicaSet or Deployment owns is labelled `etna.io/workload:
+//    inference`, so the scheduler gives it the inference defaults (binpack with sharing).
 //  - A PodGroup with spec.ttl (seconds) still Pending or Inqueue (or without a phase) ttl
 //    seconds after its creation is failed: status.phase "Failed" and an Unschedulable
 //    condition with reason WaitTimeout (the job controller then fails its job with that reason);
@@ -15,8 +17,6 @@
 namespace etna::controllers {
 
 inline constexpr char kWaitTimeoutReason[] = "WaitTimeout";
-// The pod annotation naming the queue of a bare pod's PodGroup (as Volcano).
-inline constexpr char kPodQueueAnnotation[] = "scheduling.volcano.sh/queue-name";
 
 class PodGroupController : public Controller {
  public:

@@ -107,12 +107,15 @@ Assembled Cache::Assemble(TimeMs now_ms) {
       auto it = job_idx.find(rec.group);
       if (it != job_idx.end()) j = it->second;
     } else if (default_queue != queue_idx.end() && !rec.terminal) {
-      // A pod without a PodGroup is a job of one, in the default queue (as Volcano does).
+      // A pod without a PodGroup is a job of one (as Volcano does), in the queue admission
+      // routed it to (the default queue when none, or when that queue is gone).
+      auto routed = rec.queue.empty() ? queue_idx.end() : queue_idx.find(rec.queue);
       sched::Job job;
       job.uid = t.uid;
       job.name = t.name;
       job.ns = t.ns;
-      job.queue = default_queue->second;
+      job.queue = (routed != queue_idx.end() ? routed : default_queue)->second;
+      if (rec.service) job.kind = sched::Job::Kind::kInference;
       job.min_available = 1;
       job.priority = priority_of(rec.priority_class, rec.has_priority, rec.task.priority);
       job.phase = holds ? sched::PodGroupPhase::kRunning : sched::PodGroupPhase::kInqueue;

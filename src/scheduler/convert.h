@@ -43,8 +43,13 @@ Result<sched::Node> ConvertNode(const json& node);
 
 struct PodRecord {
   std::string key;
-  bool managed = false;          // spec.schedulerName is one of ours
-  std::string group;             // "<ns>/<podgroup>" from scheduling.k8s.io/group-name; empty: none
+  bool managed = false;  // spec.schedulerName is one of ours
+  std::string group;     // "<ns>/<podgroup>" from scheduling.k8s.io/group-name; empty: none
+  // For a pod without a group (a job of one until the podgroup controller groups it): the queue
+  // admission routed it to (annotation scheduling.volcano.sh/queue-name; empty: default), and
+  // whether a ReplicaSet or Deployment owns it (the inference defaults).
+  std::string queue;
+  bool service = false;
   std::string node_name;         // spec.nodeName
   bool terminal = false;         // Succeeded or Failed: holds nothing
   sched::Task task;              // node and job indices unresolved (kNone)

@@ -134,7 +134,7 @@ Result<JobRecord> ConvertPodGroup(const json& podgroup) {
     j.network_topology.highest_tier_allowed =
         static_cast<int32_t>(Integer(nt, {"highestTierAllowed"}, 1));
   }
-  if (view.Label("etna.io/workload") == "inference") {
+  if (view.Label(api::types::kWorkloadLabel) == api::types::kInferenceWorkload) {
     j.kind = sched::Job::Kind::kInference;
   }
   return r;

@@ -166,6 +166,10 @@ Result<PodRecord> ConvertPod(const json& pod, const std::vector<std::string>& sc
   if (!r.managed) return r;
   std::string group = view.GroupName();
   if (!group.empty()) r.group = t.ns + "/" + group;
+  if (group.empty()) {
+    r.queue = view.Annotation(api::types::kQueueNameAnnotation);
+    r.service = view.IsServicePod();
+  }
   t.labels = StringMap(pod, {"metadata", "labels"});
   t.role = view.Annotation(api::types::kTaskSpecAnnotation);
   if (t.role.empty()) t.role = view.TaskName();

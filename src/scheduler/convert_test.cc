@@ -162,6 +162,52 @@ TEST(ConvertTest, BindAnnotationsRoundTrip) {
   EXPECT_EQ(held[0], share);
 }
 
+// The gang minimum is minAvailable when set (the seed's PodGroup: minMember 8, minAvailable 4),
+// else minMember; the podgroup controller's inference label makes an inference job.
+TEST(ConvertTest, PodGroupGangMinimumAndWorkloadKind) {
+  json pg = {{"metadata", {{"name", "urgent"}, {"namespace", "default"}}},
+             {"spec", {{"minMember", 8}, {"minAvailable", 4}}}};
+  auto r = ConvertPodGroup(pg);
+  ASSERT_TRUE(r.ok()) << r.status().ToString();
+  EXPECT_EQ(r->job.min_available, 4);
+  EXPECT_EQ(r->job.kind, sched::Job::Kind::kTraining);
+  pg["spec"].erase("minAvailable");
+  pg["metadata"]["labels"] = {{api::types::kWorkloadLabel, api::types::kInferenceWorkload}};
+  r = ConvertPodGroup(pg);
+  ASSERT_TRUE(r.ok());
+  EXPECT_EQ(r->job.min_available, 8);
+  EXPECT_EQ(r->job.kind, sched::Job::Kind::kInference);
+}
+
+// A pod not yet in a PodGroup is a job of one in the queue admission routed it to (its
+// scheduling.volcano.sh/queue-name annotation), with the inference kind when a ReplicaSet owns it.
+TEST(ConvertTest, BarePodIsAJobOfOneInItsRoutedQueue) {
+  Cache cache(kNames);
+  cache.OnQueue("ADDED", {{"metadata", {{"name", "default"}}}, {"spec", {{"weight", 1}}}});
+  cache.OnQueue("ADDED",
+                {{"metadata", {{"name", "inference-service"}}}, {"spec", {{"weight", 1}}}});
+  json service = Pod("svc", "volcano");
+  service["metadata"]["annotations"] = {{api::types::kQueueNameAnnotation, "inference-service"}};
+  service["metadata"]["ownerReferences"] = {{{"kind", "ReplicaSet"}, {"name", "rs"}}};
+  cache.OnPod("ADDED", service);
+  json plain = Pod("plain", "volcano");
+  plain["metadata"].erase("annotations");
+  cache.OnPod("ADDED", plain);
+  Assembled a = cache.Assemble(1000);
+  ASSERT_EQ(a.snapshot.tasks.size(), 2u);
+  for (size_t i = 0; i < a.snapshot.tasks.size(); ++i) {
+    const sched::Job& job = a.snapshot.jobs[a.snapshot.tasks[i].job];
+    const std::string& queue = a.snapshot.queues[job.queue].name;
+    if (a.task_keys[i] == "ns/svc") {
+      EXPECT_EQ(queue, "inference-service");
+      EXPECT_EQ(job.kind, sched::Job::Kind::kInference);
+    } else {
+      EXPECT_EQ(queue, "default");
+      EXPECT_EQ(job.kind, sched::Job::Kind::kTraining);
+    }
+  }
+}
+
 TEST(ConvertTest, CacheCountsOtherSchedulersPodsAsExternalUse) {
   Cache cache(kNames);
   cache.OnNode("ADDED", Node("n1", 4));

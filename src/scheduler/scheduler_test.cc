@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 
 #include <set>
+#include <utility>
 
 #include "scheduler/test_kit.h"
 
@@ -61,6 +62,32 @@ TEST(SchedulerTest, GangBindsOnOneNodeInsideOneNvlinkDomainWithDistinctGpus) {
   int scheduled = 0;
   for (const auto& e : kit.Events()) scheduled += e["reason"] == "Scheduled";
   EXPECT_EQ(scheduled, 4);
+}
+
+// The seed's PodGroups (preemption.yaml: minMember 8 "needs 8 workers", minAvailable 4 "at least
+// 4 are needed to run"; core-concepts.yaml: 4 and 2) gang at their minAvailable.
+TEST(SchedulerTest, PodGroupGangsAtItsMinAvailable) {
+  for (auto [min_member, min_available] : {std::pair{8, 4}, std::pair{4, 2}}) {
+    Kit kit;
+    kit.AddNode("n1", 8);
+    auto made = kit.rest().Create(
+        client::Path("podgroups", "default"),
+        {{"metadata", {{"name", "urgent-training-job"}}},
+         {"spec",
+          {{"minMember", min_member}, {"minAvailable", min_available}, {"queue", "default"}}}});
+    ASSERT_TRUE(made.ok()) << made.status().ToString();
+    for (int i = 0; i < min_available; ++i) {
+      kit.AddPod(fmt::format("w-{}", i), "urgent-training-job", 1);
+    }
+    auto s = kit.MakeScheduler();
+    ASSERT_TRUE(WaitFor([&] {
+      return s->cache().Assemble(0).snapshot.tasks.size() == static_cast<size_t>(min_available);
+    }));
+    ASSERT_TRUE(s->RunOnce().ok());
+    for (int i = 0; i < min_available; ++i) {
+      EXPECT_EQ(kit.NodeOf(fmt::format("w-{}", i)), "n1") << "w-" << i << " of " << min_member;
+    }
+  }
 }
 
 TEST(SchedulerTest, GangThatDoesNotFitBindsNoneAndSaysWhy) {

@@ -1,7 +1,8 @@
 #!/usr/bin/python3
 """End to end: `etna dev` alone (what `make demo` runs) — one process with the server, the
 scheduler, the controllers and the simulated nodes of the built-in profile — runs the seed's
-queues and its runnable training job to completion, and writes DIR/kubeconfig.
+queues and its runnable training job to completion, makes the namespaces the seed uses
+(inference, monitoring), and writes DIR/kubeconfig.
 
 Usage: dev_test.py ETNA_BINARY SEED_DIR EXAMPLES_DIR
 """
@@ -40,6 +41,10 @@ def main():
             return r.stdout
 
         assert len(k("get", "nodes", "-o", "name").split()) == 8
+        # The namespaces the seed's files use without creating them (its Deployment and HPA in
+        # inference, its monitoring ConfigMaps in monitoring).
+        names = k("get", "namespaces", "-o", "jsonpath={.items[*].metadata.name}").split()
+        assert "inference" in names and "monitoring" in names, names
         k("apply", "-f", os.path.join(seed, "volcano-queues.yaml"))
         job = open(os.path.join(examples, "seed-training-runnable.yaml")).read()
         job = job.replace("${EPOCH_SECONDS:-2}", "0.2")

@@ -46,14 +46,11 @@ expect_output "vcjob columns" "MINAVAILABLE" "${K[@]}" get vcjob
 expect_output "short names together" "bert-finetune-training" "${K[@]}" get vcjob,queue,podgroup
 expect_output "queue listed with the others" "queue.scheduling.volcano.sh/production-training" \
   "${K[@]}" get vcjob,queue,podgroup
-# The seed's PodGroup carries minAvailable, which is not a PodGroup field: named, not ignored
-# (an error under kubectl's default fieldValidation=Strict; a warning for kubectl 1.20, which
-# sends no fieldValidation, and the field is dropped).
-expect_output "podgroup minAvailable is named" 'unknown field "spec.minAvailable"' \
+# The seed's PodGroup (minMember 8, minAvailable 4: the gang forms at 4) applies as written.
+expect_output "apply preemption file" "podgroup.scheduling.volcano.sh/urgent-training-job created" \
   "${K[@]}" apply -f "$SEED/preemption.yaml"
-grep -v "minAvailable" "$SEED/preemption.yaml" >"$WORK/preemption.yaml"
-expect_output "preemption file without it" "podgroup.scheduling.volcano.sh/urgent-training-job" \
-  "${K[@]}" apply -f "$WORK/preemption.yaml"
+min_available=$("${K[@]}" get pg urgent-training-job -o 'jsonpath={.spec.minAvailable}' 2>&1)
+[ "$min_available" = 4 ] || fail "podgroup minAvailable: got \"$min_available\", want 4"
 expect_output "podgroup columns" "MINMEMBER" "${K[@]}" get pg
 # mig.yaml's Pod has no name: kubectl itself refuses it; the ConfigMap is applied.
 expect_fail "mig file: the unnamed pod" "resource name may not be empty" \
@@ -150,7 +147,7 @@ expect_output "pod columns" "agent-node" "${K[@]}" get pod logpod -o wide
 expect_output "delete job" "job.batch.volcano.sh \"bert-finetune-training\" deleted" \
   "${K[@]}" delete vcjob bert-finetune-training
 expect_fail "deleted job is gone" "NotFound" "${K[@]}" get vcjob bert-finetune-training
-expect_output "delete -f" "deleted" "${K[@]}" delete -f "$WORK/preemption.yaml"
+expect_output "delete -f" "deleted" "${K[@]}" delete -f "$SEED/preemption.yaml"
 expect_fail "delete missing" "not found" "${K[@]}" delete queue no-such-queue
 
 # Errors users see.

@@ -6,7 +6,9 @@
 // or > total replicas, duplicate or invalid task names, negative replicas, invalid lifecycle
 // policies (unknown event/action, event and exitCode together), unknown or closed queue,
 // negative or impossible resource requests. Queue: weight defaults to 1, state to Open;
-// capability/guarantee/deserved must be valid quantities. PodGroup: minMember >= 0, queue exists.
+// capability/guarantee/deserved must be valid quantities. PodGroup: minMember >= 0,
+// minAvailable <= minMember, queue exists. Jobs, PodGroups and bare pods are routed to a queue
+// by one rule (kinds.h RouteToQueue) and must request at least the queue's minResources.
 // Pod: container names unique and DNS labels, requests valid quantities not above limits.
 // The seed's fields (docs/design.md) are accepted with their meaning or rejected by name.
 // Every object: metadata.name a valid DNS subdomain (or label where Kubernetes requires one).

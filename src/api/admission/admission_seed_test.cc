@@ -154,6 +154,60 @@ TEST_F(SeedTest, CoreConceptsQueueAndPodGroupWithNames) {
   ASSERT_EQ(errs.size(), 1u) << Describe(errs);
   EXPECT_EQ(errs[0].field, "spec.lifecycle");
   EXPECT_EQ(errs[0].reason, "FieldValueForbidden");
+
+  // Without `lifecycle` (a group's lifecycle is its status.phase) it applies: gang at 2 of 4.
+  pg = docs[1];
+  pg["metadata"] = {{"name", "pg"}, {"namespace", "default"}};
+  pg["spec"].erase("lifecycle");
+  errs = Admit(testing::InfoOf("scheduling.volcano.sh/v1beta1", "PodGroup"), Operation::kCreate, pg,
+               nullptr, lookup);
+  EXPECT_TRUE(errs.empty()) << Describe(errs);
+  EXPECT_EQ(pg["spec"]["minMember"], 4);
+  EXPECT_EQ(pg["spec"]["minAvailable"], 2);
+  EXPECT_EQ(pg["spec"]["queue"], "gpu-high-priority");
+}
+
+// A pod of the seed's inference Deployment (its template, as a ReplicaSet makes it) goes to the
+// queue its `queue: inference-service` label names.
+TEST_F(SeedTest, DeploymentPodsGoToTheQueueTheirLabelNames) {
+  FakeLookup lookup = SeedLookup();
+  Json deploy = testing::LoadYamlFile(SeedDir() + "/training-job.yaml")[1];
+  ASSERT_EQ(deploy["kind"], "Deployment");
+  Json pod = {{"apiVersion", "v1"}, {"kind", "Pod"}, {"spec", deploy["spec"]["template"]["spec"]}};
+  pod["metadata"] = deploy["spec"]["template"]["metadata"];
+  pod["metadata"]["name"] = "bert-inference-service-5d8f-abcde";
+  pod["metadata"]["namespace"] = "inference";
+  pod["metadata"]["ownerReferences"] = {{{"apiVersion", "apps/v1"},
+                                         {"kind", "ReplicaSet"},
+                                         {"name", "bert-inference-service-5d8f"},
+                                         {"uid", "rs"}}};
+  auto errs = Admit(testing::InfoOf("v1", "Pod"), Operation::kCreate, pod, nullptr, lookup);
+  EXPECT_TRUE(errs.empty()) << Describe(errs);
+  EXPECT_EQ(pod["metadata"]["annotations"]["scheduling.volcano.sh/queue-name"],
+            "inference-service");
+}
+
+// The seed's offline-batch queue ("at least 1 GPU per job") refuses a job asking none.
+TEST_F(SeedTest, OfflineBatchRefusesAJobWithoutGpus) {
+  FakeLookup lookup;
+  for (const Json& q : testing::LoadYamlFile(SeedDir() + "/volcano-queues.yaml")) {
+    if (q["kind"] == "Queue") lookup.PutQueue(q);
+  }
+  Json job = testing::LoadYamlFile(SeedDir() + "/training-job.yaml")[0];
+  job["spec"]["policies"].erase(1);
+  job["spec"]["queue"] = "offline-batch";
+  for (Json& task : job["spec"]["tasks"]) {
+    for (Json& c : task["template"]["spec"]["containers"]) {
+      for (const char* part : {"requests", "limits"}) c["resources"][part].erase("nvidia.com/gpu");
+    }
+  }
+  auto errs = Admit(testing::InfoOf("batch.volcano.sh/v1alpha1", "Job"), Operation::kCreate, job,
+                    nullptr, lookup);
+  const FieldError* e = testing::FindError(errs, "spec.queue");
+  ASSERT_NE(e, nullptr) << Describe(errs);
+  EXPECT_EQ(e->message,
+            "Forbidden: queue offline-batch requires each job to request at least 1 "
+            "nvidia.com/gpu (minResources); this job requests 0");
 }
 
 }  // namespace

@@ -146,6 +146,9 @@ class FakeLookup : public ObjectLookup {
     if (!parent.empty()) q["spec"]["parent"] = parent;
     queues_[name] = q;
   }
+  // A Queue as written (a seed manifest's), by its metadata.name.
+  void PutQueue(const Json& q) { queues_[q["metadata"]["name"].get<std::string>()] = q; }
+  Json& QueueObject(const std::string& name) { return queues_.at(name); }
   void AddBinding(const Json& b) { bindings_.push_back(b); }
 
   Result<Json> Get(const resources::ResourceInfo& info, const std::string& ns,

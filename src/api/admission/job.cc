@@ -1,10 +1,13 @@
 // Volcano Job (batch.volcano.sh/v1alpha1) admission: the job mutating and validating webhooks
 // (webhooks/admission/jobs/{mutate,validate}), plus the seed's Job fields (docs/design.md):
 // spec.minMember (alias of minAvailable), spec.ttlSeconds (alias of ttlSecondsAfterFinished),
-// spec.priority (an integer used when no priorityClassName is given), and QueueBinding routing.
+// spec.priority (an integer used when no priorityClassName is given), queue routing
+// (queue_routing.cc) and the queue's spec.minResources (a job requests, over its tasks,
+// replicas x one pod's requests, limits where a container has no request).
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <cstdint>
 #include <set>
 
 #include "api/admission/kinds.h"
@@ -36,58 +39,15 @@ void FoldAlias(Json& spec, const Json* old_spec, const char* alias, const char* 
   }
 }
 
-// Routes a Job that names no queue through the QueueBindings whose selector matches its labels
-// (the first by name), and checks that a queue with bindings only takes matching jobs.
-void ApplyQueueBindings(Context& c, Json& spec, bool queue_given) {
-  auto bindings = c.lookup.List(QueueBindingResource(), "");
-  if (!bindings.ok()) return;
-  const Json* labels = Field(c.object, "metadata");
-  labels = labels ? Field(*labels, "labels") : nullptr;
-  std::vector<const Json*> sorted;
-  for (const Json& b : *bindings) sorted.push_back(&b);
-  std::sort(sorted.begin(), sorted.end(),
-            [](const Json* a, const Json* b) { return NameOf(*a) < NameOf(*b); });
-  auto queue_of = [](const Json& b) -> std::string {
-    const Json* s = Field(b, "spec");
-    const Json* q = s ? Field(*s, "queue") : nullptr;
-    return q && q->is_string() ? q->get<std::string>() : "";
-  };
-  auto matches = [&](const Json& b) {
-    const Json* s = Field(b, "spec");
-    const Json* sel = s ? Field(*s, "selector") : nullptr;
-    return SelectorMatches(sel ? *sel : Json::object(), labels);
-  };
-  if (!queue_given) {
-    for (const Json* b : sorted) {
-      if (matches(*b) && !queue_of(*b).empty()) {
-        spec["queue"] = queue_of(*b);
-        return;
-      }
-    }
-    return;
-  }
-  std::string queue = spec.value("queue", "");
-  bool bound = false;
-  for (const Json* b : sorted) {
-    if (queue_of(*b) != queue) continue;
-    bound = true;
-    if (matches(*b)) return;
-  }
-  if (bound) {
-    c.errs.Forbidden("spec.queue",
-                     fmt::format("queue `{}` has QueueBindings and the job's labels match none "
-                                 "of them",
-                                 queue));
-  }
-}
-
 void DefaultJob(Context& c, Json& spec) {
   const Json* old_spec = c.old ? Field(*c.old, "spec") : nullptr;
   FoldAlias(spec, old_spec, "minMember", "minAvailable", c.errs);
   FoldAlias(spec, old_spec, "ttlSeconds", "ttlSecondsAfterFinished", c.errs);
-  bool queue_given = Field(spec, "queue") && spec["queue"].is_string() &&
-                     !spec["queue"].get_ref<const std::string&>().empty();
-  if (c.op == Operation::kCreate) ApplyQueueBindings(c, spec, queue_given);
+  if (c.op == Operation::kCreate) {
+    const Json* q = Field(spec, "queue");
+    spec["queue"] =
+        RouteToQueue(c, q && q->is_string() ? q->get<std::string>() : "", "spec.queue", "job");
+  }
   if (!Field(spec, "queue") || spec["queue"] == "") spec["queue"] = "default";
   if (!Field(spec, "schedulerName") || spec["schedulerName"] == "") {
     spec["schedulerName"] = "volcano";
@@ -208,6 +168,27 @@ void ValidateVolumes(const Json& spec, Errors& errs) {
   }
 }
 
+// What a job requests: over its tasks, replicas x what one pod of the task's template requests.
+ResourceAmounts JobRequest(const Json& spec) {
+  ResourceAmounts sum;
+  const Json* tasks = Field(spec, "tasks");
+  if (!tasks || !tasks->is_array()) return sum;
+  for (const Json& t : *tasks) {
+    const Json* r = Field(t, "replicas");
+    const Json* tmpl = Field(t, "template");
+    const Json* ps = tmpl ? Field(*tmpl, "spec") : nullptr;
+    if (!r || !r->is_number_integer() || r->get<int64_t>() <= 0 || !ps) continue;
+    for (const auto& [name, amount] : PodSpecRequest(*ps)) {
+      int64_t total = 0;
+      if (__builtin_mul_overflow(amount, r->get<int64_t>(), &total) ||
+          __builtin_add_overflow(sum[name], total, &sum[name])) {
+        sum[name] = INT64_MAX;  // more than any minimum
+      }
+    }
+  }
+  return sum;
+}
+
 void ValidateJobCreate(Context& c, const Json& spec) {
   Errors& errs = c.errs;
   std::string name = NameOf(c.object);
@@ -255,7 +236,9 @@ void ValidateJobCreate(Context& c, const Json& spec) {
   ValidateJobPlugins(spec, errs);
   ValidateVolumes(spec, errs);
   if (auto q = GetString(spec, "queue", "spec", errs)) {
-    CheckQueueOpen(*q, "spec.queue", "job", c.lookup, errs);
+    if (auto queue = CheckQueueOpen(*q, "spec.queue", "job", c.lookup, errs)) {
+      CheckQueueMinResources(*queue, JobRequest(spec), "spec.queue", "job", errs);
+    }
     auto all = c.lookup.List(QueueResource(), "");
     if (all.ok()) {
       for (const Json& other : *all) {

@@ -5,6 +5,7 @@
 
 #include <string>
 
+#include "api/admission/quantity.h"
 #include "api/admission/validation.h"
 
 namespace etna::api::admission::internal {
@@ -39,6 +40,20 @@ std::optional<Json> CheckQueueOpen(const std::string& queue, const std::string& 
 // else spec.state, else "Open"; a spec.state of Closing or Closed wins over an empty or Open
 // status (the user closed it).
 std::string QueueState(const Json& queue);
+
+// The queue a new Job, PodGroup or bare Pod goes to (queue_routing.cc): `explicit_queue` when
+// given (spec.queue; a pod's scheduling.volcano.sh/queue-name annotation), else the `queue`
+// label when it names an existing Queue, else the first QueueBinding (by name) matching the
+// object's labels, else "default". A queue with QueueBindings takes only objects whose labels
+// match one: otherwise a Forbidden error at `path`. `what` ("job", "PodGroup", "pod") names the
+// kind in the message.
+std::string RouteToQueue(Context& c, const std::string& explicit_queue, const std::string& path,
+                         const char* what);
+// Checks `requested` (what the job, PodGroup or pod asks for) against `queue`'s
+// spec.minResources: a Forbidden error at `path` naming the queue, the resource and both
+// amounts for each resource asked below the minimum.
+void CheckQueueMinResources(const Json& queue, const ResourceAmounts& requested,
+                            const std::string& path, const char* what, Errors& errs);
 
 void AdmitPod(Context& c);
 void AdmitJob(Context& c);

@@ -1,11 +1,14 @@
 // Pod admission: Kubernetes' Pod defaults and validation, and its update rule (the spec is
 // immutable except container images, activeDeadlineSeconds, added tolerations and removed
-// scheduling gates).
+// scheduling gates); and a bare pod's queue (queue_routing.cc), as for a Job.
+#include "api/types/pod.h"
+
 #include <fmt/format.h>
 
 #include <algorithm>
 
 #include "api/admission/kinds.h"
+#include "api/types/well_known.h"
 
 namespace etna::api::admission::internal {
 
@@ -74,6 +77,23 @@ void ValidatePodUpdate(const Json& spec, const Json& old_spec, Errors& errs) {
   if (spec != b) errs.Forbidden("spec", kPodUpdateMessage);
 }
 
+// A bare pod (scheduled by us, in no PodGroup) is routed to a queue as a Job is; the queue goes
+// to the annotation its PodGroup's queue is read from. The queue must exist, be Open and get at
+// least its minResources from the pod.
+void RouteBarePod(Context& c, const Json& spec) {
+  types::Pod pod(c.object);
+  if (!pod.IsBarePod()) return;
+  const std::string path = Key("metadata.annotations", types::kQueueNameAnnotation);
+  std::string given = pod.Annotation(types::kQueueNameAnnotation);
+  std::string queue = RouteToQueue(c, given, path, "pod");
+  if (queue != given && queue != "default") {
+    c.object["metadata"]["annotations"][types::kQueueNameAnnotation] = queue;
+  }
+  if (auto q = CheckQueueOpen(queue, path, "pod", c.lookup, c.errs)) {
+    CheckQueueMinResources(*q, PodSpecRequest(spec), path, "pod", c.errs);
+  }
+}
+
 }  // namespace
 
 void AdmitPod(Context& c) {
@@ -86,6 +106,8 @@ void AdmitPod(Context& c) {
   ValidatePodSpec(*spec, "spec", c.errs);
   if (c.op == Operation::kUpdate && c.old) {
     if (const Json* old_spec = Field(*c.old, "spec")) ValidatePodUpdate(*spec, *old_spec, c.errs);
+  } else if (c.op == Operation::kCreate) {
+    RouteBarePod(c, *spec);
   }
 }
 

@@ -1,14 +1,17 @@
-// Volcano PodGroup (scheduling.volcano.sh/v1beta1) admission: queue defaults to "default" and
-// must exist and be Open (on create), minMember >= 0, minTaskMember values >= 0, minResources
-// valid quantities, networkTopology mode and tier; plus the seed's PodGroup fields
-// (docs/design.md): minAvailable (0..minMember: the gang size the group may run with), priority
-// (an integer), ttl (seconds a group may wait unscheduled before failing with WaitTimeout) and
-// minZoneUsage (the least of each resource per topology zone used). `lifecycle` is refused by
-// name: a PodGroup's lifecycle is its status.phase.
+// Volcano PodGroup (scheduling.volcano.sh/v1beta1) admission: the queue is routed as every
+// workload's (queue_routing.cc: spec.queue > `queue` label > QueueBinding > "default") and must
+// exist, be Open and get at least its spec.minResources from spec.minResources (on create; a
+// group made for a Job or a bare pod was routed and checked with its owner), minMember >= 0,
+// minTaskMember values >= 0, minResources valid quantities, networkTopology mode and tier; plus the
+// seed's PodGroup fields (docs/design.md): minAvailable (0..minMember: the gang size the group may
+// run with), priority (an integer), ttl (seconds a group may wait unscheduled before failing with
+// WaitTimeout) and minZoneUsage (the least of each resource per topology zone used). `lifecycle` is
+// refused by name: a PodGroup's lifecycle is its status.phase.
 #include <fmt/format.h>
 
 #include "api/admission/kinds.h"
 #include "api/admission/quantity.h"
+#include "api/types/object.h"
 
 namespace etna::api::admission::internal {
 
@@ -17,6 +20,15 @@ void AdmitPodGroup(Context& c) {
   if (!spec_p) return;
   Json& spec = *spec_p;
   Errors& errs = c.errs;
+  // A group the job or podgroup controller made for a Job or a bare pod: its queue was routed,
+  // and its minResources checked, when the owner was admitted.
+  types::ObjectView view(c.object);
+  bool made_for_owner = view.HasOwnerOfKind("Job") || view.HasOwnerOfKind("Pod");
+  if (c.op == Operation::kCreate && !made_for_owner) {
+    const Json* q = Field(spec, "queue");
+    spec["queue"] =
+        RouteToQueue(c, q && q->is_string() ? q->get<std::string>() : "", "spec.queue", "PodGroup");
+  }
   if (!Field(spec, "queue") || spec["queue"] == "") spec["queue"] = "default";
 
   auto min_member = GetInt(spec, "minMember", "spec", errs);
@@ -42,8 +54,9 @@ void AdmitPodGroup(Context& c) {
       }
     }
   }
+  ResourceAmounts requested;
   if (const Json* mr = GetObject(spec, "minResources", "spec", errs)) {
-    ValidateResourceList(*mr, "spec.minResources", false, errs);
+    requested = ValidateResourceList(*mr, "spec.minResources", false, errs);
   }
   if (const Json* mz = GetObject(spec, "minZoneUsage", "spec", errs)) {
     ValidateResourceList(*mz, "spec.minZoneUsage", false, errs);
@@ -66,7 +79,8 @@ void AdmitPodGroup(Context& c) {
   }
   auto queue = GetString(spec, "queue", "spec", errs);
   if (queue && c.op == Operation::kCreate) {
-    CheckQueueOpen(*queue, "spec.queue", "PodGroup", c.lookup, errs);
+    auto q = CheckQueueOpen(*queue, "spec.queue", "PodGroup", c.lookup, errs);
+    if (q && !made_for_owner) CheckQueueMinResources(*q, requested, "spec.queue", "PodGroup", errs);
   }
 }
 

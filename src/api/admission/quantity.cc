@@ -2,6 +2,9 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
+#include <cstdint>
+
 #include "common/resource.h"
 
 namespace etna::api::admission::internal {
@@ -130,6 +133,38 @@ void ValidateResourceRequirements(const Json& resources, const std::string& path
                                QuantityText((*lim)[name])));
     }
   }
+}
+
+ResourceAmounts PodSpecRequest(const Json& pod_spec) {
+  auto container_request = [](const Json& c) {
+    ResourceAmounts out;
+    Errors ignored;  // ValidateResourceRequirements reports bad quantities
+    const Json* res = Field(c, "resources");
+    for (const char* key : {"limits", "requests"}) {  // requests override limits
+      const Json* list = res ? Field(*res, key) : nullptr;
+      if (!list || !list->is_object()) continue;
+      for (const auto& [name, value] : list->items()) {
+        if (auto a = ParseQuantityValue(value, name, name, false, ignored)) out[name] = *a;
+      }
+    }
+    return out;
+  };
+  ResourceAmounts sum;
+  if (const Json* cs = Field(pod_spec, "containers"); cs && cs->is_array()) {
+    for (const Json& c : *cs) {
+      for (const auto& [name, amount] : container_request(c)) {
+        if (__builtin_add_overflow(sum[name], amount, &sum[name])) sum[name] = INT64_MAX;
+      }
+    }
+  }
+  if (const Json* cs = Field(pod_spec, "initContainers"); cs && cs->is_array()) {
+    for (const Json& c : *cs) {
+      for (const auto& [name, amount] : container_request(c)) {
+        sum[name] = std::max(sum[name], amount);
+      }
+    }
+  }
+  return sum;
 }
 
 }  // namespace etna::api::admission::internal

@@ -39,6 +39,11 @@ void CheckLessOrEqual(const ResourceAmounts& small, const Json& small_list,
                       const std::string& small_path, const ResourceAmounts& big,
                       const Json& big_list, const std::string& big_path, Errors& errs);
 
+// What one pod of `pod_spec` requests, as the scheduler counts it: each container's requests
+// (its limits where a request is absent, as Kubernetes defaults requests from limits), summed,
+// and at least each init container's. Quantities that do not parse count as absent.
+ResourceAmounts PodSpecRequest(const Json& pod_spec);
+
 // Validates a container's `resources` at `path` ("spec.containers[0].resources").
 void ValidateResourceRequirements(const Json& resources, const std::string& path, Errors& errs);
 

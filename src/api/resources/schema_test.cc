@@ -92,10 +92,7 @@ TEST(SchemaSeedTest, ServedSeedDocumentsHaveOnlyKnownFields) {
       const ResourceInfo* info = Info(doc);
       if (info == nullptr) continue;  // DaemonSet without apiVersion, APIService: not served
       ++checked;
-      Paths expected;
-      // docs/design.md does not accept the PodGroup's `minAvailable` (NOTES.md lists it).
-      if (info->kind == "PodGroup") expected = {"spec.minAvailable"};
-      EXPECT_EQ(UnknownFields(*info, doc), expected)
+      EXPECT_EQ(UnknownFields(*info, doc), Paths{})
           << file << ": " << info->kind << " " << doc["metadata"].value("name", "");
     }
   }
@@ -168,7 +165,7 @@ TEST(SchemaTest, ReportsEveryUnknownFieldWithItsIndex) {
 TEST(SchemaTest, SeedFieldsOutsideDesignAreUnknown) {
   Json pg = SeedObject("preemption.yaml", "PodGroup");
   pg["spec"]["lifecycle"] = Json::object();
-  EXPECT_EQ(Unknown(pg), (Paths{"spec.lifecycle", "spec.minAvailable"}));
+  EXPECT_EQ(Unknown(pg), (Paths{"spec.lifecycle"}));
 }
 
 TEST(SchemaTest, FreeFormPartsAcceptAnyKeys) {

@@ -81,6 +81,7 @@ NodePtr QueueSpec() {
 NodePtr PodGroupSpec() {
   return Obj({
       {"minMember", Scalar()},
+      {"minAvailable", Scalar()},  // seed: the gang's minimum (<= minMember), minMember when unset
       {"minTaskMember", StringMap()},
       {"queue", Scalar()},
       {"priorityClassName", Scalar()},

@@ -243,6 +243,25 @@ TEST_F(CrudTest, InvalidJobIsRejectedNamingTheField) {
   EXPECT_EQ(r.Json()["details"]["causes"][0]["field"], "spec.minAvailable");
 }
 
+// The seed's offline-batch queue: "each job requests at least 1 GPU" (spec.minResources).
+TEST_F(CrudTest, JobBelowItsQueuesMinResourcesIs422NamingQueueResourceAndAmounts) {
+  json queue = Queue("offline-batch");
+  queue["spec"]["minResources"] = {{"nvidia.com/gpu", 1}};
+  MustCreate(kQueues, queue);
+  json job = Job("cpu-only", 2, 2);
+  job["spec"]["queue"] = "offline-batch";
+  auto r = Do("POST", kJobs, job.dump());
+  ASSERT_EQ(r.status, 422) << r.body;
+  json cause = r.Json()["details"]["causes"][0];
+  EXPECT_EQ(cause["field"], "spec.queue");
+  EXPECT_EQ(cause["message"],
+            "Forbidden: queue offline-batch requires each job to request at least 1 "
+            "nvidia.com/gpu (minResources); this job requests 0");
+  EXPECT_NE(r.Json()["message"].get<std::string>().find("queue offline-batch requires"),
+            std::string::npos)
+      << r.body;
+}
+
 TEST_F(CrudTest, MalformedAndDeepBodiesAreBadRequests) {
   EXPECT_EQ(Do("POST", kQueues, "{\"metadata\":").status, 400);
   EXPECT_EQ(Do("POST", kQueues, std::string(5000, '[') + std::string(5000, ']')).status, 400);

@@ -43,6 +43,12 @@ class Pod : public ObjectView {
   // The PodGroup it belongs to (annotation scheduling.k8s.io/group-name), "" when none.
   std::string GroupName() const;
 
+  // Scheduled by Volcano or etna (schedulerName volcano or etna) and in no PodGroup yet: a bare
+  // pod, which admission routes to a queue and the podgroup controller gives a PodGroup of its own.
+  bool IsBarePod() const;
+  // Owned by a ReplicaSet or a Deployment: a service, scheduled with the inference defaults.
+  bool IsServicePod() const { return HasOwnerOfKind("ReplicaSet") || HasOwnerOfKind("Deployment"); }
+
   // The devices the scheduler's bind gave it; an error names the bad annotation.
   Result<BoundDevices> BoundGpus() const { return DecodeBoundDevices(annotations()); }
 };

@@ -48,6 +48,18 @@ inline constexpr char kJobVersionAnnotation[] = "volcano.sh/job-version";
 inline constexpr char kPreemptableAnnotation[] = "volcano.sh/preemptable";
 inline constexpr char kPodGroupPrefix[] = "podgroup-";
 
+// ---- read by admission and the podgroup controller: a workload's queue and kind ----
+// Volcano's pod annotation naming the queue of a pod's own PodGroup; admission writes the queue
+// it routed a bare pod to here (src/api/admission/queue_routing.cc).
+inline constexpr char kQueueNameAnnotation[] = "scheduling.volcano.sh/queue-name";
+// The seed's label naming a workload's queue (`queue: inference-service`), honoured when the
+// queue exists and no queue is named explicitly.
+inline constexpr char kQueueLabel[] = "queue";
+// Marks a PodGroup as an inference workload (sched::Job::Kind::kInference); the podgroup
+// controller sets it on the group of a pod a ReplicaSet or Deployment owns.
+inline constexpr char kWorkloadLabel[] = "etna.io/workload";
+inline constexpr char kInferenceWorkload[] = "inference";
+
 // ---- pod conditions and reasons the parts set ----
 // Set by the scheduler on a victim before it evicts (with reason Preempted or Reclaimed), as
 // Kubernetes' DisruptionTarget.

@@ -152,8 +152,8 @@ struct Job {
   // (actions/zone_usage.h).
   ResourceVector min_zone_usage;
   // Training or inference, for the seed's placement defaults (workload-defaults plugin). The
-  // API layer sets kInference from the job or PodGroup label `etna.io/workload: inference`;
-  // everything else is training.
+  // API layer sets kInference from the label `etna.io/workload: inference` (the podgroup
+  // controller puts it on Deployment/ReplicaSet pods' groups); everything else is training.
   enum class Kind : uint8_t { kTraining, kInference };
   Kind kind = Kind::kTraining;
 

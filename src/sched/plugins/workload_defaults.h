@@ -9,7 +9,7 @@
 //     small — an 8-GPU task on an 8-GPU node takes a whole node either way): spread across
 //     nodes under one switch: 50 · (1 − GPU fill after) + 50 · the share of the job's placed
 //     members under the same tier-1 hypernode as the node (1 when none is placed yet);
-//   - inference (Job::kind; the API layer sets it from `etna.io/workload: inference`): binpack
+//   - inference (Job::kind, from `etna.io/workload: inference`; Deployment pods too): binpack
 //     with sharing: 50 · GPU fill after + 50 · the fill after of the fullest device that has
 //     room for a fraction of a GPU (the node fill again for whole GPUs).
 // Combine with network-topology-aware for same-node preference of gangs; the two weigh against
