@@ -37,7 +37,7 @@ struct Assembled {
   sched::Snapshot snapshot;
   std::vector<std::string> task_keys;  // "<ns>/<pod>" per task
   std::vector<std::string> job_keys;   // "<ns>/<podgroup>" per job; empty for a pod's own job
-  std::vector<ResourceVector> queue_allocated;  // per queue: requests of tasks holding nodes
+  std::vector<ResourceVector> queue_allocated;   // per queue: requests of tasks holding nodes
   std::vector<QueueWindowStatus> queue_windows;  // per queue: its time window, for its status
 };
 

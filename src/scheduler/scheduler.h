@@ -13,9 +13,9 @@
 #include <chrono>
 #include <condition_variable>
 #include <functional>
-#include <optional>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <string>
 #include <thread>
 #include <vector>
@@ -24,8 +24,8 @@
 #include "client/rest.h"
 #include "client/transport.h"
 #include "common/clock.h"
-#include "common/time_zone.h"
 #include "common/metrics.h"
+#include "common/time_zone.h"
 #include "sched/framework/conf.h"
 #include "scheduler/apply.h"
 #include "scheduler/cache.h"
@@ -52,7 +52,7 @@ struct SchedulerOptions {
   const Clock* clock = nullptr;  // null: the system clock
   // The zone Queue timePolicies are judged in; unset: the host's (UTC when it cannot be read).
   std::optional<TimeZone> time_zone;
-  std::string conf_yaml;         // a configuration file's text; empty: the ConfigMap or default
+  std::string conf_yaml;  // a configuration file's text; empty: the ConfigMap or default
   std::chrono::milliseconds period{1000};
   std::chrono::milliseconds debounce{20};  // wait after a wakeup so a burst is one cycle
   std::vector<std::string> scheduler_names{"volcano", "etna"};

@@ -37,9 +37,7 @@ class Queue : public ObjectView {
   // status.timeWindow, as the scheduler writes it: outside every window at its last cycle
   // (false when the queue has none or the scheduler has not said), and when the next window
   // opens (RFC 3339 in the scheduler's zone; "" when unknown or none opens).
-  bool outside_time_window() const {
-    return !Bool(json(), {"status", "timeWindow", "open"}, true);
-  }
+  bool outside_time_window() const { return !Bool(json(), {"status", "timeWindow", "open"}, true); }
   std::string next_window_open() const {
     return String(json(), {"status", "timeWindow", "nextOpen"});
   }

@@ -8,9 +8,9 @@ namespace {
 using nlohmann::json;
 
 TEST(QueueWindowNoteTest, SaysWhenTheNextWindowOpens) {
-  json queue = {{"metadata", {{"name", "dev-test"}}},
-                {"status", {{"timeWindow", {{"open", false},
-                                            {"nextOpen", "2026-12-07T09:00:00+01:00"}}}}}};
+  json queue = {
+      {"metadata", {{"name", "dev-test"}}},
+      {"status", {{"timeWindow", {{"open", false}, {"nextOpen", "2026-12-07T09:00:00+01:00"}}}}}};
   EXPECT_EQ(QueueWindowNote(queue),
             "queue dev-test is outside its time windows; the next opens at "
             "2026-12-07T09:00:00+01:00");
