@@ -225,7 +225,8 @@ Result<TimeZone> TimeZone::Host() {
   if (const char* tz = std::getenv("TZ"); tz && *tz) {
     std::string_view name(tz);
     if (name.front() == ':') name.remove_prefix(1);
-    return Load(name);
+    if (auto zone = Load(name); zone.ok()) return zone;
+    // A POSIX rule ("CET-1CEST") or an unknown name: the system's zone below.
   }
   std::error_code ec;
   auto target = std::filesystem::read_symlink("/etc/localtime", ec);

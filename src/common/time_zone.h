@@ -34,8 +34,8 @@ class TimeZone {
   // The IANA zone `name` ("Europe/Berlin", "UTC", "America/New_York"). An unknown name, one
   // that is not a plain relative path, or a file that is not TZif is an error naming it.
   static Result<TimeZone> Load(std::string_view name);
-  // The host's zone: $TZ when it names a zone, else /etc/localtime (named by the zone it links
-  // to), else /etc/timezone, else UTC.
+  // The host's zone: $TZ when it names a known zone, else /etc/localtime (named by the zone it
+  // links to), else /etc/timezone, else UTC.
   static Result<TimeZone> Host();
 
   const std::string& name() const { return name_; }

@@ -2,6 +2,9 @@
 
 #include <gtest/gtest.h>
 
+#include <cstdlib>
+#include <string>
+
 #include "common/time.h"
 
 namespace etna {
@@ -51,6 +54,20 @@ TEST(TimeZoneTest, SeveralZonesInOneProcess) {
   TimeMs t = At("2026-07-01T12:00:00Z");
   EXPECT_EQ(ny->FormatRfc3339(t), "2026-07-01T08:00:00-04:00");
   EXPECT_EQ(kolkata->FormatRfc3339(t), "2026-07-01T17:30:00+05:30");
+}
+
+TEST(TimeZoneTest, HostZoneFollowsTzAndIgnoresWhatItCannotName) {
+  const char* saved = std::getenv("TZ");
+  std::string old = saved ? saved : "";
+  setenv("TZ", ":Europe/Berlin", 1);
+  EXPECT_EQ(TimeZone::Host().value().name(), "Europe/Berlin");
+  setenv("TZ", "CET-1CEST", 1);  // a POSIX rule, not a zone name: the system's zone
+  EXPECT_TRUE(TimeZone::Host().ok());
+  if (saved) {
+    setenv("TZ", old.c_str(), 1);
+  } else {
+    unsetenv("TZ");
+  }
 }
 
 TEST(TimeZoneTest, UnknownOrUnsafeNamesAreErrors) {
