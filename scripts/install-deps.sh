@@ -10,6 +10,7 @@ PACKAGES=(
   libboost-dev libssl-dev
   clang-14 libclang-rt-14-dev
   python3-kubernetes python3-yaml curl procps prometheus zsh
+  tzdata  # the IANA zone files Queue timePolicies are judged in (src/common/time_zone.h)
 )
 # kubectl: keep one that is installed (e.g. google-cloud-cli's dispatcher); else Debian's 1.20.
 if ! command -v kubectl >/dev/null 2>&1; then

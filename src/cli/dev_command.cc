@@ -80,6 +80,8 @@ int RunCluster(Invocation& inv) {
   const std::string profile = inv.Get("profile");  // empty: the built-in profile
   auto period = ParseDuration(inv.Get("period"));
   if (!period.ok()) return inv.UsageError("--period: " + period.status().message());
+  auto zone = ParseTimeZone(inv.Get("time-zone"));
+  if (!zone.ok()) return inv.UsageError("--time-zone: " + zone.status().message());
   auto nodes = profile.empty() ? agent::ParseClusterProfile(kDevProfileYaml)
                                : agent::LoadClusterProfile(profile);
   if (!nodes.ok()) {
@@ -112,6 +114,7 @@ int RunCluster(Invocation& inv) {
   scheduler_options.transports = transports;
   scheduler_options.metrics = &registry;
   scheduler_options.period = *period;
+  scheduler_options.time_zone = *zone;
   scheduler::Scheduler scheduler(std::move(scheduler_options));
   if (Status st = scheduler.Start(); !st.ok()) {
     std::fprintf(stderr, "etna dev: scheduler: %s\n", st.ToString().c_str());
@@ -160,7 +163,8 @@ const Command& DevCommand() {
       "dev",
       "a whole cluster in one process: server, scheduler, controllers and simulated GPU nodes "
       "running pods as processes",
-      "etna dev [--data-dir DIR] [--listen HOST:PORT] [--profile FILE] [--period D]",
+      "etna dev [--data-dir DIR] [--listen HOST:PORT] [--profile FILE] [--period D] "
+      "[--time-zone ZONE]",
       "Runs a whole etna cluster in this process: the API server (data in DIR), the\n"
       "scheduler, the controllers, and simulated GPU nodes whose pods run as real processes.\n"
       "Writes DIR/kubeconfig for kubectl, the Python client and etna's own commands, and makes\n"
@@ -172,6 +176,9 @@ const Command& DevCommand() {
            "the simulated nodes (default: 4 x 8 H100 with NVSwitch, 2 x 4 A100-80GB with MIG, "
            "2 x 2 T4; see examples/clusters/)"},
           {"period", 0, "D", "the scheduler's cycle period (500ms, 2s, ...)", "1s"},
+          {"time-zone", 0, "ZONE",
+           "the IANA time zone Queue timePolicies are judged in (Europe/Berlin, UTC, ...); "
+           "default: the host's"},
       },
       /*connects=*/false,
       RunCluster,

@@ -16,6 +16,10 @@ Result<std::chrono::milliseconds> ParseDuration(const std::string& text) {
   return std::chrono::milliseconds(CeilMilliseconds(*d));
 }
 
+Result<TimeZone> ParseTimeZone(const std::string& text) {
+  return text.empty() ? TimeZone::Host() : TimeZone::Load(text);
+}
+
 namespace {
 
 sigset_t StopSignals() {

@@ -1,18 +1,23 @@
 // What the daemon subcommands (server, dev, scheduler, controllers, agent) share besides their
-// flags (declared with cli/kit/command.h): a positive duration flag, the host of a --listen
-// address, and waiting for the signal that stops them. Stateless functions.
+// flags (declared with cli/kit/command.h): a positive duration flag, a time zone flag, the host
+// of a --listen address, and waiting for the signal that stops them. Stateless functions.
 #pragma once
 
 #include <chrono>
 #include <string>
 
 #include "common/status.h"
+#include "common/time_zone.h"
 
 namespace etna::cli {
 
 // A positive Go duration ("500ms", "2s", "1m", "1.5s"), rounded up to whole milliseconds.
 // Errors name the text.
 Result<std::chrono::milliseconds> ParseDuration(const std::string& text);
+
+// A --time-zone value: an IANA zone name ("Europe/Berlin", "UTC"); "" is the host's zone.
+// Errors name the text and say what is wanted.
+Result<TimeZone> ParseTimeZone(const std::string& text);
 
 // The host of a --listen HOST:PORT value ("127.0.0.1:8080" → "127.0.0.1").
 std::string HostOf(const std::string& listen);

@@ -23,5 +23,17 @@ TEST(ParseDurationTest, AcceptsUnitsAndRejectsTheRest) {
   }
 }
 
+TEST(ParseTimeZoneTest, IanaNamesOrTheHostsZone) {
+  auto berlin = ParseTimeZone("Europe/Berlin");
+  ASSERT_TRUE(berlin.ok()) << berlin.status().message();
+  EXPECT_EQ(berlin->name(), "Europe/Berlin");
+  EXPECT_TRUE(ParseTimeZone("UTC").ok());
+  EXPECT_TRUE(ParseTimeZone("").ok());  // the host's
+  auto bad = ParseTimeZone("Mars/Olympus");
+  ASSERT_FALSE(bad.ok());
+  EXPECT_NE(bad.status().message().find("unknown time zone \"Mars/Olympus\""), std::string::npos)
+      << bad.status().message();
+}
+
 }  // namespace
 }  // namespace etna::cli

@@ -1,6 +1,7 @@
 // `etna scheduler`: the scheduler daemon against an API server.
 //
 //   etna scheduler --kubeconfig FILE [--conf FILE] [--period 1s] [--scheduler-name volcano,etna]
+//                  [--time-zone Europe/Berlin]
 //
 // Without --conf the configuration is read (and reloaded) from the ConfigMap
 // volcano-system/volcano-scheduler-configmap, key volcano-scheduler.conf, else the default.
@@ -31,6 +32,9 @@ int RunDaemon(Invocation& inv) {
   auto parsed_period = ParseDuration(period);
   if (!parsed_period.ok()) return inv.UsageError("--period: " + parsed_period.status().message());
   options.period = *parsed_period;
+  auto zone = ParseTimeZone(inv.Get("time-zone"));
+  if (!zone.ok()) return inv.UsageError("--time-zone: " + zone.status().message());
+  options.time_zone = *zone;
   options.scheduler_names = sched::SplitCommaList(names);
   if (options.scheduler_names.empty()) return inv.UsageError("--scheduler-name: empty list");
   if (!conf_file.empty()) {
@@ -89,6 +93,9 @@ const Command& SchedulerCommand() {
           {"period", 0, "DURATION", "time between cycles when nothing happens (500ms, 2s, ...)",
            "1s"},
           {"scheduler-name", 0, "LIST", "the spec.schedulerName values served", "volcano,etna"},
+          {"time-zone", 0, "ZONE",
+           "the IANA time zone Queue timePolicies are judged in (Europe/Berlin, UTC, ...); "
+           "default: the host's"},
           {"listen", 0, "HOST:PORT",
            "serve /metrics, /healthz and /readyz over HTTP (as Volcano's --listen-address; port "
            "0 picks one)",

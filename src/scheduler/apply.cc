@@ -232,6 +232,18 @@ void DecisionApplier::PatchPodGroup(const std::string& key, const std::string& n
   ++stats_.podgroup_patches;
 }
 
+namespace {
+
+// status.timeWindow: {open, nextOpen} for a queue with time policies; null (none) without.
+json QueueWindowJson(const QueueWindowStatus& w) {
+  if (!w.has_policies) return nullptr;
+  json out = {{"open", w.open}};
+  out["nextOpen"] = w.next_open.empty() ? json(nullptr) : json(w.next_open);
+  return out;
+}
+
+}  // namespace
+
 void DecisionApplier::UpdateQueues(const Assembled& view, const sched::Decision& decision) {
   const auto& s = view.snapshot;
   std::vector<ResourceVector> allocated = view.queue_allocated;
@@ -252,18 +264,24 @@ void DecisionApplier::UpdateQueues(const Assembled& view, const sched::Decision&
       }
     }
     auto& last = queue_allocated_[s.queues[q].name];
-    if (next == last) continue;
+    json window = QueueWindowJson(view.queue_windows[q]);
+    auto& last_window = queue_window_[s.queues[q].name];
+    if (next == last && window == last_window) continue;
     json list = json::object();
     for (const auto& [k, _] : last) list[k] = nullptr;  // dropped resources
     for (const auto& [k, v] : next) list[k] = v;
-    auto r = rest_->MergePatch(client::Path("queues", "", s.queues[q].name),
-                               {{"status", {{"allocated", list}}}}, "status");
+    json status = {{"allocated", list}};
+    // A merge patch replaces the whole object (nextOpen goes when the window is open).
+    if (window != last_window) status["timeWindow"] = window;
+    auto r = rest_->MergePatch(client::Path("queues", "", s.queues[q].name), {{"status", status}},
+                               "status");
     if (!r.ok()) {
       std::fprintf(stderr, "scheduler: queue %s status: %s\n", s.queues[q].name.c_str(),
                    r.status().message().c_str());
       continue;
     }
     last = std::move(next);
+    last_window = std::move(window);
     std::lock_guard<std::mutex> lock(mu_);
     ++stats_.queue_patches;
   }

@@ -6,9 +6,10 @@
 //   and is reported as a FailedScheduling event.
 // - Evictions: the victim gets condition DisruptionTarget=True (reason Preempted or Reclaimed,
 //   message naming the preemptor) through a status patch, then pods/eviction.
-// - PodGroup status (phase and one Scheduled/Unschedulable condition) and Queue status.allocated
-//   by JSON merge patch, only when they differ from what was last written; sent by the same
-//   workers after the cycle's binds (a failed patch is retried after the next cycle).
+// - PodGroup status (phase and one Scheduled/Unschedulable condition), Queue status.allocated
+//   and status.timeWindow ({open, nextOpen} for a queue with timePolicies) by JSON merge patch,
+//   only when they differ from what was last written; sent by the same workers after the
+//   cycle's binds (a failed patch is retried after the next cycle).
 // - Events: Scheduled, FailedScheduling, Preempted and Evict (events.h).
 //
 // Thread-safety: Apply from one thread (the scheduling loop); WaitForBinds from any.
@@ -82,6 +83,7 @@ class DecisionApplier {
   // What was last written, so unchanged status is not patched again (job_status_ under mu_).
   std::map<std::string, JobStatus> job_status_;
   std::map<std::string, std::map<std::string, std::string>> queue_allocated_;
+  std::map<std::string, json> queue_window_;  // status.timeWindow; null: none written
 };
 
 }  // namespace etna::scheduler

@@ -20,16 +20,25 @@
 #include <unordered_map>
 #include <vector>
 
+#include "common/time_zone.h"
 #include "scheduler/convert.h"
 
 namespace etna::scheduler {
 
 // A cycle's snapshot and the keys to map its indices back to API objects.
+// Where a queue with time policies stood at assembly, for its status.timeWindow.
+struct QueueWindowStatus {
+  bool has_policies = false;  // false: no timePolicies, no status.timeWindow
+  bool open = true;
+  std::string next_open;  // RFC 3339 in the scheduler's zone; "" when open or none opens
+};
+
 struct Assembled {
   sched::Snapshot snapshot;
   std::vector<std::string> task_keys;  // "<ns>/<pod>" per task
   std::vector<std::string> job_keys;   // "<ns>/<podgroup>" per job; empty for a pod's own job
-  std::vector<ResourceVector> queue_allocated;  // per queue: requests of tasks holding nodes
+  std::vector<ResourceVector> queue_allocated;   // per queue: requests of tasks holding nodes
+  std::vector<QueueWindowStatus> queue_windows;  // per queue: its time window, for its status
 };
 
 struct CacheStats {
@@ -55,6 +64,9 @@ class Cache {
   void OnPriorityClass(const std::string& type, const json& object);
   void OnHyperNode(const std::string& type, const json& object);
 
+  // The zone queue time windows are judged in (the scheduler's --time-zone); UTC until set.
+  void SetTimeZone(TimeZone zone);
+  // A snapshot of everything cached, queue time windows resolved against `now_ms`.
   Assembled Assemble(TimeMs now_ms);
 
   // Marks pod `key` as being bound to `node` with `devices` (see above).
@@ -92,6 +104,7 @@ class Cache {
   std::unordered_map<std::string, Binding> binding_;
   std::unordered_map<std::string, std::weak_ptr<const sched::PodSpec>> specs_;
   uint64_t capacity_generation_ = 1;
+  TimeZone zone_ = TimeZone::Utc();
   CacheStats stats_;
   std::string last_error_;
 };

@@ -26,6 +26,11 @@ bool ResolveMig(const sched::Node& node, const std::vector<int32_t>& mig_ids,
 
 }  // namespace
 
+void Cache::SetTimeZone(TimeZone zone) {
+  std::lock_guard<std::mutex> lock(mu_);
+  zone_ = std::move(zone);
+}
+
 Assembled Cache::Assemble(TimeMs now_ms) {
   std::lock_guard<std::mutex> lock(mu_);
   ++stats_.assembled;
@@ -57,6 +62,23 @@ Assembled Cache::Assemble(TimeMs now_ms) {
     }
   }
   out.queue_allocated.resize(s.queues.size());
+  out.queue_windows.resize(s.queues.size());
+  {
+    size_t i = 0;
+    for (const auto& [name, q] : queues_) {
+      QueueWindowStatus& status = out.queue_windows[i];
+      sched::Queue::TimeWindow& window = s.queues[i++].window;
+      if (q.time_policies.empty()) continue;
+      WindowState w = ResolveWindows(q.time_policies, zone_, now_ms);
+      status = {true, w.open, ""};
+      window.outside = !w.open;
+      if (!w.open && w.next_open_ms) {
+        window.next_open_ms = *w.next_open_ms;
+        window.next_open = zone_.FormatWeekdayTime(*w.next_open_ms);
+        status.next_open = zone_.FormatRfc3339(*w.next_open_ms);
+      }
+    }
+  }
 
   auto priority_of = [&](const std::string& cls, bool has_own, int32_t own) {
     if (!cls.empty()) {

@@ -22,6 +22,7 @@
 
 #include "api/types/fields.h"
 #include "common/status.h"
+#include "common/time_window.h"
 #include "sched/framework/decision.h"
 #include "sched/model/snapshot.h"
 
@@ -76,8 +77,9 @@ struct JobRecord {
 Result<JobRecord> ConvertPodGroup(const json& podgroup);
 
 struct QueueRecord {
-  sched::Queue queue;  // parent unresolved
+  sched::Queue queue;  // parent unresolved; window resolved per cycle (Cache::Assemble)
   std::string parent;
+  std::vector<TimePolicy> time_policies;  // spec.timePolicies
 };
 
 Result<QueueRecord> ConvertQueue(const json& queue);

@@ -156,6 +156,23 @@ Result<QueueRecord> ConvertQueue(const json& queue) {
   if (state == "Closed") q.state = sched::QueueState::kClosed;
   if (state == "Closing") q.state = sched::QueueState::kClosing;
   r.parent = view.parent();
+  const json& policies = view.time_policies();
+  for (size_t i = 0; i < policies.size(); ++i) {
+    std::string field = fmt::format("spec.timePolicies[{}]", i);
+    TimePolicy p;
+    if (std::string days = String(policies[i], {"weekdays"}); !days.empty()) {
+      auto parsed = ParseWeekdays(days);
+      if (!parsed.ok()) return parsed.status().WithContext(field + ".weekdays");
+      p.weekdays = *parsed;
+    }
+    if (std::string hours = String(policies[i], {"hours"}); !hours.empty()) {
+      auto parsed = ParseHours(hours);
+      if (!parsed.ok()) return parsed.status().WithContext(field + ".hours");
+      p.hours = *parsed;
+    }
+    r.time_policies.push_back(p);
+  }
+  q.window.suspend = view.time_policy_action() == "Suspend";
   return r;
 }
 

@@ -29,6 +29,14 @@ Scheduler::Scheduler(SchedulerOptions options)
   applier_ =
       std::make_unique<DecisionApplier>(&rest_, &cache_, events_.get(), options_.bind_workers);
   cache_.SetWakeup([this] { Wake(); });
+  if (options_.time_zone) {
+    cache_.SetTimeZone(*options_.time_zone);
+  } else if (auto host = TimeZone::Host(); host.ok()) {
+    cache_.SetTimeZone(*host);
+  } else {
+    std::fprintf(stderr, "scheduler: %s; queue time windows are judged in UTC\n",
+                 host.status().message().c_str());
+  }
 }
 
 Scheduler::~Scheduler() { Stop(); }
@@ -161,7 +169,7 @@ Result<CycleStats> Scheduler::Cycle() {
   auto t1 = std::chrono::steady_clock::now();
   // The core takes its snapshot by value; the applier still needs the indices' meaning.
   Assembled kept{sched::Snapshot{}, std::move(view.task_keys), std::move(view.job_keys),
-                 std::move(view.queue_allocated)};
+                 std::move(view.queue_allocated), std::move(view.queue_windows)};
   kept.snapshot.jobs = snap.jobs;
   kept.snapshot.queues = snap.queues;
   kept.snapshot.tasks.reserve(snap.tasks.size());

@@ -15,6 +15,7 @@
 #include <functional>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <string>
 #include <thread>
 #include <vector>
@@ -24,6 +25,7 @@
 #include "client/transport.h"
 #include "common/clock.h"
 #include "common/metrics.h"
+#include "common/time_zone.h"
 #include "sched/framework/conf.h"
 #include "scheduler/apply.h"
 #include "scheduler/cache.h"
@@ -48,7 +50,9 @@ struct CycleStats {
 struct SchedulerOptions {
   client::TransportFactory transports;
   const Clock* clock = nullptr;  // null: the system clock
-  std::string conf_yaml;         // a configuration file's text; empty: the ConfigMap or default
+  // The zone Queue timePolicies are judged in; unset: the host's (UTC when it cannot be read).
+  std::optional<TimeZone> time_zone;
+  std::string conf_yaml;  // a configuration file's text; empty: the ConfigMap or default
   std::chrono::milliseconds period{1000};
   std::chrono::milliseconds debounce{20};  // wait after a wakeup so a burst is one cycle
   std::vector<std::string> scheduler_names{"volcano", "etna"};

@@ -8,6 +8,7 @@
 
 #include <chrono>
 #include <functional>
+#include <optional>
 #include <string>
 #include <thread>
 #include <vector>
@@ -128,6 +129,12 @@ class Kit {
     return list.ok() ? *list : std::vector<json>{};
   }
 
+  // The clock and zone the next MakeScheduler uses (default: the system clock, the host's zone).
+  void UseClock(const Clock* clock, TimeZone zone) {
+    clock_ = clock;
+    zone_ = std::move(zone);
+  }
+
   std::unique_ptr<Scheduler> MakeScheduler(bool run_loop = false, std::string conf_yaml = {}) {
     SchedulerOptions o;
     o.transports = api_.Factory();
@@ -135,6 +142,8 @@ class Kit {
     o.conf_yaml = std::move(conf_yaml);
     o.period = std::chrono::milliseconds(100);
     o.bind_workers = 4;
+    o.clock = clock_;
+    o.time_zone = zone_;
     auto s = std::make_unique<Scheduler>(std::move(o));
     Status st = s->Start();
     EXPECT_TRUE(st.ok()) << st.ToString();
@@ -143,6 +152,8 @@ class Kit {
 
  private:
   client::testing::InProcessApi api_;
+  const Clock* clock_ = nullptr;
+  std::optional<TimeZone> zone_;
 };
 
 }  // namespace etna::scheduler::testkit

@@ -97,6 +97,18 @@ TEST(KindsAdmission, Table) {
        "{apiVersion: scheduling.volcano.sh/v1beta1, kind: Queue, metadata: {name: q}, spec: "
        "{timePolicies: [{hours: '9-18', zone: UTC}]}}",
        "spec.timePolicies[0].zone", "FieldValueNotSupported", "\"weekdays\", \"hours\""},
+      {"queue hours single hour in a list",
+       "{apiVersion: scheduling.volcano.sh/v1beta1, kind: Queue, metadata: {name: q}, spec: "
+       "{timePolicies: [{hours: '9-18,20'}]}}",
+       "spec.timePolicies[0].hours", "FieldValueInvalid", "hour ranges"},
+      {"queue time policy action",
+       "{apiVersion: scheduling.volcano.sh/v1beta1, kind: Queue, metadata: {name: q}, spec: "
+       "{timePolicies: [{hours: '9-18'}], timePolicyAction: Stop}}",
+       "spec.timePolicyAction", "FieldValueNotSupported", "\"KeepRunning\", \"Suspend\""},
+      {"queue time policy action suspend",
+       "{apiVersion: scheduling.volcano.sh/v1beta1, kind: Queue, metadata: {name: q}, spec: "
+       "{timePolicies: [{weekdays: '1-5', hours: '9-18'}], timePolicyAction: Suspend}}",
+       "", "", ""},
       {"queue guarantee conflict",
        "{apiVersion: scheduling.volcano.sh/v1beta1, kind: Queue, metadata: {name: q}, spec: "
        "{guarantee: {resource: {cpu: 1}, cpu: 2}}}",

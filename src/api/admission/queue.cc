@@ -3,8 +3,9 @@
 // guarantee <= deserved <= capability; parent exists; hierarchy annotations), plus the seed's
 // Queue fields (docs/design.md): spec.state (Open, Closing or Closed, default Open), guarantee
 // written flat or with dotted `resource.<name>` keys (kept as written, validated as
-// guarantee.resource), spec.minResources (the least each job must request) and spec.timePolicies
-// (weekday/hour windows).
+// guarantee.resource), spec.minResources (the least each job must request), spec.timePolicies
+// (weekday/hour windows, parsed by common/time_window.h) and spec.timePolicyAction
+// (KeepRunning, the default, or Suspend).
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -12,6 +13,7 @@
 
 #include "api/admission/kinds.h"
 #include "api/admission/quantity.h"
+#include "common/time_window.h"
 
 namespace etna::api::admission::internal {
 
@@ -20,6 +22,8 @@ namespace {
 // Closing (Volcano's controller writes it): no new jobs, running work continues, and the queue
 // controller reports Closed once no PodGroups remain; the same as Closed until then.
 const std::vector<std::string> kStates = {"Open", "Closing", "Closed"};
+// What a queue does with its running work outside its time windows (common/time_window.h).
+const std::vector<std::string> kTimePolicyActions = {"KeepRunning", "Suspend"};
 
 // The guarantee as Volcano's resource map, whether written `guarantee: {resource: {...}}`,
 // flat (`guarantee: {nvidia.com/gpu: 40}`) or with dotted keys (`guarantee: {resource.cpu: 10}`).
@@ -53,31 +57,6 @@ Json GuaranteeView(const Json& spec, Errors& errs) {
   return folded;
 }
 
-// "1-5" or "1,3,5-7": ISO weekdays, 1 = Monday .. 7 = Sunday. "9-18": hours 0..24; a window
-// whose start is after its end wraps past midnight.
-bool ParseRanges(const std::string& s, int lo, int hi, bool ordered) {
-  if (s.empty()) return false;
-  std::stringstream ss(s);
-  std::string item;
-  while (std::getline(ss, item, ',')) {
-    item.erase(std::remove(item.begin(), item.end(), ' '), item.end());
-    size_t dash = item.find('-');
-    auto num = [&](const std::string& t, int* out) {
-      if (t.empty() || t.size() > 2 || !std::all_of(t.begin(), t.end(), ::isdigit)) return false;
-      *out = std::stoi(t);
-      return *out >= lo && *out <= hi;
-    };
-    int a = 0, b = 0;
-    if (dash == std::string::npos) {
-      if (!num(item, &a)) return false;
-    } else {
-      if (!num(item.substr(0, dash), &a) || !num(item.substr(dash + 1), &b)) return false;
-      if (a == b || (ordered && a > b)) return false;
-    }
-  }
-  return true;
-}
-
 void ValidateTimePolicies(const Json& spec, Errors& errs) {
   const Json* tps = GetArray(spec, "timePolicies", "spec", errs);
   if (!tps) return;
@@ -94,15 +73,24 @@ void ValidateTimePolicies(const Json& spec, Errors& errs) {
     auto weekdays = GetString(tp, "weekdays", p, errs);
     auto hours = GetString(tp, "hours", p, errs);
     if (!weekdays && !hours) errs.Required(p, "weekdays or hours");
-    if (weekdays && !ParseRanges(*weekdays, 1, 7, true)) {
-      errs.Invalid(Child(p, "weekdays"), *weekdays,
-                   "must be days 1 (Monday) to 7 (Sunday) as a list of days or ranges, e.g. "
-                   "\"1-5\" or \"1,3,6-7\"");
+    if (weekdays) {
+      if (auto days = ParseWeekdays(*weekdays); !days.ok()) {
+        errs.Invalid(Child(p, "weekdays"), *weekdays, days.status().message());
+      }
     }
-    if (hours && (hours->find('-') == std::string::npos || !ParseRanges(*hours, 0, 24, false))) {
-      errs.Invalid(Child(p, "hours"), *hours,
-                   "must be hour ranges between 0 and 24, e.g. \"9-18\" or \"22-6\"");
+    if (hours) {
+      if (auto h = ParseHours(*hours); !h.ok()) {
+        errs.Invalid(Child(p, "hours"), *hours, h.status().message());
+      }
     }
+  }
+}
+
+void ValidateTimePolicyAction(const Json& spec, Errors& errs) {
+  if (auto action = GetString(spec, "timePolicyAction", "spec", errs);
+      action && std::find(kTimePolicyActions.begin(), kTimePolicyActions.end(), *action) ==
+                    kTimePolicyActions.end()) {
+    errs.NotSupported("spec.timePolicyAction", *action, kTimePolicyActions);
   }
 }
 
@@ -187,6 +175,7 @@ void AdmitQueue(Context& c) {
       CheckLessOrEqual(min, *mr, "spec.minResources", cap, *cap_j, "spec.capability", errs);
   }
   ValidateTimePolicies(spec, errs);
+  ValidateTimePolicyAction(spec, errs);
   ValidateHierarchyAnnotations(c.object, errs);
   if (auto parent = GetString(spec, "parent", "spec", errs); parent && !parent->empty()) {
     std::string name = NameOf(c.object);

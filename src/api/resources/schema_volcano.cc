@@ -75,6 +75,7 @@ NodePtr QueueSpec() {
       {"state", Scalar()},            // seed
       {"minResources", StringMap()},  // seed: the least each job must request
       {"timePolicies", ArrayOf(Obj({{"weekdays", Scalar()}, {"hours", Scalar()}}))},  // seed
+      {"timePolicyAction", Scalar()},  // etna: KeepRunning (default) or Suspend
   });
 }
 

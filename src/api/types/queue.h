@@ -31,6 +31,19 @@ class Queue : public ObjectView {
   std::string State() const;
   // spec.parent; "" when unset (a child of root, or root itself).
   std::string parent() const { return String(json(), {"spec", "parent"}); }
+  // spec.timePolicies: [{weekdays, hours}] (common/time_window.h); empty when unset.
+  const Json& time_policies() const { return Array(json(), {"spec", "timePolicies"}); }
+  // spec.timePolicyAction: "KeepRunning" (the default) or "Suspend".
+  std::string time_policy_action() const {
+    return String(json(), {"spec", "timePolicyAction"}, "KeepRunning");
+  }
+  // status.timeWindow, as the scheduler writes it: outside every window at its last cycle
+  // (false when the queue has none or the scheduler has not said), and when the next window
+  // opens (RFC 3339 in the scheduler's zone; "" when unknown or none opens).
+  bool outside_time_window() const { return !Bool(json(), {"status", "timeWindow", "open"}, true); }
+  std::string next_window_open() const {
+    return String(json(), {"status", "timeWindow", "nextOpen"});
+  }
 };
 
 }  // namespace etna::api::types

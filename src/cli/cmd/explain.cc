@@ -1,7 +1,7 @@
 // `etna explain JOB`: why a job is pending and what would let it run — its PodGroup's
 // conditions (the scheduler's reasons), each task's pod against the nodes' allocatable (a pod
-// no node can ever hold), the queue's state and capability against the gang's need, and
-// plain-language suggestions.
+// no node can ever hold), the queue's state, time window and capability against the gang's
+// need, and plain-language suggestions.
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -47,6 +47,12 @@ std::vector<std::string> Suggestions(const json& job, const std::vector<json>& g
     out.push_back(fmt::format("create the queue: etna queue create -n {}", qname));
   } else if (api::types::Queue(*queue).State() != "Open") {
     out.push_back(fmt::format("open the queue: etna queue operate -n {} -a open", qname));
+  }
+  if (queue != nullptr && api::types::Queue(*queue).outside_time_window()) {
+    std::string next = api::types::Queue(*queue).next_window_open();
+    out.push_back(fmt::format(
+        "wait for the queue's next time window{} (spec.timePolicies), or submit to another queue",
+        next.empty() ? "" : ", at " + next));
   }
   if (phase == "Aborted" || phase == "Aborting") {
     out.push_back(fmt::format("resume it: etna job resume -N {}", view.name()));
@@ -284,6 +290,7 @@ int RunExplain(Invocation& inv) {
         "Queue {}: {}, weight {}, capability {}, allocated {}\n", qname, view.State(),
         view.weight(), Quantities(view.capability()),
         Quantities(queue->value("status", json::object()).value("allocated", json::object())));
+    if (std::string note = QueueWindowNote(*queue); !note.empty()) out += "  " + note + "\n";
     for (const std::string& limit : QueueLimits(*queue, GangNeed(*job, *groups))) {
       out += "  queue limit reached: " + limit + "\n";
       conditions += "queue capability exceeded\n";
@@ -310,8 +317,8 @@ void AddExplainCommands(std::vector<Command>* out) {
        "Shows the job's phase, its PodGroup's conditions (the scheduler's reasons: nodes\n"
        "failing which predicate, which resource ran out, which queue limit), each task's pod\n"
        "against the nodes (how many could ever hold one, and for a resource no node has\n"
-       "enough of, the most one offers), the queue's state, capability and allocation, and\n"
-       "suggestions.",
+       "enough of, the most one offers), the queue's state, time window, capability and\n"
+       "allocation, and suggestions.",
        {},
        true,
        RunExplain});

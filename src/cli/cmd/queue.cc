@@ -94,6 +94,7 @@ int RunGetQueue(Invocation& inv) {
   auto queue = api->Get(ResourcePath(QueueInfo(), "", name));
   if (!queue.ok()) return inv.Fail(queue.status().message());
   PrintQueues({*queue}, false);
+  if (std::string note = QueueWindowNote(*queue); !note.empty()) std::printf("%s\n", note.c_str());
   return 0;
 }
 

@@ -4,6 +4,7 @@
 
 #include <random>
 
+#include "api/types/queue.h"
 #include "api/types/well_known.h"
 #include "cli/kit/objects.h"
 #include "common/strings.h"
@@ -85,6 +86,14 @@ std::string Quantities(const json& map) {
     out += fmt::format("{}{}={}", out.empty() ? "" : ",", it.key(), v);
   }
   return out;
+}
+
+std::string QueueWindowNote(const json& queue) {
+  const api::types::Queue view(queue);
+  if (!view.outside_time_window()) return "";
+  std::string next = view.next_window_open();
+  return fmt::format("queue {} is outside its time windows; {}", view.name(),
+                     next.empty() ? "none opens again" : "the next opens at " + next);
 }
 
 }  // namespace etna::cli

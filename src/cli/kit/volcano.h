@@ -1,6 +1,6 @@
 // Volcano specifics the user commands share: bus.volcano.sh Commands (what vcctl creates to
-// suspend and resume jobs and to open and close queues), a job's PodGroups, and a Kubernetes
-// quantity map printed compactly.
+// suspend and resume jobs and to open and close queues), a job's PodGroups, a queue's time
+// window, and a Kubernetes quantity map printed compactly.
 // Thread-safety: as Api.
 #pragma once
 
@@ -21,6 +21,10 @@ Result<std::string> CreateBusCommand(Api* api, const std::string& ns, const std:
 
 // The PodGroups of a Volcano job: those it owns, else the ones named as Volcano names them.
 Result<std::vector<nlohmann::json>> JobPodGroups(Api* api, const nlohmann::json& job);
+
+// "queue dev-test is outside its time windows; the next opens at 2026-12-07T09:00:00+01:00"
+// from the Queue's status.timeWindow; "" when the queue is inside a window or has none.
+std::string QueueWindowNote(const nlohmann::json& queue);
 
 // {"cpu":"2","nvidia.com/gpu":"1"} → "cpu=2,nvidia.com/gpu=1"; "<none>" when empty.
 std::string Quantities(const nlohmann::json& map);

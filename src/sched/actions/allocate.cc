@@ -11,6 +11,7 @@
 #include "sched/actions/zone_usage.h"
 #include "sched/framework/session.h"
 #include "sched/framework/statement.h"
+#include "sched/framework/time_windows.h"
 
 namespace etna::sched {
 
@@ -49,8 +50,12 @@ void AllocateAction::Execute(Session& s) {
   for (JobIdx j = 0; j < static_cast<JobIdx>(s.jobs().size()); ++j) {
     const Job& job = s.job(j);
     if (job.pending == 0 || job.queue == kNone || job.phase == PodGroupPhase::kCompleted) continue;
+    if (job.phase == PodGroupPhase::kPending && has_enqueue) continue;
+    if (const Queue& q = s.queue(job.queue); q.window.outside) {
+      s.RecordUnschedulable(j, kOutsideTimeWindow, OutsideWindowMessage(q));
+      continue;
+    }
     if (job.phase == PodGroupPhase::kPending) {
-      if (has_enqueue) continue;
       if (s.queue(job.queue).state != QueueState::kOpen) continue;
       s.SetJobPhase(j, PodGroupPhase::kInqueue);
     }

@@ -19,6 +19,7 @@ void BackfillAction::Execute(Session& s) {
   for (JobIdx j = 0; j < static_cast<JobIdx>(s.jobs().size()); ++j) {
     const Job& job = s.job(j);
     if (job.pending == 0 || job.queue == kNone) continue;
+    if (s.queue(job.queue).window.outside) continue;  // allocate or enqueue already said why
     if (job.phase == PodGroupPhase::kPending || job.phase == PodGroupPhase::kCompleted) continue;
     if (s.JobValid(job)) continue;  // allocate or enqueue already said why
     bool only_best_effort = true;

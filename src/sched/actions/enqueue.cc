@@ -7,6 +7,7 @@
 
 #include "sched/actions/queue_job_order.h"
 #include "sched/framework/session.h"
+#include "sched/framework/time_windows.h"
 
 namespace etna::sched {
 namespace {
@@ -39,6 +40,10 @@ void EnqueueAction::Execute(Session& s) {
       s.RecordUnschedulable(
           j, "QueueNotOpen",
           fmt::format("queue {} is {} and admits no new jobs", q.name, QueueStateName(q.state)));
+      continue;
+    }
+    if (q.window.outside) {
+      s.RecordUnschedulable(j, kOutsideTimeWindow, OutsideWindowMessage(q));
       continue;
     }
     if (auto invalid = s.JobValid(job)) {

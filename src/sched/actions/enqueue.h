@@ -1,7 +1,8 @@
 // enqueue: admits Pending PodGroups (Pending → Inqueue), Volcano's enqueue.
 //
 // Queues are visited round-robin in QueueOrder (re-evaluated after each job, since admission
-// changes their share), jobs inside a queue in JobOrder. Only Open queues admit. A job must pass
+// changes their share), jobs inside a queue in JobOrder. Only Open queues admit, and only inside
+// their time windows (framework/time_windows.h). A job must pass
 // JobValid; a job in backoff waits. A job moves when its minResources are empty or every
 // JobEnqueueable voter permits; JobEnqueued then lets plugins count it. A job left Pending gets
 // a reason naming its minResources and its queue.

@@ -12,6 +12,7 @@ bool Starving(const Session& s, const Job& job) {
   if (job.queue == kNone || job.pending == 0) return false;
   if (job.phase == PodGroupPhase::kCompleted) return false;
   if (s.queue(job.queue).state != QueueState::kOpen) return false;
+  if (s.queue(job.queue).window.outside) return false;
   if (job.occupied + job.succeeded >= std::max(job.min_available, 1)) return false;
   return !s.JobValid(job).has_value();
 }

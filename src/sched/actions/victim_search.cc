@@ -69,6 +69,7 @@ class VictimSearch {
       const Job& job = s_.job(j);
       if (job.queue == kNone || job.pending == 0) continue;
       const Queue& q = s_.queue(job.queue);
+      if (q.window.outside) continue;  // starts no work outside its time windows
       bool admitted = job.phase == PodGroupPhase::kInqueue ||
                       job.phase == PodGroupPhase::kRunning || job.phase == PodGroupPhase::kUnknown;
       if (!admitted) {

@@ -5,6 +5,7 @@
 #include "sched/fairness/quota.h"
 #include "sched/fairness/share.h"
 #include "sched/framework/registry.h"
+#include "sched/framework/time_windows.h"
 
 namespace etna::sched {
 
@@ -38,6 +39,7 @@ Status Session::Open() {
 }
 
 Status Session::RunActions() {
+  SuspendOutsideTimeWindows(*this);
   for (const auto& name : conf_.actions) {
     Arguments args;
     if (auto it = conf_.action_arguments.find(name); it != conf_.action_arguments.end()) {

@@ -1,6 +1,16 @@
 #include "sched/model/snapshot.h"
 
+#include <fmt/format.h>
+
 namespace etna::sched {
+
+std::string OutsideWindowMessage(const Queue& q) {
+  if (q.window.next_open.empty()) {
+    return fmt::format("queue {} is outside its time windows (none opens again)", q.name);
+  }
+  return fmt::format("queue {} is outside its time windows (next opens {})", q.name,
+                     q.window.next_open);
+}
 
 const char* PodGroupPhaseName(PodGroupPhase phase) {
   switch (phase) {

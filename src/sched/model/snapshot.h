@@ -107,10 +107,23 @@ struct Queue {
   int32_t priority = 0;
   QueueIdx parent = kNone;
   TimeMs creation_ms = 0;
+  // The queue's time windows (Queue spec.timePolicies) as the caller resolved them against
+  // its clock and time zone for this cycle; the core reads no clock or zone itself.
+  struct TimeWindow {
+    bool outside = false;      // outside every window: the queue starts no new work
+    TimeMs next_open_ms = -1;  // when the next window opens; -1: none does
+    std::string next_open;     // the same as a person reads it, "Mon 09:00"; "" when none
+    bool suspend = false;      // spec.timePolicyAction Suspend: outside, its running jobs go too
+  };
+  TimeWindow window;
 
   // Session accounting.
   ResourceVector allocated;  // tasks occupying nodes (incl. pipelined)
 };
+
+// "queue dev-test is outside its time windows (next opens Mon 09:00)": why a queue outside its
+// windows starts no work, for job conditions and eviction messages.
+std::string OutsideWindowMessage(const Queue& q);
 
 enum class PodGroupPhase : uint8_t { kPending, kInqueue, kRunning, kUnknown, kCompleted };
 const char* PodGroupPhaseName(PodGroupPhase phase);

@@ -169,6 +169,12 @@ QueueBuilder& QueueBuilder::Parent(std::string parent) {
   return *this;
 }
 
+QueueBuilder& QueueBuilder::OutsideWindow(TimeMs next_open_ms, std::string next_open,
+                                          bool suspend) {
+  queue_.window = {true, next_open_ms, std::move(next_open), suspend};
+  return *this;
+}
+
 JobBuilder& JobBuilder::InQueue(std::string queue) {
   queue_ = std::move(queue);
   return *this;

@@ -69,6 +69,9 @@ class QueueBuilder {
   QueueBuilder& Reclaimable(bool r);
   QueueBuilder& State(QueueState s);
   QueueBuilder& Parent(std::string parent);
+  // Outside its time windows this cycle, the next one opening at `next_open_ms` ("Mon 09:00");
+  // `suspend`: spec.timePolicyAction Suspend.
+  QueueBuilder& OutsideWindow(TimeMs next_open_ms, std::string next_open, bool suspend = false);
   Queue& queue() { return queue_; }
 
  private:
