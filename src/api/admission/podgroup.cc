@@ -68,6 +68,7 @@ void AdmitPodGroup(Context& c) {
   if (queue && c.op == Operation::kCreate) {
     CheckQueueOpen(*queue, "spec.queue", "PodGroup", c.lookup, errs);
   }
+  CheckGroupPriority(c, spec, "PodGroup spec");
 }
 
 }  // namespace etna::api::admission::internal

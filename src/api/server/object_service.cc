@@ -128,7 +128,7 @@ ApiResult<json> ObjectService::Create(const ResourceInfo& info, const std::strin
   }
   std::vector<admission::FieldError> errors =
       admission::Admit(info, admission::Operation::kCreate, object, nullptr, *this);
-  if (!errors.empty()) return ApiError::Invalid(info, name, errors);
+  if (!errors.empty()) return ApiError::Refused(info, name, errors);
   name = object["metadata"].value("name", "");
   if (info.namespaced) {
     const ResourceInfo* ns_info = registry_->Find("", "v1", "namespaces");

@@ -80,7 +80,7 @@ ApiResult<json> ObjectService::WriteUpdate(const ResourceInfo& info,
   if (!status_only) {
     std::vector<admission::FieldError> errors =
         admission::Admit(info, admission::Operation::kUpdate, next, &current, *this);
-    if (!errors.empty()) return ApiError::Invalid(info, name, errors);
+    if (!errors.empty()) return ApiError::Refused(info, name, errors);
   }
   bool finish_delete = next["metadata"].contains("deletionTimestamp") && !HasFinalizers(next) &&
                        !PodIsBoundAndLive(info, next);
