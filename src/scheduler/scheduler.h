@@ -24,6 +24,7 @@
 #include <thread>
 #include <vector>
 
+#include "api/types/well_known.h"
 #include "client/informer.h"
 #include "client/rest.h"
 #include "client/transport.h"
@@ -41,10 +42,9 @@ namespace etna::scheduler {
 inline constexpr char kConfigMapNamespace[] = "volcano-system";
 inline constexpr char kConfigMapName[] = "volcano-scheduler-configmap";
 inline constexpr char kConfigMapKey[] = "volcano-scheduler.conf";
-// Written by the scheduler: {"source", "actions", "tiers": [[{"name", "arguments"}]],
-// "seedConfigMap", "keys": [{"key", "inForce", "detail"}]}.
-inline constexpr char kConfigReportName[] = "etna-scheduler-config-report";
-inline constexpr char kConfigReportKey[] = "report.json";
+// The configuration report the scheduler writes (api/types/well_known.h).
+using api::types::kConfigReportKey;
+using api::types::kConfigReportName;
 
 struct CycleStats {
   size_t tasks = 0;
