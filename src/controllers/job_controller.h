@@ -59,7 +59,6 @@ class JobController : public Controller {
                 const std::string& message = {});
   Status WriteStatus(JobContext& c);
   Status CheckTtl(JobContext& c);
-  std::optional<int64_t> PriorityOf(const Json& job);
 
   client::Informer* jobs_;
   client::Informer* pods_;

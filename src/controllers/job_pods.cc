@@ -102,7 +102,7 @@ Json BuildJobPodGroup(const Json& job) {
           {"spec", pg_spec}};
 }
 
-Json BuildJobPod(const Json& job, size_t task_index, int index, std::optional<int64_t> priority) {
+Json BuildJobPod(const Json& job, size_t task_index, int index) {
   types::Job view(job);
   const Json& task = job["spec"]["tasks"][task_index];
   std::string job_name = view.name();
@@ -133,7 +133,10 @@ Json BuildJobPod(const Json& job, size_t task_index, int index, std::optional<in
   if (!spec.contains("priorityClassName") && job["spec"].contains("priorityClassName")) {
     spec["priorityClassName"] = job["spec"]["priorityClassName"];
   }
-  if (priority && !spec.contains("priority")) spec["priority"] = *priority;
+  if (!spec.contains("priorityClassName") && !spec.contains("priority")) {
+    if (auto priority = types::IntegerIfSet(job, {"spec", "priority"}))
+      spec["priority"] = *priority;
+  }
   Json pod = {{"apiVersion", "v1"},
               {"kind", "Pod"},
               {"metadata",

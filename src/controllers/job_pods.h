@@ -21,8 +21,9 @@ Json ControllerRef(const Json& owner);
 
 // The PodGroup for `job` (minMember, minTaskMember, queue, priorityClassName, minResources).
 Json BuildJobPodGroup(const Json& job);
-// The pod `index` of task `task_index`; `priority` is the PriorityClass value (or the job's
-// spec.priority) when known.
-Json BuildJobPod(const Json& job, size_t task_index, int index, std::optional<int64_t> priority);
+// The pod `index` of task `task_index`. Priority: the template's priorityClassName, else the
+// job's; a pod without a class gets the job's integer spec.priority (the seed's). The API
+// server's admission resolves the class (api/types/priority.h), so the controller never does.
+Json BuildJobPod(const Json& job, size_t task_index, int index);
 
 }  // namespace etna::controllers

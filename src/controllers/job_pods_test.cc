@@ -23,7 +23,7 @@ Json TfJob() {
 }
 
 TEST(JobPodsTest, TensorflowConfigAndMpiHosts) {
-  Json pod = BuildJobPod(TfJob(), 1, 1, std::nullopt);
+  Json pod = BuildJobPod(TfJob(), 1, 1);
   Json env = pod["spec"]["containers"][0]["env"];
   std::string tf;
   for (const Json& e : env) {
@@ -34,13 +34,29 @@ TEST(JobPodsTest, TensorflowConfigAndMpiHosts) {
   EXPECT_EQ(config["task"]["index"], 1);
   EXPECT_EQ(config["cluster"]["ps"][0], "tf-ps-0.tf:2222");
   EXPECT_EQ(config["cluster"]["worker"][1], "tf-worker-1.tf:2222");
-  Json master = BuildJobPod(TfJob(), 0, 0, 7);
+  Json job = TfJob();
+  job["spec"]["priority"] = 7;  // the seed's integer, without a class
+  Json master = BuildJobPod(job, 0, 0);
   EXPECT_EQ(master["spec"]["priority"], 7);
   bool mpi = false;
   for (const Json& e : master["spec"]["containers"][0]["env"]) {
     if (e["name"] == "MPI_HOST") mpi = e["value"] == "tf-worker-0.tf,tf-worker-1.tf";
   }
   EXPECT_TRUE(mpi);
+}
+
+TEST(JobPodsTest, PodsOfAClassLeaveThePriorityToAdmission) {
+  Json job = TfJob();
+  job["spec"]["priority"] = 100;
+  job["spec"]["priorityClassName"] = "high";
+  Json pod = BuildJobPod(job, 0, 0);
+  EXPECT_EQ(pod["spec"]["priorityClassName"], "high");
+  EXPECT_FALSE(pod["spec"].contains("priority"));
+  // A template's own class wins; the job's integer would contradict it.
+  job["spec"]["tasks"][1]["template"]["spec"]["priorityClassName"] = "low";
+  pod = BuildJobPod(job, 1, 0);
+  EXPECT_EQ(pod["spec"]["priorityClassName"], "low");
+  EXPECT_FALSE(pod["spec"].contains("priority"));
 }
 
 TEST(JobPodsTest, PoliciesTaskOverridesJobAndExitCodes) {

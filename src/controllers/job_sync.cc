@@ -67,17 +67,6 @@ void JobController::SetPhase(JobContext& c, const std::string& phase, const std:
   conditions.push_back({{"status", phase}, {"lastTransitionTime", now}});
 }
 
-std::optional<int64_t> JobController::PriorityOf(const Json& job) {
-  std::string pc = types::Job(job).priority_class_name();
-  if (!pc.empty()) {
-    auto got = rest().Get(client::Path("priorityclasses", "", pc));
-    if (got.ok() && got->contains("value") && (*got)["value"].is_number_integer()) {
-      return (*got)["value"].get<int64_t>();
-    }
-  }
-  return types::IntegerIfSet(job, {"spec", "priority"});
-}
-
 Status JobController::EnsureGroup(JobContext& c) {
   types::Job job(c.job);
   std::string ns = job.ns();
@@ -144,7 +133,6 @@ Status JobController::SyncPods(JobContext& c) {
   std::set<std::string> existing;
   for (const Json& pod : c.pods) existing.insert(types::Pod(pod).name());
   std::vector<TaskCounts> counts = CountTasks(c.job, c.pods);
-  std::optional<std::optional<int64_t>> priority;
   types::Job job(c.job);
   const Json tasks = job.tasks();
   std::string ns = job.ns(), name = job.name();
@@ -154,8 +142,7 @@ Status JobController::SyncPods(JobContext& c) {
     std::string task = spec.name();
     for (int k = 0; k < spec.replicas(); ++k) {
       if (existing.count(JobPodName(name, task, k))) continue;
-      if (!priority) priority = PriorityOf(c.job);
-      auto made = rest().Create(client::Path("pods", ns), BuildJobPod(c.job, i, k, *priority));
+      auto made = rest().Create(client::Path("pods", ns), BuildJobPod(c.job, i, k));
       if (!made.ok() && made.status().code() != StatusCode::kAlreadyExists) {
         return made.status().WithContext(fmt::format("creating pod {}", JobPodName(name, task, k)));
       }

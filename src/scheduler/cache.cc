@@ -165,10 +165,16 @@ void Cache::OnPriorityClass(const std::string& type, const json& object) {
   ++stats_.converted;
   std::optional<int64_t> value = api::types::IntegerIfSet(object, {"value"});
   if (type == "DELETED" || !value) {
-    priority_classes_.erase(key);
+    priority_classes_.objects.erase(key);
     return;
   }
-  priority_classes_[key] = static_cast<int32_t>(*value);
+  priority_classes_.objects[key] = {static_cast<int32_t>(*value),
+                                    api::types::Bool(object, {"globalDefault"})};
+}
+
+void Cache::SetPriorityConf(api::types::PriorityConf conf) {
+  std::lock_guard<std::mutex> lock(mu_);
+  priority_classes_.conf = std::move(conf);
 }
 
 void Cache::OnHyperNode(const std::string& type, const json& object) {

@@ -20,6 +20,7 @@
 #include <unordered_map>
 #include <vector>
 
+#include "api/types/priority.h"
 #include "common/time_zone.h"
 #include "scheduler/convert.h"
 
@@ -63,6 +64,9 @@ class Cache {
   void OnQueue(const std::string& type, const json& object);
   void OnPriorityClass(const std::string& type, const json& object);
   void OnHyperNode(const std::string& type, const json& object);
+  // The seed ConfigMap's priority.conf (classes and defaultPriority), for the priorities of
+  // PodGroups and of pods without one (api/types/priority.h).
+  void SetPriorityConf(api::types::PriorityConf conf);
 
   // The zone queue time windows are judged in (the scheduler's --time-zone); UTC until set.
   void SetTimeZone(TimeZone zone);
@@ -98,7 +102,7 @@ class Cache {
   std::map<std::string, PodRecord> pods_;
   std::map<std::string, JobRecord> jobs_;
   std::map<std::string, QueueRecord> queues_;
-  std::map<std::string, int32_t> priority_classes_;
+  api::types::PriorityClassTable priority_classes_;
   std::map<std::string, HyperNodeRecord> hypernodes_;
   std::unordered_map<std::string, ResourceVector> external_;  // per node: unmanaged pods
   std::unordered_map<std::string, Binding> binding_;

@@ -80,11 +80,12 @@ Assembled Cache::Assemble(TimeMs now_ms) {
     }
   }
 
+  // Admission refused what does not resolve; an object stored before its class went away keeps
+  // its own integer, else the default.
   auto priority_of = [&](const std::string& cls, bool has_own, int32_t own) {
-    if (!cls.empty()) {
-      if (auto it = priority_classes_.find(cls); it != priority_classes_.end()) return it->second;
-    }
-    return has_own ? own : 0;
+    std::optional<int64_t> own_priority;
+    if (has_own) own_priority = own;
+    return api::types::ResolvePriority(cls, own_priority, priority_classes_, "spec").value;
   };
 
   std::unordered_map<std::string_view, sched::JobIdx> job_idx;

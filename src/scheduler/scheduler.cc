@@ -4,6 +4,7 @@
 
 #include <cstdio>
 
+#include "api/types/fields.h"
 #include "sched/framework/cycle.h"
 #include "sched/framework/registry.h"
 
@@ -58,8 +59,10 @@ Status Scheduler::Start() {
   if (!conf.ok()) return conf.status().WithContext("scheduler configuration");
   {
     std::lock_guard<std::mutex> lock(conf_mu_);
-    conf_ = std::move(*conf);
+    base_conf_ = std::move(*conf);
+    base_source_ = options_.conf_yaml.empty() ? "built-in default" : "the --conf file";
     conf_text_ = std::string(text);
+    ComposeLocked(nullptr);
   }
   using namespace std::placeholders;
   AddInformer(client::Path("nodes"), std::bind(&Cache::OnNode, &cache_, _1, _2));
@@ -68,11 +71,9 @@ Status Scheduler::Start() {
   AddInformer(client::Path("hypernodes"), std::bind(&Cache::OnHyperNode, &cache_, _1, _2));
   AddInformer(client::Path("podgroups"), std::bind(&Cache::OnPodGroup, &cache_, _1, _2));
   AddInformer(client::Path("pods"), std::bind(&Cache::OnPod, &cache_, _1, _2));
-  if (options_.conf_yaml.empty()) {
-    AddInformer(client::Path("configmaps", kConfigMapNamespace),
-                std::bind(&Scheduler::OnConfigMap, this, _1, _2),
-                fmt::format("metadata.name={}", kConfigMapName));
-  }
+  // The Volcano ConfigMap and the seed's, both in volcano-system (OnConfigMap tells them apart).
+  AddInformer(client::Path("configmaps", kConfigMapNamespace),
+              std::bind(&Scheduler::OnConfigMap, this, _1, _2));
   events_->Start();
   for (auto& i : informers_) i->Start();
   for (auto& i : informers_) {
@@ -80,6 +81,7 @@ Status Scheduler::Start() {
       return Status::Unavailable("scheduler: the API's lists did not arrive in time");
     }
   }
+  PublishReport();
   if (options_.run_loop) {
     std::lock_guard<std::mutex> lock(loop_mu_);
     stop_ = false;
@@ -243,7 +245,15 @@ Status Scheduler::conf_status() const {
 }
 
 void Scheduler::OnConfigMap(const std::string& type, const nlohmann::json& object) {
-  if (type == "DELETED") return;  // keep what we have
+  std::string name = api::types::String(object, {"metadata", "name"});
+  if (name == kSeedConfigMapName) {
+    OnSeedConfigMap(type, object);
+  } else if (name == kConfigMapName && options_.conf_yaml.empty() && type != "DELETED") {
+    OnVolcanoConfigMap(object);  // a deleted one: keep what we have
+  }
+}
+
+void Scheduler::OnVolcanoConfigMap(const nlohmann::json& object) {
   const auto& data = object.contains("data") ? object["data"] : nlohmann::json::object();
   std::string text = data.contains(kConfigMapKey) && data[kConfigMapKey].is_string()
                          ? data[kConfigMapKey].get<std::string>()
@@ -258,18 +268,23 @@ void Scheduler::OnConfigMap(const std::string& type, const nlohmann::json& objec
     } else {
       auto conf = sched::ParseSchedulerConf(text, sched::BuiltinRegistry());
       if (conf.ok()) {
-        conf_ = std::move(*conf);
-        conf_text_ = text;
-        conf_status_ = Status::Ok();
-        std::fprintf(stderr, "scheduler: configuration reloaded from %s/%s\n", kConfigMapNamespace,
-                     kConfigMapName);
+        sched::SchedulerConf previous = base_conf_;
+        base_conf_ = std::move(*conf);
+        error = ComposeLocked(nullptr);
+        if (error.empty()) {
+          conf_text_ = text;
+          base_source_ = fmt::format("ConfigMap {}/{} key {}", kConfigMapNamespace, kConfigMapName,
+                                     kConfigMapKey);
+          std::fprintf(stderr, "scheduler: configuration reloaded from %s/%s\n",
+                       kConfigMapNamespace, kConfigMapName);
+        } else {
+          base_conf_ = std::move(previous);
+        }
       } else {
         error = conf.status().message();
       }
     }
-    if (!error.empty()) {
-      conf_status_ = Status::InvalidArgument(error);
-    }
+    conf_status_ = error.empty() ? Status::Ok() : Status::InvalidArgument(error);
   }
   if (!error.empty()) {
     std::fprintf(stderr, "scheduler: keeping the previous configuration: %s/%s key %s: %s\n",
@@ -278,7 +293,95 @@ void Scheduler::OnConfigMap(const std::string& type, const nlohmann::json& objec
     events_->Record({"ConfigMap", "v1", kConfigMapNamespace, kConfigMapName, uid}, "Warning",
                     "InvalidConfiguration", error);
   }
+  PublishReport();
   Wake();
+}
+
+void Scheduler::OnSeedConfigMap(const std::string& type, const nlohmann::json& object) {
+  std::optional<std::map<std::string, std::string>> data;
+  if (type != "DELETED") {
+    data.emplace();
+    for (const auto& [key, value] : api::types::Object(object, {"data"}).items()) {
+      if (value.is_string()) (*data)[key] = value.get<std::string>();
+    }
+  }
+  std::vector<SeedKeyOutcome> ignored;
+  std::string error;
+  {
+    std::lock_guard<std::mutex> lock(conf_mu_);
+    if (data == seed_data_) return;
+    auto previous = std::move(seed_data_);
+    seed_data_ = std::move(data);
+    error = ComposeLocked(&ignored);
+    if (!error.empty()) seed_data_ = std::move(previous);
+    conf_status_ = error.empty() ? Status::Ok() : Status::InvalidArgument(error);
+  }
+  ObjectRef ref{"ConfigMap", "v1", kSeedConfigMapNamespace, kSeedConfigMapName,
+                api::types::String(object, {"metadata", "uid"})};
+  if (!error.empty()) {
+    std::fprintf(stderr, "scheduler: keeping the previous configuration: %s/%s: %s\n",
+                 kSeedConfigMapNamespace, kSeedConfigMapName, error.c_str());
+    events_->Record(ref, "Warning", "InvalidConfiguration", error);
+  }
+  for (const auto& o : ignored) events_->Record(ref, "Warning", "IgnoredConfiguration", o.Line());
+  PublishReport();
+  Wake();
+}
+
+std::string Scheduler::ComposeLocked(std::vector<SeedKeyOutcome>* ignored) {
+  SeedConfig seed;
+  if (seed_data_) {
+    seed = ParseSeedConfig(*seed_data_, sched::BuiltinRegistry(), options_.scheduler_names);
+  }
+  auto conf = ApplySeedConfig(seed, base_conf_, sched::BuiltinRegistry());
+  if (!conf.ok()) return conf.status().message();
+  conf_ = std::move(*conf);
+  cache_.SetPriorityConf(seed.priority);
+  nlohmann::json tiers = nlohmann::json::array();
+  for (const auto& tier : conf_.tiers) {
+    nlohmann::json plugins = nlohmann::json::array();
+    for (const auto& p : tier.plugins) {
+      plugins.push_back({{"name", p.name}, {"arguments", p.arguments.values()}});
+    }
+    tiers.push_back(std::move(plugins));
+  }
+  nlohmann::json keys = nlohmann::json::array();
+  for (const auto& o : seed.outcomes) {
+    keys.push_back({{"key", o.key}, {"inForce", o.in_force}, {"detail", o.detail}});
+    if (ignored && !o.in_force) ignored->push_back(o);
+  }
+  report_ = {
+      {"source", base_source_}, {"actions", conf_.actions}, {"tiers", tiers}, {"keys", keys}};
+  if (seed_data_) {
+    report_["seedConfigMap"] = fmt::format("{}/{}", kSeedConfigMapNamespace, kSeedConfigMapName);
+  }
+  return "";
+}
+
+void Scheduler::PublishReport() {
+  std::string text;
+  {
+    std::lock_guard<std::mutex> lock(conf_mu_);
+    text = report_.dump(2);
+  }
+  std::lock_guard<std::mutex> lock(report_mu_);
+  if (text == published_report_) return;
+  nlohmann::json data = {{kConfigReportKey, text}};
+  std::string path = client::Path("configmaps", kConfigMapNamespace, kConfigReportName);
+  auto patched = rest_.MergePatch(path, {{"data", data}});
+  if (!patched.ok() && patched.status().code() == StatusCode::kNotFound) {
+    patched = rest_.Create(client::Path("configmaps", kConfigMapNamespace),
+                           {{"apiVersion", "v1"},
+                            {"kind", "ConfigMap"},
+                            {"metadata", {{"name", kConfigReportName}}},
+                            {"data", data}});
+  }
+  if (!patched.ok()) {
+    std::fprintf(stderr, "scheduler: writing the configuration report %s/%s: %s\n",
+                 kConfigMapNamespace, kConfigReportName, patched.status().message().c_str());
+    return;
+  }
+  published_report_ = text;
 }
 
 }  // namespace etna::scheduler

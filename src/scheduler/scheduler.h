@@ -4,7 +4,12 @@
 // (apply.h). The configuration comes from `conf_yaml` when given, else from the ConfigMap
 // volcano-system/volcano-scheduler-configmap key volcano-scheduler.conf (reloaded when it
 // changes; a bad one keeps the previous configuration and is reported as a log line and a
-// Warning Event on the ConfigMap), else the core's default.
+// Warning Event on the ConfigMap), else the core's default. The seed's ConfigMap
+// volcano-system/volcano-scheduler-config (seed_config.h) is applied on top: its priority
+// classes reach the cache, its plugin list and arguments the tiers; each key it ignores is a
+// Warning Event (reason IgnoredConfiguration) on it. What is in force, and every seed key's
+// outcome, is published as the ConfigMap volcano-system/etna-scheduler-config-report key
+// report.json (`etna explain config` prints it).
 //
 // Thread-safety: Start/Stop/RunOnce from the owner; accessors from any thread.
 #pragma once
@@ -20,6 +25,7 @@
 #include <thread>
 #include <vector>
 
+#include "api/types/well_known.h"
 #include "client/informer.h"
 #include "client/rest.h"
 #include "client/transport.h"
@@ -31,12 +37,16 @@
 #include "scheduler/cache.h"
 #include "scheduler/events.h"
 #include "scheduler/scheduler_metrics.h"
+#include "scheduler/seed_config.h"
 
 namespace etna::scheduler {
 
 inline constexpr char kConfigMapNamespace[] = "volcano-system";
 inline constexpr char kConfigMapName[] = "volcano-scheduler-configmap";
 inline constexpr char kConfigMapKey[] = "volcano-scheduler.conf";
+// The configuration report the scheduler writes (api/types/well_known.h).
+using api::types::kConfigReportKey;
+using api::types::kConfigReportName;
 
 struct CycleStats {
   size_t tasks = 0;
@@ -95,6 +105,13 @@ class Scheduler {
   void Wake();
   Result<CycleStats> Cycle();
   void OnConfigMap(const std::string& type, const nlohmann::json& object);
+  void OnVolcanoConfigMap(const nlohmann::json& object);
+  void OnSeedConfigMap(const std::string& type, const nlohmann::json& object);
+  // conf_ = base_conf_ with the seed's ConfigMap applied; fills report_. Under conf_mu_.
+  // Returns the error that kept the previous configuration, or "".
+  std::string ComposeLocked(std::vector<SeedKeyOutcome>* ignored);
+  // Writes report_ to the report ConfigMap when it changed.
+  void PublishReport();
   // Holds what a preemptor's pipelined tasks wait for (the resources its victims release) as a
   // reservation for the next cycles, so the victims' requeued pods, or anyone else, cannot
   // take it back before the preemptor binds. Kept while the core keeps nominating the tasks.
@@ -119,9 +136,15 @@ class Scheduler {
   std::vector<std::unique_ptr<client::Informer>> informers_;
 
   mutable std::mutex conf_mu_;
-  sched::SchedulerConf conf_;
+  sched::SchedulerConf conf_;       // in force: base_conf_ with the seed's ConfigMap applied
+  sched::SchedulerConf base_conf_;  // from conf_yaml, the Volcano ConfigMap or the default
+  std::string base_source_;
   Status conf_status_;
   std::string conf_text_;
+  std::optional<std::map<std::string, std::string>> seed_data_;  // the seed ConfigMap's data
+  nlohmann::json report_;
+  std::mutex report_mu_;
+  std::string published_report_;
 
   std::mutex cycle_mu_;  // one cycle at a time
   std::vector<std::pair<std::string, std::vector<std::pair<std::string, ResourceVector>>>>

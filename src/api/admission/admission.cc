@@ -56,6 +56,18 @@ const resources::ResourceInfo& QueueBindingResource() {
   return info;
 }
 
+const resources::ResourceInfo& PriorityClassResource() {
+  static const resources::ResourceInfo& info = *resources::ResourceRegistry::Default().Find(
+      "scheduling.k8s.io", "v1", "priorityclasses");
+  return info;
+}
+
+const resources::ResourceInfo& ConfigMapResource() {
+  static const resources::ResourceInfo& info =
+      *resources::ResourceRegistry::Default().Find("", "v1", "configmaps");
+  return info;
+}
+
 std::vector<FieldError> Admit(const resources::ResourceInfo& info, Operation op,
                               nlohmann::json& object, const nlohmann::json* old,
                               ObjectLookup& lookup) {

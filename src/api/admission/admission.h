@@ -10,6 +10,10 @@
 // minAvailable <= minMember, queue exists. Jobs, PodGroups and bare pods are routed to a queue
 // by one rule (kinds.h RouteToQueue) and must request at least the queue's minResources.
 // Pod: container names unique and DNS labels, requests valid quantities not above limits.
+// Priority (Pod, Job, PodGroup; api/types/priority.h): an unknown priorityClassName, or a
+// spec.priority other than its class's value, is refused 403 Forbidden; a Pod gets spec.priority
+// from its class, else the default (globalDefault PriorityClass, else the seed ConfigMap's
+// priority.conf defaultPriority, else 0).
 // The seed's fields (docs/design.md) are accepted with their meaning or rejected by name.
 // Every object: metadata.name a valid DNS subdomain (or label where Kubernetes requires one).
 // Thread-safety: stateless; the lookup decides.
@@ -32,6 +36,11 @@ struct FieldError {
                         // "FieldValueNotFound"
   std::string message;  // "Invalid value: -1: must be greater than or equal to 0"
 };
+
+// The reason of a FieldError that refuses the whole request rather than one field, as
+// Kubernetes' admission plugins do (an unknown priorityClassName): the API answers 403
+// Forbidden `<resource> "<name>" is forbidden: <message>` instead of 422 Invalid.
+inline constexpr char kRequestForbidden[] = "RequestForbidden";
 
 // Reads other objects admission depends on (the Queue of a Job). Implemented by the server.
 class ObjectLookup {
@@ -69,9 +78,11 @@ std::vector<FieldError> AdmitDelete(const resources::ResourceInfo& info,
 // Empty for everything etna acts on.
 std::vector<std::string> NotInForce(const resources::ResourceInfo& info);
 
-// The registry's Queue (scheduling.volcano.sh/v1beta1) and QueueBinding (volcano.sh/v1beta1)
-// resources, which admission looks up through the ObjectLookup.
+// The registry's Queue (scheduling.volcano.sh/v1beta1), QueueBinding (volcano.sh/v1beta1),
+// PriorityClass and ConfigMap resources, which admission looks up through the ObjectLookup.
 const resources::ResourceInfo& QueueResource();
 const resources::ResourceInfo& QueueBindingResource();
+const resources::ResourceInfo& PriorityClassResource();
+const resources::ResourceInfo& ConfigMapResource();
 
 }  // namespace etna::api::admission

@@ -126,7 +126,8 @@ inline resources::ResourceInfo InfoOf(const std::string& api_version, const std:
   return i.value_or(resources::ResourceInfo{});
 }
 
-// Queues by name and QueueBindings; everything else is NotFound.
+// Queues by name, QueueBindings and any other object added with AddObject (by plural,
+// namespace and name); everything else is NotFound.
 class FakeLookup : public ObjectLookup {
  public:
   FakeLookup() {
@@ -150,15 +151,21 @@ class FakeLookup : public ObjectLookup {
   void PutQueue(const Json& q) { queues_[q["metadata"]["name"].get<std::string>()] = q; }
   Json& QueueObject(const std::string& name) { return queues_.at(name); }
   void AddBinding(const Json& b) { bindings_.push_back(b); }
+  // A PriorityClass, ConfigMap, ... : `plural` as the registry names it ("priorityclasses").
+  void AddObject(const std::string& plural, const std::string& ns, const Json& object) {
+    others_[plural][ns + "/" + object["metadata"]["name"].get<std::string>()] = object;
+  }
 
   Result<Json> Get(const resources::ResourceInfo& info, const std::string& ns,
                    const std::string& name) override {
-    (void)ns;
     if (info.kind == "Queue" && info.plural == "queues") {
       auto it = queues_.find(name);
       if (it != queues_.end()) return it->second;
+    } else if (auto kind = others_.find(info.plural); kind != others_.end()) {
+      auto it = kind->second.find(ns + "/" + name);
+      if (it != kind->second.end()) return it->second;
     }
-    return Status::NotFound(fmt::format("queues.scheduling.volcano.sh \"{}\" not found", name));
+    return Status::NotFound(fmt::format("{} \"{}\" not found", info.plural, name));
   }
   Result<std::vector<Json>> List(const resources::ResourceInfo& info,
                                  const std::string& ns) override {
@@ -168,6 +175,10 @@ class FakeLookup : public ObjectLookup {
       for (const auto& [n, q] : queues_) out.push_back(q);
     } else if (info.kind == "QueueBinding") {
       out = bindings_;
+    } else if (auto kind = others_.find(info.plural); kind != others_.end()) {
+      for (const auto& [key, object] : kind->second) {
+        if (key.rfind(ns + "/", 0) == 0) out.push_back(object);
+      }
     }
     return out;
   }
@@ -175,6 +186,7 @@ class FakeLookup : public ObjectLookup {
  private:
   std::map<std::string, Json> queues_;
   std::vector<Json> bindings_;
+  std::map<std::string, std::map<std::string, Json>> others_;  // plural -> "ns/name" -> object
 };
 
 inline std::string Describe(const std::vector<FieldError>& errs) {

@@ -274,6 +274,7 @@ void AdmitJob(Context& c) {
   } else {
     ValidateJobCreate(c, *spec);
   }
+  CheckGroupPriority(c, *spec, "job spec");
 }
 
 }  // namespace etna::api::admission::internal

@@ -54,6 +54,13 @@ std::string RouteToQueue(Context& c, const std::string& explicit_queue, const st
 // amounts for each resource asked below the minimum.
 void CheckQueueMinResources(const Json& queue, const ResourceAmounts& requested,
                             const std::string& path, const char* what, Errors& errs);
+// Priority (priority.cc, api/types/priority.h). A Pod on create: spec.priority (and the
+// globalDefault class's name) set from its class or the default; an unknown class or a
+// differing spec.priority refused; on update a missing spec.priority keeps the old one.
+void AdmitPodPriority(Context& c, Json& spec);
+// A Job or PodGroup (`what`: "job spec", "PodGroup spec"), on create and when an update changes
+// priorityClassName or priority: the same refusals; nothing is written (readers resolve).
+void CheckGroupPriority(Context& c, const Json& spec, std::string_view what);
 
 void AdmitPod(Context& c);
 void AdmitJob(Context& c);

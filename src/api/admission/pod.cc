@@ -104,6 +104,7 @@ void AdmitPod(Context& c) {
   }
   DefaultPodSpec(*spec, /*is_pod=*/true);
   ValidatePodSpec(*spec, "spec", c.errs);
+  AdmitPodPriority(c, *spec);
   if (c.op == Operation::kUpdate && c.old) {
     if (const Json* old_spec = Field(*c.old, "spec")) ValidatePodUpdate(*spec, *old_spec, c.errs);
   } else if (c.op == Operation::kCreate) {

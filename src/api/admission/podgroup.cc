@@ -82,6 +82,7 @@ void AdmitPodGroup(Context& c) {
     auto q = CheckQueueOpen(*queue, "spec.queue", "PodGroup", c.lookup, errs);
     if (q && !made_for_owner) CheckQueueMinResources(*q, requested, "spec.queue", "PodGroup", errs);
   }
+  CheckGroupPriority(c, spec, "PodGroup spec");
 }
 
 }  // namespace etna::api::admission::internal

@@ -75,6 +75,10 @@ void Errors::Forbidden(const std::string& field, std::string_view detail) {
   Add(list_, field, "FieldValueForbidden", fmt::format("Forbidden: {}", detail));
 }
 
+void Errors::ForbiddenRequest(std::string_view message) {
+  list_.push_back({"", kRequestForbidden, std::string(message)});
+}
+
 void Errors::TooLong(const std::string& field, size_t max_bytes) {
   Add(list_, field, "FieldValueTooLong",
       fmt::format("Too long: must have at most {} bytes", max_bytes));

@@ -29,6 +29,8 @@ class Errors {
                     const std::vector<std::string>& supported);
   void Duplicate(const std::string& field, const Json& value);
   void Forbidden(const std::string& field, std::string_view detail);
+  // Refuses the whole request (kRequestForbidden): 403 with `message`.
+  void ForbiddenRequest(std::string_view message);
   void TooLong(const std::string& field, size_t max_bytes);
   void NotFound(const std::string& field, const Json& value);
 

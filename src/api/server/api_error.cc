@@ -54,6 +54,19 @@ ApiError ApiError::Invalid(const resources::ResourceInfo& info, std::string_view
               std::move(details));
 }
 
+ApiError ApiError::Refused(const resources::ResourceInfo& info, std::string_view name,
+                           const std::vector<admission::FieldError>& causes) {
+  for (const auto& c : causes) {
+    if (c.reason == admission::kRequestForbidden) {
+      return Make(
+          403, "Forbidden",
+          fmt::format("{} \"{}\" is forbidden: {}", info.QualifiedPlural(), name, c.message),
+          Details(info, name));
+    }
+  }
+  return Invalid(info, name, causes);
+}
+
 ApiError ApiError::BadRequest(std::string message) {
   return Make(400, "BadRequest", std::move(message));
 }

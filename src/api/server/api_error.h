@@ -31,6 +31,10 @@ struct ApiError {
                            std::string_view why);
   static ApiError Invalid(const resources::ResourceInfo& info, std::string_view name,
                           const std::vector<admission::FieldError>& causes);
+  // What admission refused: 403 Forbidden when a cause refuses the whole request
+  // (admission::kRequestForbidden), else 422 Invalid.
+  static ApiError Refused(const resources::ResourceInfo& info, std::string_view name,
+                          const std::vector<admission::FieldError>& causes);
   static ApiError BadRequest(std::string message);
   static ApiError Unauthorized(std::string message = "Unauthorized");
   static ApiError Forbidden(std::string message);

@@ -92,6 +92,18 @@ TEST_F(CrudTest, StoredOnlyKindsCarryAWarningThatNamesWhatIsMissing) {
   EXPECT_TRUE(queue.headers.empty());
 }
 
+TEST_F(CrudTest, UnknownPriorityClassIsForbiddenAndAKnownOneSetsThePriority) {
+  json pod = Pod("x");
+  pod["spec"]["priorityClassName"] = "foo";
+  auto refused = Do("POST", kPods, pod.dump());
+  ASSERT_EQ(refused.status, 403) << refused.body;
+  EXPECT_EQ(refused.Json()["reason"], "Forbidden");
+  EXPECT_EQ(refused.Json()["message"],
+            "pods \"x\" is forbidden: no PriorityClass with name foo was found");
+  pod["spec"]["priorityClassName"] = "high";  // bootstrapped: the seed's High = 100
+  EXPECT_EQ(MustCreate(kPods, pod)["spec"]["priority"], 100);
+}
+
 TEST_F(CrudTest, SecondCreateIsAlreadyExists) {
   MustCreate(kQueues, Queue("q1"));
   auto again = Do("POST", kQueues, Queue("q1").dump());

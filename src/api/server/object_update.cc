@@ -80,7 +80,7 @@ ApiResult<json> ObjectService::WriteUpdate(const ResourceInfo& info,
   if (!status_only) {
     std::vector<admission::FieldError> errors =
         admission::Admit(info, admission::Operation::kUpdate, next, &current, *this);
-    if (!errors.empty()) return ApiError::Invalid(info, name, errors);
+    if (!errors.empty()) return ApiError::Refused(info, name, errors);
     if (fields) {
       for (std::string& w : admission::NotInForce(info)) fields->warnings.push_back(std::move(w));
     }

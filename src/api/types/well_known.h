@@ -60,6 +60,14 @@ inline constexpr char kQueueLabel[] = "queue";
 inline constexpr char kWorkloadLabel[] = "etna.io/workload";
 inline constexpr char kInferenceWorkload[] = "inference";
 
+// ---- written by the scheduler: what configuration is in force ----
+// The ConfigMap volcano-system/<kConfigReportName> key <kConfigReportKey> holds JSON:
+// {"source", "actions", "tiers": [[{"name", "arguments"}]], "seedConfigMap",
+//  "keys": [{"key", "inForce", "detail"}]}; `etna explain config` prints it.
+inline constexpr char kConfigReportNamespace[] = "volcano-system";
+inline constexpr char kConfigReportName[] = "etna-scheduler-config-report";
+inline constexpr char kConfigReportKey[] = "report.json";
+
 // ---- pod conditions and reasons the parts set ----
 // Set by the scheduler on a victim before it evicts (with reason Preempted or Reclaimed), as
 // Kubernetes' DisruptionTarget.

@@ -1,7 +1,7 @@
 // `etna explain JOB`: why a job is pending and what would let it run — its PodGroup's
 // conditions (the scheduler's reasons), each task's pod against the nodes' allocatable (a pod
 // no node can ever hold), the queue's state, time window and capability against the gang's
-// need, and plain-language suggestions.
+// need, and plain-language suggestions. `etna explain config`: explain_config.h.
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -11,6 +11,7 @@
 
 #include "api/types/job.h"
 #include "api/types/queue.h"
+#include "cli/cmd/explain_config.h"
 #include "cli/kit/command.h"
 #include "cli/kit/objects.h"
 #include "cli/kit/output.h"
@@ -249,7 +250,10 @@ std::vector<std::string> QueueLimits(const json& queue,
 }
 
 int RunExplain(Invocation& inv) {
-  if (inv.args().size() != 1) return inv.UsageError("name one job: etna explain JOB");
+  if (inv.args().size() != 1) {
+    return inv.UsageError("name one job, or config: etna explain JOB | etna explain config");
+  }
+  if (inv.args()[0] == "config") return RunExplainConfig(inv);
   Api* api = inv.api();
   if (api == nullptr) return 1;
   std::string ns = inv.Namespace();
@@ -312,13 +316,17 @@ int RunExplain(Invocation& inv) {
 void AddExplainCommands(std::vector<Command>* out) {
   out->push_back(
       {"explain",
-       "why a job is pending and what would let it run",
-       "etna explain JOB [-n NS]",
+       "why a job is pending and what would let it run; the scheduler's configuration",
+       "etna explain JOB [-n NS] | etna explain config",
        "Shows the job's phase, its PodGroup's conditions (the scheduler's reasons: nodes\n"
        "failing which predicate, which resource ran out, which queue limit), each task's pod\n"
        "against the nodes (how many could ever hold one, and for a resource no node has\n"
        "enough of, the most one offers), the queue's state, time window, capability and\n"
-       "allocation, and suggestions.",
+       "allocation, and suggestions.\n"
+       "`etna explain config` prints the scheduler's configuration in force: its source,\n"
+       "actions and tiers, and each key of the seed's ConfigMap\n"
+       "volcano-system/volcano-scheduler-config as \"in force: ...\" or \"ignored: <why>\"\n"
+       "(the scheduler publishes it in volcano-system/etna-scheduler-config-report).",
        {},
        true,
        RunExplain});
