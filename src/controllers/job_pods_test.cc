@@ -43,6 +43,14 @@ TEST(JobPodsTest, TensorflowConfigAndMpiHosts) {
   EXPECT_TRUE(mpi);
 }
 
+// The PodGroup carries the job's runningEstimate, the scheduler's backfill estimate.
+TEST(JobPodsTest, PodGroupCarriesTheRunningEstimate) {
+  Json job = TfJob();
+  EXPECT_FALSE(BuildJobPodGroup(job)["spec"].contains("runningEstimate"));
+  job["spec"]["runningEstimate"] = "2h30m";
+  EXPECT_EQ(BuildJobPodGroup(job)["spec"]["runningEstimate"], "2h30m");
+}
+
 TEST(JobPodsTest, PoliciesTaskOverridesJobAndExitCodes) {
   Json job = {{"spec",
                {{"policies",

@@ -1,11 +1,14 @@
 // Pod admission: Kubernetes' Pod defaults and validation, and its update rule (the spec is
 // immutable except container images, activeDeadlineSeconds, added tolerations and removed
-// scheduling gates).
+// scheduling gates); the checkpoint annotation etna.io/last-checkpoint, when set, is an RFC 3339
+// time.
 #include <fmt/format.h>
 
 #include <algorithm>
 
 #include "api/admission/kinds.h"
+#include "api/types/well_known.h"
+#include "common/time.h"
 
 namespace etna::api::admission::internal {
 
@@ -74,6 +77,18 @@ void ValidatePodUpdate(const Json& spec, const Json& old_spec, Errors& errs) {
   if (spec != b) errs.Forbidden("spec", kPodUpdateMessage);
 }
 
+// The workload's checkpoint annotation (well_known.h) must be an RFC 3339 time.
+void ValidateLastCheckpoint(const Json& pod, Errors& errs) {
+  const Json* meta = Field(pod, "metadata");
+  const Json* annotations = meta ? Field(*meta, "annotations") : nullptr;
+  const Json* value = annotations ? Field(*annotations, types::kLastCheckpointAnnotation) : nullptr;
+  if (!value) return;
+  if (!value->is_string() || !ParseRfc3339(value->get<std::string>())) {
+    errs.Invalid(Key("metadata.annotations", types::kLastCheckpointAnnotation), *value,
+                 "must be an RFC 3339 time such as \"2026-01-02T15:04:05Z\"");
+  }
+}
+
 }  // namespace
 
 void AdmitPod(Context& c) {
@@ -84,6 +99,7 @@ void AdmitPod(Context& c) {
   }
   DefaultPodSpec(*spec, /*is_pod=*/true);
   ValidatePodSpec(*spec, "spec", c.errs);
+  ValidateLastCheckpoint(c.object, c.errs);
   if (c.op == Operation::kUpdate && c.old) {
     if (const Json* old_spec = Field(*c.old, "spec")) ValidatePodUpdate(*spec, *old_spec, c.errs);
   }

@@ -3,7 +3,8 @@
 // valid quantities, networkTopology mode and tier; plus the seed's PodGroup fields
 // (docs/design.md): minAvailable (0..minMember: the gang size the group may run with), priority
 // (an integer), ttl (seconds a group may wait unscheduled before failing with WaitTimeout) and
-// minZoneUsage (the least of each resource per topology zone used). `lifecycle` is refused by
+// minZoneUsage (the least of each resource per topology zone used); etna's runningEstimate (a Go
+// duration, copied from the Job by the job controller). `lifecycle` is refused by
 // name: a PodGroup's lifecycle is its status.phase.
 #include <fmt/format.h>
 
@@ -51,6 +52,10 @@ void AdmitPodGroup(Context& c) {
   if (auto p = GetInt(spec, "priority", "spec", errs)) CheckInt32(*p, "spec.priority", errs);
   if (auto ttl = GetInt(spec, "ttl", "spec", errs)) CheckNonNegative(*ttl, "spec.ttl", errs);
   GetString(spec, "priorityClassName", "spec", errs);
+  if (auto re = GetString(spec, "runningEstimate", "spec", errs);
+      re && !IsNonNegativeDuration(*re)) {
+    errs.Invalid("spec.runningEstimate", *re, "must be a duration such as \"2h30m\"");
+  }
   if (Field(spec, "lifecycle")) {
     errs.Forbidden("spec.lifecycle",
                    "not supported: a PodGroup's lifecycle is status.phase, set by the scheduler");
