@@ -227,9 +227,9 @@ TEST(ConvertTest, EveryModelFieldTheCoreReadsIsFilledFromTheApi) {
   EXPECT_EQ(q.weight, 3);
   EXPECT_EQ(q.priority, 7);
   EXPECT_FALSE(q.reclaimable);
-  EXPECT_EQ(q.capability.Get(kGpu), 8000);
-  EXPECT_EQ(q.guarantee.Get(kGpu), 2000);
-  EXPECT_EQ(q.deserved.Get(kGpu), 4000);
+  EXPECT_EQ(q.capability.value().Get(kGpu), 8000);
+  EXPECT_EQ(q.guarantee.value().Get(kGpu), 2000);
+  EXPECT_EQ(q.deserved.value().Get(kGpu), 4000);
   EXPECT_EQ(s.queues[q.parent].name, "root");
   EXPECT_EQ(q.state, sched::QueueState::kClosed);
   const TimeMs created = ParseRfc3339("2026-01-02T15:04:05Z").value();

@@ -129,6 +129,10 @@ TEST(KindsAdmission, Table) {
        "{apiVersion: scheduling.volcano.sh/v1beta1, kind: PodGroup, metadata: {name: p, namespace: "
        "a}, spec: {runningEstimate: soon}}",
        "spec.runningEstimate", "FieldValueInvalid", "duration such as"},
+      {"pg sla waiting time",
+       "{apiVersion: scheduling.volcano.sh/v1beta1, kind: PodGroup, metadata: {name: p, namespace: "
+       "a, annotations: {volcano.sh/sla-waiting-time: later}}, spec: {}}",
+       "metadata.annotations[volcano.sh/sla-waiting-time]", "FieldValueInvalid", "duration"},
       {"pg runningEstimate ok",
        "{apiVersion: scheduling.volcano.sh/v1beta1, kind: PodGroup, metadata: {name: p, namespace: "
        "a}, spec: {runningEstimate: 2h30m}}",

@@ -4,12 +4,14 @@
 // (docs/design.md): minAvailable (0..minMember: the gang size the group may run with), priority
 // (an integer), ttl (seconds a group may wait unscheduled before failing with WaitTimeout) and
 // minZoneUsage (the least of each resource per topology zone used); etna's runningEstimate (a Go
-// duration, copied from the Job by the job controller). `lifecycle` is refused by
+// duration, copied from the Job by the job controller) and the sla plugin's annotation
+// volcano.sh/sla-waiting-time (a Go duration). `lifecycle` is refused by
 // name: a PodGroup's lifecycle is its status.phase.
 #include <fmt/format.h>
 
 #include "api/admission/kinds.h"
 #include "api/admission/quantity.h"
+#include "api/types/well_known.h"
 
 namespace etna::api::admission::internal {
 
@@ -18,6 +20,7 @@ void AdmitPodGroup(Context& c) {
   if (!spec_p) return;
   Json& spec = *spec_p;
   Errors& errs = c.errs;
+  CheckDurationAnnotation(c.object, types::kSlaWaitingTimeAnnotation, errs);
   if (!Field(spec, "queue") || spec["queue"] == "") spec["queue"] = "default";
 
   auto min_member = GetInt(spec, "minMember", "spec", errs);

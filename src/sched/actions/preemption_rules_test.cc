@@ -57,9 +57,9 @@ void FinishJob(Snapshot& s, std::string_view job) {
 // Python client write them): four of priority 10 started at different times, six of priority 50.
 // An urgent production job of 10 single-GPU workers (minAvailable 10) arrives; production is
 // not reclaimable and its other jobs have the urgent job's priority, so only whole gangs of the
-// other queues can make room. The victims are the three lowest-priority, longest-running
-// experiment gangs, each evicted whole; they wait Pending and are whole again once the urgent job
-// finishes.
+// other queues can make room (offline-batch's have priority 50). The victims are the three
+// lowest-priority, longest-running experiment gangs, each evicted whole; they wait Pending and are
+// whole again once the urgent job finishes.
 TEST(PreemptionRulesTest, SeedUrgentJobEvictsWholeLowestPriorityLongestRunningGangs) {
   ClusterBuilder b;
   b.Now(1'000'000);
@@ -91,8 +91,10 @@ TEST(PreemptionRulesTest, SeedUrgentJobEvictsWholeLowestPriorityLongestRunningGa
         .Priority(100)
         .Running("w", 8, kGpu1, fmt::format("n{}", 5 + p), 1'000);
   }
-  b.Job("batch").InQueue("offline-batch").Priority(50).Running("w", 8, kGpu1, "n8", 1'000);
-  b.Job("dev").InQueue("dev-test").Priority(10).Running("w", 8, kGpu1, "n9", 1'000);
+  // offline-batch holds the last two nodes with Normal-priority gangs; dev-test (outside its
+  // hours) is empty.
+  b.Job("batch0").InQueue("offline-batch").Priority(50).Running("w", 8, kGpu1, "n8", 1'000);
+  b.Job("batch1").InQueue("offline-batch").Priority(50).Running("w", 8, kGpu1, "n9", 1'000);
   b.Job("urgent")
       .InQueue("production-training")
       .Priority(100)
@@ -134,6 +136,38 @@ TEST(PreemptionRulesTest, SeedUrgentJobEvictsWholeLowestPriorityLongestRunningGa
     EXPECT_TRUE(JobNamed(s, victim).evicted_in_run.IsZero()) << victim;
   }
   for (int g : {0, 1, 2, 4, 5, 7, 9}) EXPECT_EQ(RunningMembers(s, fmt::format("e{}", g)), 2);
+}
+
+// Among gangs of equal rank, the longest-running goes first, or with least-work-lost the one
+// whose oldest member checkpoint is most recent (a gang resumes from what all members saved).
+TEST(PreemptionRulesTest, WholeGangOrderLongestRunningOrLeastWorkLost) {
+  for (const char* order : {"longest-running", "least-work-lost"}) {
+    SCOPED_TRACE(order);
+    ClusterBuilder b;
+    b.Now(1'000'000);
+    b.Node("n1").Resources("cpu=64,memory=512Gi").Gpus(4);
+    b.Job("old").Priority(10).Running("w", 2, kGpu1, "n1", 100'000);  // nothing saved
+    b.Job("saved")
+        .Priority(10)
+        .Running("w", 1, kGpu1, "n1", 200'000)
+        .LastTaskCheckpoint(990'000)
+        .Running("w", 1, kGpu1, "n1", 200'000)
+        .LastTaskCheckpoint(980'000);
+    b.Job("high").Priority(100).Tasks("w", 1, kGpu2);
+    Decision d = testkit::Schedule(b.Build(), fmt::format(R"(
+actions: "allocate, preempt"
+tiers:
+- plugins:
+  - name: priority
+  - name: gang
+  - name: preemption
+    arguments: {{preemption.maxClusterFraction: 1.0, preemption.victimOrder: {}}}
+)",
+                                                          order));
+    EXPECT_EQ(Evicted(d), std::string(order) == "longest-running"
+                              ? (Names{"old-w-0", "old-w-1"})
+                              : (Names{"saved-w-0", "saved-w-1"}));
+  }
 }
 
 std::string PreemptConf(std::string_view args,

@@ -160,7 +160,9 @@ TEST(VictimSearchTest, Volcano5022_EvictionsDiscardedWhenPreemptorStillDoesNotFi
     }
     b.Job("high").Priority(100).Tasks("w", 2, "nvidia.com/gpu=4");
     Snapshot s = b.Build();
-    Decision d = RunConf(s, Conf("allocate, preempt", kNoLimits));
+    // Elastic members only: with whole gangs, low's remaining members would go too.
+    Decision d = RunConf(
+        s, Conf("allocate, preempt", std::string(kNoLimits) + ", preemption.wholeGang: false"));
     EXPECT_EQ(Evicted(d), c.evicted);
     EXPECT_EQ(NominationMap(d).size(), c.evicted.empty() ? 0u : 2u);
     EXPECT_TRUE(d.binds.empty());
