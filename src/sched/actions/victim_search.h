@@ -13,8 +13,9 @@
 // With `wholeGang` (the default), a lower-priority gang is evicted whole when nothing else makes
 // room: gangs in the seed's order (same queue, lowest priority; other queues, lowest queue
 // priority; then longest-running or least-work-lost), every member at once, beyond the per-job
-// limit but within the cluster's. The statement is committed only when the preemptor job is then pipelined (its gang is
-// satisfied), otherwise everything is discarded, so no eviction outlives a failed attempt.
+// limit but within the cluster's. The statement is committed only when the preemptor job is then
+// pipelined (its gang is satisfied), otherwise everything is discarded, so no eviction outlives a
+// failed attempt.
 //
 // Thread-safety: none; runs on the session's thread.
 #pragma once
