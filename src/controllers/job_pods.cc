@@ -91,6 +91,7 @@ Json BuildJobPodGroup(const Json& job) {
   if (spec.contains("priorityClassName")) pg_spec["priorityClassName"] = spec["priorityClassName"];
   if (spec.contains("priority")) pg_spec["priority"] = spec["priority"];
   if (spec.contains("networkTopology")) pg_spec["networkTopology"] = spec["networkTopology"];
+  if (spec.contains("runningEstimate")) pg_spec["runningEstimate"] = spec["runningEstimate"];
   return {{"apiVersion", "scheduling.volcano.sh/v1beta1"},
           {"kind", "PodGroup"},
           {"metadata",

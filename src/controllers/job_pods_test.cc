@@ -59,6 +59,14 @@ TEST(JobPodsTest, PodsOfAClassLeaveThePriorityToAdmission) {
   EXPECT_FALSE(pod["spec"].contains("priority"));
 }
 
+// The PodGroup carries the job's runningEstimate, the scheduler's backfill estimate.
+TEST(JobPodsTest, PodGroupCarriesTheRunningEstimate) {
+  Json job = TfJob();
+  EXPECT_FALSE(BuildJobPodGroup(job)["spec"].contains("runningEstimate"));
+  job["spec"]["runningEstimate"] = "2h30m";
+  EXPECT_EQ(BuildJobPodGroup(job)["spec"]["runningEstimate"], "2h30m");
+}
+
 TEST(JobPodsTest, PoliciesTaskOverridesJobAndExitCodes) {
   Json job = {{"spec",
                {{"policies",

@@ -6,6 +6,8 @@
 #include <set>
 
 #include "api/types/well_known.h"
+#include "common/time.h"
+#include "scheduler/convert.h"
 
 namespace etna::scheduler {
 namespace {
@@ -32,6 +34,14 @@ std::string PhaseName(sched::PodGroupPhase p) {
       return "Completed";
   }
   return "Unknown";
+}
+
+// The PodGroup's status.evictedInRun for `u`; null (a merge patch removes it) once the job is
+// whole again.
+json EvictedInRunStatus(const sched::JobUpdate& u) {
+  if (u.evicted_in_run.IsZero()) return nullptr;
+  return {{"since", FormatRfc3339(u.evicted_since_ms)},
+          {"resources", EncodeResourceList(u.evicted_in_run)}};
 }
 
 }  // namespace
@@ -188,17 +198,20 @@ void DecisionApplier::UpdateJobs(const Assembled& view, const sched::Decision& d
     if (u.job < 0 || u.job >= static_cast<sched::JobIdx>(jobs.size())) continue;
     const sched::Job& job = jobs[u.job];
     const std::string& key = view.job_keys[u.job];
-    JobStatus next{PhaseName(u.phase), u.condition, u.reason, u.message, u.backoff.failures};
+    JobStatus next{PhaseName(u.phase), u.condition, u.reason, u.message, u.backoff.failures, {}};
     bool failed_again, changed;
     std::string status_key = key.empty() ? fmt::format("pod:{}", job.uid) : key;
     {
       std::lock_guard<std::mutex> lock(mu_);
       JobStatus& last = job_status_[status_key];
+      next.evicted_in_run =
+          u.evicted_in_run_changed ? EvictedInRunStatus(u).dump() : last.evicted_in_run;
       failed_again = u.condition == "Unschedulable" &&
                      (next.message != last.message || next.reason != last.reason ||
                       next.failures > last.failures);
       changed = next.phase != last.phase || next.condition != last.condition ||
-                next.reason != last.reason || next.message != last.message;
+                next.reason != last.reason || next.message != last.message ||
+                u.evicted_in_run_changed;
       last = next;
     }
     if (failed_again) {
@@ -207,6 +220,9 @@ void DecisionApplier::UpdateJobs(const Assembled& view, const sched::Decision& d
     }
     if (key.empty() || !changed) continue;
     json status = {{"phase", next.phase}};
+    if (u.evicted_in_run_changed) {
+      status[api::types::kEvictedInRunStatusField] = EvictedInRunStatus(u);
+    }
     if (!u.condition.empty()) {
       status["conditions"] = json::array({{{"type", u.condition},
                                            {"status", "True"},

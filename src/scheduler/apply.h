@@ -59,6 +59,7 @@ class DecisionApplier {
   struct JobStatus {
     std::string phase, condition, reason, message;
     int32_t failures = 0;
+    std::string evicted_in_run;  // status.evictedInRun as written, JSON text
   };
 
   void Worker();

@@ -2,8 +2,11 @@
 // cycle only assembles already converted records (see cache.h).
 //
 //   Node         → sched::Node (allocatable, labels, taints, cordon, Ready, GPUs from etna.io/gpus)
-//   Pod          → PodRecord (a sched::Task plus what assembly needs: group, node name, devices)
-//   PodGroup     → JobRecord (a sched::Job plus its queue and priority class names)
+//   Pod          → PodRecord (a sched::Task plus what assembly needs: group, node name, devices;
+//                  its last checkpoint from the annotation etna.io/last-checkpoint)
+//   PodGroup     → JobRecord (a sched::Job plus its queue and priority class names; its running
+//                  estimate from spec.runningEstimate, what evictions took in its run from
+//                  status.evictedInRun)
 //   Queue        → QueueRecord (a sched::Queue plus its parent's name)
 //   HyperNode    → HyperNodeRecord (tier and member selectors)
 //
@@ -39,6 +42,8 @@ using api::types::StringMap;
 
 // A resource list ({"cpu": "4", "nvidia.com/gpu": 2}); `field` names it in errors.
 Result<ResourceVector> ParseResourceList(const json& list, const std::string& field);
+// Its inverse: the non-zero amounts as quantity strings ({"nvidia.com/gpu": "4"}).
+json EncodeResourceList(const ResourceVector& amounts);
 
 Result<sched::Node> ConvertNode(const json& node);
 

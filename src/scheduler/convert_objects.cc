@@ -1,6 +1,8 @@
 // Node, PodGroup, Queue and HyperNode → their model records.
 #include <fmt/format.h>
 
+#include <chrono>
+
 #include "api/types/node.h"
 #include "api/types/podgroup.h"
 #include "api/types/queue.h"
@@ -28,6 +30,18 @@ TimeMs CreationOf(const api::types::ObjectView& object) {
   return t < 0 ? 0 : t;
 }
 
+// A Go duration ("2h30m") in ms; 0 when `text` is empty. `field` names it in the error.
+Result<TimeMs> DurationMs(const std::string& text, const std::string& key,
+                          const std::string& field) {
+  if (text.empty()) return TimeMs{0};
+  auto d = ParseGoDuration(text);
+  if (!d.ok() || d->count() < 0) {
+    return Status::InvalidArgument(fmt::format(
+        "podgroup {}: {}: \"{}\" is not a duration such as \"2h30m\"", key, field, text));
+  }
+  return static_cast<TimeMs>(std::chrono::duration_cast<std::chrono::milliseconds>(*d).count());
+}
+
 }  // namespace
 
 Result<ResourceVector> ParseResourceList(const json& list, const std::string& field) {
@@ -44,6 +58,17 @@ Result<ResourceVector> ParseResourceList(const json& list, const std::string& fi
           fmt::format("{}[{}]: {}", field, name, amount.status().message()));
     }
     out.Set(*id, *amount);
+  }
+  return out;
+}
+
+json EncodeResourceList(const ResourceVector& amounts) {
+  json out = json::object();
+  for (int d = 0; d < amounts.dims(); ++d) {
+    auto id = static_cast<ResourceId>(d);
+    if (int64_t v = amounts.Get(id); v != 0) {
+      out[ResourceNames::Global().Name(id)] = FormatQuantity(id, v);
+    }
   }
   return out;
 }
@@ -133,6 +158,24 @@ Result<JobRecord> ConvertPodGroup(const json& podgroup) {
                                              : sched::Job::NetworkTopology::Mode::kHard;
     j.network_topology.highest_tier_allowed =
         static_cast<int32_t>(Integer(nt, {"highestTierAllowed"}, 1));
+  }
+  ETNA_ASSIGN_OR_RETURN(j.running_estimate_ms,
+                        DurationMs(view.running_estimate(), r.key, "spec.runningEstimate"));
+  ETNA_ASSIGN_OR_RETURN(
+      j.sla_waiting_ms,
+      DurationMs(view.Annotation(api::types::kSlaWaitingTimeAnnotation), r.key,
+                 fmt::format("annotation {}", api::types::kSlaWaitingTimeAnnotation)));
+  const json& lost = view.evicted_in_run();
+  const std::string lost_field = fmt::format("status.{}", api::types::kEvictedInRunStatusField);
+  ETNA_ASSIGN_OR_RETURN(j.evicted_in_run,
+                        ParseResourceList(Object(lost, {"resources"}), lost_field + ".resources"));
+  if (std::string since = String(lost, {"since"}); !since.empty()) {
+    std::optional<TimeMs> at = ParseRfc3339(since);
+    if (!at) {
+      return Status::InvalidArgument(fmt::format(
+          "podgroup {}: {}.since: \"{}\" is not an RFC 3339 time", r.key, lost_field, since));
+    }
+    j.evicted_since_ms = *at;
   }
   if (view.Label(api::types::kWorkloadLabel) == api::types::kInferenceWorkload) {
     j.kind = sched::Job::Kind::kInference;

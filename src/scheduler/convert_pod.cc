@@ -182,6 +182,15 @@ Result<PodRecord> ConvertPod(const json& pod, const std::vector<std::string>& sc
   t.preemptable = view.Annotation(api::types::kPreemptableAnnotation) != "false";
   t.start_ms = std::max<TimeMs>(0, ParseRfc3339(String(pod, {"status", "startTime"})).value_or(0));
   t.creation_ms = std::max<TimeMs>(0, ParseRfc3339(view.creation_timestamp()).value_or(0));
+  if (std::string ckpt = view.Annotation(api::types::kLastCheckpointAnnotation); !ckpt.empty()) {
+    std::optional<TimeMs> at = ParseRfc3339(ckpt);
+    if (!at) {
+      return Status::InvalidArgument(
+          fmt::format("pod {}: annotation {}: \"{}\" is not an RFC 3339 time", r.key,
+                      api::types::kLastCheckpointAnnotation, ckpt));
+    }
+    t.last_checkpoint_ms = std::max<TimeMs>(0, *at);
+  }
   if (!r.node_name.empty()) {
     Status s = DecodeHeldDevices(annotations, &t.devices, &r.mig_ids);
     if (!s.ok()) return Status::InvalidArgument(fmt::format("pod {}: {}", r.key, s.message()));

@@ -4,6 +4,7 @@
 
 #include "api/types/well_known.h"
 #include "client/node_gpus.h"
+#include "common/time.h"
 #include "scheduler/cache.h"
 
 namespace etna::scheduler {
@@ -235,6 +236,158 @@ TEST(ConvertTest, CacheCountsOtherSchedulersPodsAsExternalUse) {
   cache.OnPod("DELETED", Pod("other", "default-scheduler", "n1"));
   a = cache.Assemble(1000);
   EXPECT_EQ(a.snapshot.nodes[0].external_used.Get(kGpu), 0);
+}
+
+// Every model field the core reads on sched::Queue, sched::Job and sched::Task comes from an API
+// object: one object of each kind with every field set, assembled, and each field checked.
+// Deliberately not from the API (and so not checked here):
+//   Queue::allocated; Job::allocated, occupied, pipelined, succeeded, pending, total_request:
+//     session accounting, derived from the tasks at Session::Open.
+//   Job::backoff: the scheduler's own retry state, carried in memory between cycles.
+//   Job::tasks, Task::job, Task::node, Queue::parent: indices resolved at assembly (checked).
+//   Task::nominated_node: nominations are not written to the pod; a pipelined task is placed
+//     afresh next cycle.
+TEST(ConvertTest, EveryModelFieldTheCoreReadsIsFilledFromTheApi) {
+  Cache cache(kNames);
+  cache.OnNode("ADDED", Node("n1", 4));
+  cache.OnPriorityClass("ADDED", {{"metadata", {{"name", "high"}}}, {"value", 100}});
+  cache.OnQueue("ADDED", {{"metadata", {{"name", "root"}}}, {"spec", {{"weight", 1}}}});
+  cache.OnQueue("ADDED",
+                {{"metadata", {{"name", "q"}, {"creationTimestamp", "2026-01-02T15:04:05Z"}}},
+                 {"spec",
+                  {{"weight", 3},
+                   {"priority", 7},
+                   {"reclaimable", false},
+                   {"capability", {{"nvidia.com/gpu", "8"}}},
+                   {"guarantee", {{"resource", {{"nvidia.com/gpu", "2"}}}}},
+                   {"deserved", {{"nvidia.com/gpu", "4"}}},
+                   {"parent", "root"},
+                   {"state", "Closed"}}}});
+  cache.OnPodGroup(
+      "ADDED",
+      {{"metadata",
+        {{"name", "pg"},
+         {"namespace", "ns"},
+         {"uid", "g"},
+         {"creationTimestamp", "2026-01-02T15:04:05Z"},
+         {"labels", {{"etna.io/workload", "inference"}}},
+         {"annotations", {{api::types::kSlaWaitingTimeAnnotation, "10m"}}}}},
+       {"spec",
+        {{"minMember", 3},
+         {"minAvailable", 2},
+         {"minTaskMember", {{"w", 2}}},
+         {"queue", "q"},
+         {"priorityClassName", "high"},
+         {"priority", 5},
+         {"minResources", {{"nvidia.com/gpu", "2"}}},
+         {"networkTopology", {{"mode", "soft"}, {"highestTierAllowed", 2}}},
+         {"runningEstimate", "2h"}}},
+       {"status",
+        {{"phase", "Running"},
+         {api::types::kEvictedInRunStatusField,
+          {{"since", "2026-01-02T15:10:00Z"}, {"resources", {{"nvidia.com/gpu", "1"}}}}}}}});
+  json pod = Pod("a", "volcano", "n1");
+  pod["metadata"]["creationTimestamp"] = "2026-01-02T15:04:05Z";
+  pod["metadata"]["labels"] = {{"app", "x"}};
+  pod["metadata"]["annotations"][api::types::kTaskSpecAnnotation] = "w";
+  pod["metadata"]["annotations"][api::types::kPreemptableAnnotation] = "false";
+  pod["metadata"]["annotations"][api::types::kLastCheckpointAnnotation] = "2026-01-02T16:00:00Z";
+  pod["metadata"]["annotations"][api::types::kGpuIdsAnnotation] = "2";
+  pod["metadata"]["annotations"][api::types::kGpuUuidsAnnotation] = "GPU-n1-2";
+  pod["metadata"]["annotations"]["nvidia.com/use-gputype"] = "H100";
+  pod["spec"]["priorityClassName"] = "high";
+  pod["spec"]["nodeSelector"] = {{"pool", "a"}};
+  pod["status"] = {{"phase", "Running"}, {"startTime", "2026-01-02T15:30:00Z"}};
+  cache.OnPod("ADDED", pod);
+
+  Assembled a = cache.Assemble(1000);
+  const sched::Snapshot& s = a.snapshot;
+  ASSERT_EQ(s.queues.size(), 2u);
+  const sched::QueueIdx qi = s.queues[0].name == "q" ? 0 : 1;
+  const sched::Queue& q = s.queues[qi];
+  EXPECT_EQ(q.name, "q");
+  EXPECT_EQ(q.weight, 3);
+  EXPECT_EQ(q.priority, 7);
+  EXPECT_FALSE(q.reclaimable);
+  EXPECT_EQ(q.capability.value().Get(kGpu), 8000);
+  EXPECT_EQ(q.guarantee.value().Get(kGpu), 2000);
+  EXPECT_EQ(q.deserved.value().Get(kGpu), 4000);
+  EXPECT_EQ(s.queues[q.parent].name, "root");
+  EXPECT_EQ(q.state, sched::QueueState::kClosed);
+  const TimeMs created = ParseRfc3339("2026-01-02T15:04:05Z").value();
+  EXPECT_EQ(q.creation_ms, created);
+
+  ASSERT_EQ(s.jobs.size(), 1u);
+  const sched::Job& j = s.jobs[0];
+  EXPECT_EQ(j.uid, "g");
+  EXPECT_EQ(j.name, "pg");
+  EXPECT_EQ(j.ns, "ns");
+  EXPECT_EQ(j.queue, qi);
+  EXPECT_EQ(j.min_available, 2);
+  EXPECT_EQ(j.min_task_member, (std::map<std::string, int32_t>{{"w", 2}}));
+  EXPECT_EQ(j.min_resources.Get(kGpu), 2000);
+  EXPECT_EQ(j.priority, 100) << "the priority class wins over spec.priority";
+  EXPECT_EQ(j.creation_ms, created);
+  EXPECT_EQ(j.phase, sched::PodGroupPhase::kRunning);
+  EXPECT_EQ(j.tasks, (std::vector<sched::TaskIdx>{0}));
+  EXPECT_EQ(j.sla_waiting_ms, 600'000);
+  EXPECT_EQ(j.running_estimate_ms, 7'200'000);
+  EXPECT_EQ(j.evicted_in_run.Get(kGpu), 1000);
+  EXPECT_EQ(j.evicted_since_ms, ParseRfc3339("2026-01-02T15:10:00Z").value());
+  EXPECT_EQ(j.network_topology.mode, sched::Job::NetworkTopology::Mode::kSoft);
+  EXPECT_EQ(j.network_topology.highest_tier_allowed, 2);
+  EXPECT_EQ(j.kind, sched::Job::Kind::kInference);
+
+  ASSERT_EQ(s.tasks.size(), 1u);
+  const sched::Task& t = s.tasks[0];
+  EXPECT_EQ(t.uid, "uid-a");
+  EXPECT_EQ(t.name, "a");
+  EXPECT_EQ(t.ns, "ns");
+  EXPECT_EQ(t.role, "w");
+  EXPECT_EQ(t.job, 0);
+  EXPECT_EQ(t.request.Get(kGpu), 1000);
+  ASSERT_NE(t.spec, nullptr);
+  EXPECT_EQ(t.spec->node_selector.at("pool"), "a");
+  EXPECT_EQ(t.spec->gpu_models, (std::vector<std::string>{"H100"}));
+  EXPECT_EQ(t.labels.at("app"), "x");
+  EXPECT_EQ(t.status, sched::TaskStatus::kRunning);
+  EXPECT_EQ(t.node, 0);
+  EXPECT_EQ(t.priority, 7) << "the pod's own spec.priority";
+  EXPECT_FALSE(t.preemptable);
+  EXPECT_EQ(t.priority_class, "high");
+  EXPECT_EQ(t.creation_ms, created);
+  EXPECT_EQ(t.start_ms, ParseRfc3339("2026-01-02T15:30:00Z").value());
+  EXPECT_EQ(t.last_checkpoint_ms, ParseRfc3339("2026-01-02T16:00:00Z").value());
+  ASSERT_EQ(t.devices.size(), 1u);
+  EXPECT_EQ(t.devices[0].gpu, 2);
+}
+
+TEST(ConvertTest, BadRunningHintsNameTheirField) {
+  json pod = Pod("a", "volcano");
+  pod["metadata"]["annotations"][api::types::kLastCheckpointAnnotation] = "yesterday";
+  auto p = ConvertPod(pod, kNames);
+  ASSERT_FALSE(p.ok());
+  EXPECT_NE(p.status().message().find(api::types::kLastCheckpointAnnotation), std::string::npos)
+      << p.status().message();
+
+  json pg = {{"metadata", {{"name", "pg"}, {"namespace", "ns"}}},
+             {"spec", {{"minMember", 1}, {"runningEstimate", "soon"}}}};
+  auto j = ConvertPodGroup(pg);
+  ASSERT_FALSE(j.ok());
+  EXPECT_NE(j.status().message().find("spec.runningEstimate"), std::string::npos)
+      << j.status().message();
+  pg["spec"].erase("runningEstimate");
+  pg["status"][api::types::kEvictedInRunStatusField] = {
+      {"resources", {{"nvidia.com/gpu", "lots"}}}};
+  j = ConvertPodGroup(pg);
+  ASSERT_FALSE(j.ok());
+  EXPECT_NE(j.status().message().find("status.evictedInRun.resources"), std::string::npos)
+      << j.status().message();
+  pg["status"][api::types::kEvictedInRunStatusField] = {{"since", "then"}};
+  j = ConvertPodGroup(pg);
+  ASSERT_FALSE(j.ok());
+  EXPECT_NE(j.status().message().find("status.evictedInRun.since"), std::string::npos)
+      << j.status().message();
 }
 
 }  // namespace

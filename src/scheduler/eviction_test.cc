@@ -179,5 +179,54 @@ TEST(EvictionTest, ConfigMapWithUnknownPluginIsRejectedByName) {
   EXPECT_TRUE(WaitFor([&] { return s->conf_status().ok(); }));
 }
 
+// What a job lost in its run lives in its PodGroup's status.evictedInRun, so a restarted
+// scheduler still holds the job to half of itself: "low" (4 pods, minAvailable 1) loses 2 to
+// "high1", which then runs; its victims are re-created pending; a new scheduler then refuses
+// "high2" a third.
+TEST(EvictionTest, JobLossOfTheRunSurvivesASchedulerRestart) {
+  const std::string conf = R"(actions: "enqueue, allocate, preempt"
+tiers:
+- plugins:
+  - name: priority
+  - name: gang
+  - name: preemption
+    arguments: {preemption.wholeGang: false, preemption.maxClusterFraction: 1.0}
+- plugins:
+  - name: predicates
+)";
+  Kit kit;
+  kit.AddNode("n1", 4);
+  kit.AddGang("low", 4, 1, 1, "default", "low");
+  auto s = kit.MakeScheduler(false, conf);
+  ASSERT_TRUE(WaitFor([&] { return s->cache().Assemble(0).snapshot.tasks.size() == 4; }));
+  ASSERT_TRUE(s->RunOnce().ok());
+  for (int i = 0; i < 4; ++i) kit.SetRunning(fmt::format("low-{}", i));
+  kit.AddGang("high1", 2, 2, 1, "default", "high");
+  ASSERT_TRUE(WaitFor([&] { return s->cache().Assemble(0).snapshot.tasks.size() == 6; }));
+  ASSERT_TRUE(WaitFor([&] {
+    EXPECT_TRUE(s->RunOnce().ok());
+    return CountVictims(kit, "low", 4, "Preempted", "default/high1") >= 2;
+  }));
+  json lost = kit.GetPodGroup("low")["status"][api::types::kEvictedInRunStatusField];
+  EXPECT_EQ(lost["resources"].value("nvidia.com/gpu", ""), "2") << lost.dump();
+  EXPECT_FALSE(lost.value("since", "").empty()) << lost.dump();
+  FinishEvictions(kit, "low", 4);
+  ASSERT_TRUE(WaitFor([&] {
+    EXPECT_TRUE(s->RunOnce().ok());
+    return !kit.NodeOf("high1-0").empty() && !kit.NodeOf("high1-1").empty();
+  }));
+  kit.AddPod("low-requeued-0", "low", 1, "low");
+  kit.AddPod("low-requeued-1", "low", 1, "low");
+
+  s.reset();
+  s = kit.MakeScheduler(false, conf);
+  kit.AddGang("high2", 1, 1, 1, "default", "high");
+  ASSERT_TRUE(WaitFor([&] { return s->cache().Assemble(0).snapshot.tasks.size() == 7; }));
+  for (int cycle = 0; cycle < 3; ++cycle) ASSERT_TRUE(s->RunOnce().ok());
+  EXPECT_EQ(CountVictims(kit, "low", 4, "Preempted", "default/high2"), 0)
+      << "low already lost half of itself in this run";
+  EXPECT_TRUE(kit.NodeOf("high2-0").empty());
+}
+
 }  // namespace
 }  // namespace etna::scheduler

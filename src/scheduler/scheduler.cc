@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <cstdio>
+#include <tuple>
 
 #include "api/types/fields.h"
 #include "sched/framework/cycle.h"
@@ -148,9 +149,15 @@ Result<CycleStats> Scheduler::Cycle() {
   sched::Snapshot& snap = view.snapshot;
   std::unordered_map<std::string_view, sched::NodeIdx> node_idx;
   for (size_t n = 0; n < snap.nodes.size(); ++n) node_idx[snap.nodes[n].name] = n;
+  std::map<std::string, std::pair<ResourceVector, TimeMs>> evicted_in_run;
   for (auto& job : snap.jobs) {
     if (auto it = backoff_.find(job.uid); it != backoff_.end()) job.backoff = it->second;
+    if (auto it = evicted_in_run_.find(job.uid); it != evicted_in_run_.end()) {
+      std::tie(job.evicted_in_run, job.evicted_since_ms) = it->second;
+      evicted_in_run.insert(*it);
+    }
   }
+  evicted_in_run_ = std::move(evicted_in_run);  // jobs that are gone are forgotten
   for (const auto& [uid, nodes] : reservations_) {
     sched::Reservation r;
     r.job_uid = uid;
@@ -197,6 +204,9 @@ Result<CycleStats> Scheduler::Cycle() {
       backoff_.erase(u.job_uid);  // placed (or never failed): nothing to carry
     } else {
       backoff_[u.job_uid] = u.backoff;
+    }
+    if (u.evicted_in_run_changed) {
+      evicted_in_run_[u.job_uid] = {u.evicted_in_run, u.evicted_since_ms};
     }
   }
   reservations_.clear();

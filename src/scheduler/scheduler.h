@@ -150,6 +150,9 @@ class Scheduler {
   std::vector<std::pair<std::string, std::vector<std::pair<std::string, ResourceVector>>>>
       reservations_;  // carried between cycles by job uid and node name
   std::map<std::string, sched::Backoff> backoff_;  // by job uid
+  // Job::evicted_in_run as the last cycle left it, by job uid: the PodGroup's status.evictedInRun
+  // carries it across restarts, this until the watch delivers the applier's write.
+  std::map<std::string, std::pair<ResourceVector, TimeMs>> evicted_in_run_;
 
   std::mutex loop_mu_;
   std::condition_variable loop_cv_;

@@ -116,6 +116,9 @@ TEST(JobAdmission, RejectionsNameTheField) {
        "spec.ttlSecondsAfterFinished", "FieldValueInvalid", "-5"},
       {"minSuccess zero", [](Json& j) { j["spec"]["minSuccess"] = 0; }, "spec.minSuccess",
        "FieldValueInvalid", "greater than or equal to 1"},
+      {"sla waiting time not a duration",
+       [](Json& j) { j["metadata"]["annotations"]["volcano.sh/sla-waiting-time"] = "later"; },
+       "metadata.annotations[volcano.sh/sla-waiting-time]", "FieldValueInvalid", "duration"},
       {"event and exitCode",
        [](Json& j) {
          j["spec"]["policies"] = {

@@ -147,7 +147,28 @@ TEST(KindsAdmission, Table) {
        "{apiVersion: scheduling.volcano.sh/v1beta1, kind: PodGroup, metadata: {name: p, namespace: "
        "a}, spec: {minZoneUsage: {nvidia.com/gpu: x}}}",
        "spec.minZoneUsage[nvidia.com/gpu]", "FieldValueInvalid", "quantities"},
+      {"pg runningEstimate",
+       "{apiVersion: scheduling.volcano.sh/v1beta1, kind: PodGroup, metadata: {name: p, namespace: "
+       "a}, spec: {runningEstimate: soon}}",
+       "spec.runningEstimate", "FieldValueInvalid", "duration such as"},
+      {"pg sla waiting time",
+       "{apiVersion: scheduling.volcano.sh/v1beta1, kind: PodGroup, metadata: {name: p, namespace: "
+       "a, annotations: {volcano.sh/sla-waiting-time: later}}, spec: {}}",
+       "metadata.annotations[volcano.sh/sla-waiting-time]", "FieldValueInvalid", "duration"},
+      {"pg runningEstimate ok",
+       "{apiVersion: scheduling.volcano.sh/v1beta1, kind: PodGroup, metadata: {name: p, namespace: "
+       "a}, spec: {runningEstimate: 2h30m}}",
+       "", "", ""},
       // Pod.
+      {"pod last checkpoint",
+       "{apiVersion: v1, kind: Pod, metadata: {name: p, namespace: a, annotations: "
+       "{etna.io/last-checkpoint: yesterday}}, spec: {containers: [{name: c, image: i}]}}",
+       "metadata.annotations[etna.io/last-checkpoint]", "FieldValueInvalid", "RFC 3339"},
+      {"pod last checkpoint ok",
+       "{apiVersion: v1, kind: Pod, metadata: {name: p, namespace: a, annotations: "
+       "{etna.io/last-checkpoint: '2026-01-02T15:04:05Z'}}, spec: {containers: [{name: c, image: "
+       "i}]}}",
+       "", "", ""},
       {"pod no containers",
        "{apiVersion: v1, kind: Pod, metadata: {name: p, namespace: a}, spec: {containers: []}}",
        "spec.containers", "FieldValueRequired", "Required value"},

@@ -11,6 +11,7 @@
 #include <set>
 
 #include "api/admission/kinds.h"
+#include "api/types/well_known.h"
 
 namespace etna::api::admission::internal {
 
@@ -268,6 +269,7 @@ void AdmitJob(Context& c) {
     return;
   }
   DefaultJob(c, *spec);
+  CheckDurationAnnotation(c.object, types::kSlaWaitingTimeAnnotation, c.errs);
   if (c.op == Operation::kUpdate && c.old) {
     const Json* old_spec = Field(*c.old, "spec");
     ValidateJobUpdate(c, *spec, old_spec ? *old_spec : Json::object());

@@ -1,6 +1,7 @@
 // Pod admission: Kubernetes' Pod defaults and validation, and its update rule (the spec is
 // immutable except container images, activeDeadlineSeconds, added tolerations and removed
-// scheduling gates); and a bare pod's queue (queue_routing.cc), as for a Job.
+// scheduling gates); a bare pod's queue (queue_routing.cc), as for a Job; and the checkpoint
+// annotation etna.io/last-checkpoint, when set, is an RFC 3339 time.
 #include "api/types/pod.h"
 
 #include <fmt/format.h>
@@ -9,6 +10,7 @@
 
 #include "api/admission/kinds.h"
 #include "api/types/well_known.h"
+#include "common/time.h"
 
 namespace etna::api::admission::internal {
 
@@ -94,6 +96,18 @@ void RouteBarePod(Context& c, const Json& spec) {
   }
 }
 
+// The workload's checkpoint annotation (well_known.h) must be an RFC 3339 time.
+void ValidateLastCheckpoint(const Json& pod, Errors& errs) {
+  const Json* meta = Field(pod, "metadata");
+  const Json* annotations = meta ? Field(*meta, "annotations") : nullptr;
+  const Json* value = annotations ? Field(*annotations, types::kLastCheckpointAnnotation) : nullptr;
+  if (!value) return;
+  if (!value->is_string() || !ParseRfc3339(value->get<std::string>())) {
+    errs.Invalid(Key("metadata.annotations", types::kLastCheckpointAnnotation), *value,
+                 "must be an RFC 3339 time such as \"2026-01-02T15:04:05Z\"");
+  }
+}
+
 }  // namespace
 
 void AdmitPod(Context& c) {
@@ -105,6 +119,7 @@ void AdmitPod(Context& c) {
   DefaultPodSpec(*spec, /*is_pod=*/true);
   ValidatePodSpec(*spec, "spec", c.errs);
   AdmitPodPriority(c, *spec);
+  ValidateLastCheckpoint(c.object, c.errs);
   if (c.op == Operation::kUpdate && c.old) {
     if (const Json* old_spec = Field(*c.old, "spec")) ValidatePodUpdate(*spec, *old_spec, c.errs);
   } else if (c.op == Operation::kCreate) {

@@ -5,13 +5,16 @@
 // minTaskMember values >= 0, minResources valid quantities, networkTopology mode and tier; plus the
 // seed's PodGroup fields (docs/design.md): minAvailable (0..minMember: the gang size the group may
 // run with), priority (an integer), ttl (seconds a group may wait unscheduled before failing with
-// WaitTimeout) and minZoneUsage (the least of each resource per topology zone used). `lifecycle` is
-// refused by name: a PodGroup's lifecycle is its status.phase.
+// WaitTimeout) and minZoneUsage (the least of each resource per topology zone used). etna's
+// runningEstimate (a Go duration, copied from the Job by the job controller) and the sla plugin's
+// annotation volcano.sh/sla-waiting-time (a Go duration). `lifecycle` is refused by name: a
+// PodGroup's lifecycle is its status.phase.
 #include <fmt/format.h>
 
 #include "api/admission/kinds.h"
 #include "api/admission/quantity.h"
 #include "api/types/object.h"
+#include "api/types/well_known.h"
 
 namespace etna::api::admission::internal {
 
@@ -29,6 +32,7 @@ void AdmitPodGroup(Context& c) {
     spec["queue"] =
         RouteToQueue(c, q && q->is_string() ? q->get<std::string>() : "", "spec.queue", "PodGroup");
   }
+  CheckDurationAnnotation(c.object, types::kSlaWaitingTimeAnnotation, errs);
   if (!Field(spec, "queue") || spec["queue"] == "") spec["queue"] = "default";
 
   auto min_member = GetInt(spec, "minMember", "spec", errs);
@@ -64,6 +68,10 @@ void AdmitPodGroup(Context& c) {
   if (auto p = GetInt(spec, "priority", "spec", errs)) CheckInt32(*p, "spec.priority", errs);
   if (auto ttl = GetInt(spec, "ttl", "spec", errs)) CheckNonNegative(*ttl, "spec.ttl", errs);
   GetString(spec, "priorityClassName", "spec", errs);
+  if (auto re = GetString(spec, "runningEstimate", "spec", errs);
+      re && !IsNonNegativeDuration(*re)) {
+    errs.Invalid("spec.runningEstimate", *re, "must be a duration such as \"2h30m\"");
+  }
   if (Field(spec, "lifecycle")) {
     errs.Forbidden("spec.lifecycle",
                    "not supported: a PodGroup's lifecycle is status.phase, set by the scheduler");

@@ -180,6 +180,15 @@ bool IsNonNegativeDuration(std::string_view s) {
   return d.ok() && d->count() >= 0;
 }
 
+void CheckDurationAnnotation(const Json& object, std::string_view key, Errors& errs) {
+  const Json* meta = Field(object, "metadata");
+  const Json* annotations = meta ? Field(*meta, "annotations") : nullptr;
+  const Json* value = annotations ? Field(*annotations, key) : nullptr;
+  if (value && (!value->is_string() || !IsNonNegativeDuration(value->get<std::string>()))) {
+    errs.Invalid(Key("metadata.annotations", key), *value, "must be a duration such as \"30m\"");
+  }
+}
+
 void SetDefault(Json& obj, std::string_view key, Json value) {
   if (!obj.is_object()) return;
   auto it = obj.find(key);

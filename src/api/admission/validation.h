@@ -101,6 +101,8 @@ bool SelectorMatches(const Json& selector, const Json* labels);
 
 // A Go duration (common/time.h's grammar: "500us", "30s", "1m30s") that is not negative.
 bool IsNonNegativeDuration(std::string_view s);
+// The annotation `key` of `object`, when set, is such a duration (an error names it).
+void CheckDurationAnnotation(const Json& object, std::string_view key, Errors& errs);
 
 // Sets `obj[key] = value` when the member is absent or null.
 void SetDefault(Json& obj, std::string_view key, Json value);

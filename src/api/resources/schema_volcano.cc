@@ -91,6 +91,7 @@ NodePtr PodGroupSpec() {
       {"priority", Scalar()},         // seed: an integer
       {"ttl", Scalar()},              // seed: the longest wait unscheduled, seconds
       {"minZoneUsage", StringMap()},  // seed: the least per topology zone used
+      {"runningEstimate", Scalar()},  // etna: the Job's spec.runningEstimate, copied
   });
 }
 

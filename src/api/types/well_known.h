@@ -46,6 +46,9 @@ inline constexpr char kTaskSpecAnnotation[] = "volcano.sh/task-spec";
 inline constexpr char kJobNameAnnotation[] = "volcano.sh/job-name";
 inline constexpr char kJobVersionAnnotation[] = "volcano.sh/job-version";
 inline constexpr char kPreemptableAnnotation[] = "volcano.sh/preemptable";
+// Volcano's sla plugin: the longest a job may wait before it is served first (a Go duration),
+// on the Job and so on its PodGroup (the job controller copies the job's annotations).
+inline constexpr char kSlaWaitingTimeAnnotation[] = "volcano.sh/sla-waiting-time";
 inline constexpr char kPodGroupPrefix[] = "podgroup-";
 
 // ---- read by admission and the podgroup controller: a workload's queue and kind ----
@@ -67,6 +70,18 @@ inline constexpr char kInferenceWorkload[] = "inference";
 inline constexpr char kConfigReportNamespace[] = "volcano-system";
 inline constexpr char kConfigReportName[] = "etna-scheduler-config-report";
 inline constexpr char kConfigReportKey[] = "report.json";
+
+// ---- written by the workload (or its launcher) on its own pod ----
+// When the task last saved a checkpoint, RFC 3339 ("2026-01-02T15:04:05Z"). The scheduler's
+// least-work-lost victim order (preemption.victimOrder) evicts the task that loses least first;
+// admission refuses a value that is not such a time.
+inline constexpr char kLastCheckpointAnnotation[] = "etna.io/last-checkpoint";
+
+// ---- written by the scheduler on the PodGroup's status ----
+// What evictions took from the group in its current run, from its first eviction until every
+// member runs again: {"since": <RFC 3339>, "resources": <resource list>}. The per-job preemption
+// limit counts it across cycles and scheduler restarts.
+inline constexpr char kEvictedInRunStatusField[] = "evictedInRun";
 
 // ---- pod conditions and reasons the parts set ----
 // Set by the scheduler on a victim before it evicts (with reason Preempted or Reclaimed), as

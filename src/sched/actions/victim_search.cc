@@ -252,9 +252,10 @@ class VictimSearch {
     if (!WithinShare(s_.evicted_this_cycle(), v.request, s_.cluster_total(), cluster_ppm_)) {
       return false;
     }
-    if (whole_gang) return true;
-    return WithinShare(s_.evicted_this_cycle(v.job), v.request, s_.job(v.job).total_request,
-                       job_ppm_);
+    if (whole_gang) return true;  // the whole job stops and is requeued: never left broken
+    const Job& vj = s_.job(v.job);
+    return WithinShare(vj.evicted_in_run + s_.evicted_this_cycle(v.job), v.request,
+                       vj.total_request, job_ppm_);
   }
 
   // Victims on node `n` that make room for task `ti`, or false when none do.
@@ -329,7 +330,54 @@ class VictimSearch {
     return false;
   }
 
-  // Evicts one lower-priority gang whole, then plans the task again.
+  // When the job's run began (its earliest member start) and when its work was last safe: a
+  // gang resumes from the oldest checkpoint its members share, so it loses now - that.
+  std::pair<TimeMs, TimeMs> RunAndSafePoint(const Job& j) const {
+    TimeMs started = 0, safe = 0;
+    bool first = true;
+    for (TaskIdx v : j.tasks) {
+      const Task& t = s_.task(v);
+      if (!Running(t)) continue;
+      TimeMs task_safe = std::max(t.start_ms, t.last_checkpoint_ms);
+      started = first ? t.start_ms : std::min(started, t.start_ms);
+      safe = first ? task_safe : std::min(safe, task_safe);
+      first = false;
+    }
+    return {started, safe};
+  }
+
+  // < 0: gang `a` is evicted before gang `b` (the seed's order, applied to whole jobs).
+  int CompareGangs(const Job& a, const Job& b) const {
+    const Job& p = s_.job(preemptor_job_);
+    auto rank = [&](const Job& j) {
+      bool other = j.queue != p.queue;
+      return std::make_tuple(other ? 1 : 0, other ? s_.queue(j.queue).priority : 0, j.priority);
+    };
+    if (rank(a) != rank(b)) return rank(a) < rank(b) ? -1 : 1;
+    auto [run_a, safe_a] = RunAndSafePoint(a);
+    auto [run_b, safe_b] = RunAndSafePoint(b);
+    if (policy_.victim_order == VictimOrder::kLeastWorkLost && safe_a != safe_b) {
+      return safe_a > safe_b ? -1 : 1;  // the more recent safe point loses less
+    }
+    if (run_a != run_b) return run_a < run_b ? -1 : 1;
+    return s_.IndexOf(a) < s_.IndexOf(b) ? -1 : (s_.IndexOf(a) > s_.IndexOf(b) ? 1 : 0);
+  }
+
+  // Every task of gang `g` that holds a node, when all of them may be evicted; empty otherwise
+  // (one member that may not go, or one pipelined this cycle, keeps the whole gang).
+  std::vector<TaskIdx> WholeGangMembers(const Task& t, JobIdx g) const {
+    std::vector<TaskIdx> members;
+    for (TaskIdx v : s_.job(g).tasks) {
+      const Task& vt = s_.task(v);
+      if (vt.status == TaskStatus::kPipelined) return {};
+      if (!Running(vt)) continue;
+      if (!Candidate(t, vt)) return {};
+      members.push_back(v);
+    }
+    return members;
+  }
+
+  // Evicts one lower-priority gang whole (every member in one step), then plans the task again.
   bool PlaceWithWholeGang(Statement& stmt, TaskIdx ti) {
     const Task& t = s_.task(ti);
     const Job& pj = s_.job(preemptor_job_);
@@ -344,27 +392,11 @@ class VictimSearch {
         if (seen.insert(vt.job).second) gangs.push_back(vt.job);
       }
     }
-    std::sort(gangs.begin(), gangs.end(), [&](JobIdx a, JobIdx b) {
-      const Job& ja = s_.job(a);
-      const Job& jb = s_.job(b);
-      const Job& p = s_.job(preemptor_job_);
-      auto key = [&](const Job& j) {
-        bool other = j.queue != p.queue;
-        return std::make_tuple(other ? 1 : 0, other ? s_.queue(j.queue).priority : 0, j.priority,
-                               s_.IndexOf(j));
-      };
-      return key(ja) < key(jb);
-    });
+    std::sort(gangs.begin(), gangs.end(),
+              [&](JobIdx a, JobIdx b) { return CompareGangs(s_.job(a), s_.job(b)) < 0; });
     for (JobIdx g : gangs) {
-      std::vector<TaskIdx> members;
-      bool all = true;
-      for (TaskIdx v : s_.job(g).tasks) {
-        const Task& vt = s_.task(v);
-        if (!Running(vt)) continue;
-        all &= Candidate(t, vt);
-        members.push_back(v);
-      }
-      if (!all || members.empty()) continue;
+      std::vector<TaskIdx> members = WholeGangMembers(t, g);
+      if (members.empty()) continue;
       std::optional<std::vector<TaskIdx>> allowed =
           e_.vote(s_, t, members, EvictionScope::kWholeGang);
       if (!allowed || allowed->size() != members.size()) continue;

@@ -8,10 +8,15 @@
 // e.g. a gang's spare members), within the per-cycle limits of the PreemptionPolicy, until the
 // task fits the node's future idle resources; surplus picks are dropped again. The node with the
 // least important, then fewest, victims wins; its victims are evicted and the task is pipelined
-// there. With `wholeGang`, a lower-priority gang may be evicted whole when nothing else makes
-// room. The statement is committed only when the preemptor job is then pipelined (its gang is
-// satisfied, and its PodGroup minZoneUsage holds: actions/zone_usage.h), otherwise everything is
-// discarded, so no eviction outlives a failed attempt.
+// there. Limits: the cluster's share counts every eviction of the cycle (preempt and reclaim
+// together); a job's share counts what it lost in its current run (Job::evicted_in_run) too.
+// With `wholeGang` (the default), a lower-priority gang is evicted whole when nothing else makes
+// room: gangs in the seed's order (same queue, lowest priority; other queues, lowest queue
+// priority; then longest-running or least-work-lost), every member at once, beyond the per-job
+// limit but within the cluster's. The statement is committed only when the preemptor job is then
+// pipelined (its gang is satisfied, and its PodGroup minZoneUsage holds: actions/zone_usage.h),
+// otherwise everything is discarded, so no eviction outlives a
+// failed attempt.
 //
 // Thread-safety: none; runs on the session's thread.
 #pragma once

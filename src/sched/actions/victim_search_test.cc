@@ -160,7 +160,9 @@ TEST(VictimSearchTest, Volcano5022_EvictionsDiscardedWhenPreemptorStillDoesNotFi
     }
     b.Job("high").Priority(100).Tasks("w", 2, "nvidia.com/gpu=4");
     Snapshot s = b.Build();
-    Decision d = RunConf(s, Conf("allocate, preempt", kNoLimits));
+    // Elastic members only: with whole gangs, low's remaining members would go too.
+    Decision d = RunConf(
+        s, Conf("allocate, preempt", std::string(kNoLimits) + ", preemption.wholeGang: false"));
     EXPECT_EQ(Evicted(d), c.evicted);
     EXPECT_EQ(NominationMap(d).size(), c.evicted.empty() ? 0u : 2u);
     EXPECT_TRUE(d.binds.empty());
@@ -361,18 +363,22 @@ TEST(VictimSearchTest, AtMostHalfOfAJobPerCycle) {
   }
 }
 
+// Members above minAvailable may go one by one; the gang's needed members never do (unless the
+// whole gang goes: preemption.wholeGang, the default, evicts all four).
 TEST(VictimSearchTest, GangMembersNeededByMinAvailableNeverTaken) {
   struct Case {
     int32_t victim_min;
+    const char* whole_gang;
     size_t evicted;
   };
-  for (const Case& c : std::vector<Case>{{3, 0}, {2, 2}}) {
-    SCOPED_TRACE(c.victim_min);
+  for (const Case& c : std::vector<Case>{{3, "false", 0}, {2, "false", 2}, {3, "true", 4}}) {
+    SCOPED_TRACE(fmt::format("minAvailable {}, wholeGang {}", c.victim_min, c.whole_gang));
     ClusterBuilder b;
     b.Node("n1").Resources("cpu=64").Gpus(4);
     b.Job("low").Priority(10).MinAvailable(c.victim_min).Running("w", 4, "nvidia.com/gpu=1", "n1");
     b.Job("high").Priority(100).Tasks("w", 2, "nvidia.com/gpu=1");
-    Decision d = RunConf(b.Build(), Conf("allocate, preempt", kNoLimits));
+    std::string args = fmt::format("{}, preemption.wholeGang: {}", kNoLimits, c.whole_gang);
+    Decision d = RunConf(b.Build(), Conf("allocate, preempt", args));
     EXPECT_EQ(Evicted(d).size(), c.evicted);
   }
 }
@@ -383,7 +389,8 @@ TEST(VictimSearchTest, WholeGangOption) {
     size_t evicted;
   };
   for (const Case& c : std::vector<Case>{
-           {"preemption.maxClusterFraction: 1.0", 0},
+           {"preemption.maxClusterFraction: 1.0, preemption.wholeGang: false", 0},
+           {"preemption.maxClusterFraction: 1.0", 4},  // the default
            {"preemption.maxClusterFraction: 1.0, preemption.wholeGang: true", 4},
            {"preemption.wholeGang: true", 0},  // the cluster cap still applies
        }) {

@@ -50,6 +50,11 @@ struct JobUpdate {
   std::string reason;   // e.g. "NotEnoughResources", "QueueCapabilityExceeded", "Backoff"
   std::string message;  // "0/16 nodes are available: 12 Insufficient nvidia.com/gpu, ..."
   Backoff backoff;
+  // Job::evicted_in_run for the next cycle: plus this cycle's evictions, cleared once the job is
+  // whole again. The update is reported when it changed (evicted_in_run_changed).
+  ResourceVector evicted_in_run;
+  TimeMs evicted_since_ms = 0;
+  bool evicted_in_run_changed = false;
 };
 
 // A queue as the cycle left it, for the scheduler's queue metrics (Volcano's queue gauges).

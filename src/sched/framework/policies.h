@@ -37,10 +37,16 @@ enum class VictimOrder : uint8_t {
 
 struct PreemptionPolicy {
   bool require_higher_priority = true;  // victim job priority < preemptor job priority
-  double max_cluster_fraction = 0.30;   // of each resource of the cluster, per cycle
-  double max_job_fraction = 0.50;       // of a victim job's requested resources, per cycle
+  // Of each resource of the cluster, per cycle: preempt and reclaim of one cycle share it.
+  double max_cluster_fraction = 0.30;
+  // Of a victim job's requested resources, over its current run (Job::evicted_in_run: from its
+  // first eviction until it is whole again), when members above minAvailable are taken.
+  double max_job_fraction = 0.50;
   VictimOrder victim_order = VictimOrder::kLongestRunning;
-  bool whole_gang = false;  // evict whole gangs when no member above minAvailable can go
+  // When no member above minAvailable can make room, evict whole lower-priority gangs (the
+  // job is stopped and waits Pending as a whole; beyond max_job_fraction, within the cluster
+  // limit). A gang whose minAvailable equals its replicas can be preempted only this way.
+  bool whole_gang = true;
 };
 
 // Reservation for starving large jobs (Slurm-style backfill with reservation).

@@ -118,7 +118,7 @@ Decision Session::Close() {
     }
   }
   ReportQueues();
-  return Finish(snapshot(), backoff_policy_);
+  return Finish(snapshot(), backoff_policy_, evicted_by_job());
 }
 
 }  // namespace etna::sched

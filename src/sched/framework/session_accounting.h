@@ -49,8 +49,10 @@ class SessionAccounting {
   const FreeGpuIndex& free_gpu_index() const { return gpu_index_; }
   // Resources of tasks being evicted or terminating, cluster-wide.
   const ResourceVector& total_releasing() const { return total_releasing_; }
-  // Resources evicted so far this session (tentative or committed), cluster-wide and per job;
-  // the eviction actions' per-cycle limits are measured against these.
+  // Resources evicted so far this session (tentative or committed), cluster-wide and per job,
+  // by every eviction action of the cycle together (preempt and reclaim share one budget); the
+  // per-cycle cluster limit is measured against the first, the per-run job limit adds the job's
+  // evicted_in_run to the second.
   const ResourceVector& evicted_this_cycle() const { return evicted_; }
   const ResourceVector& evicted_this_cycle(JobIdx j) const { return job_evicted_[j]; }
   // Every node changed so far this session, in order (with repeats); placement caches replay
@@ -69,6 +71,7 @@ class SessionAccounting {
   ~SessionAccounting() = default;
 
   const Snapshot& snapshot() const { return snap_; }
+  const std::vector<ResourceVector>& evicted_by_job() const { return job_evicted_; }
 
   // Incremental use (simulators): appends a job or a pending task, keeping the accounting in
   // step. The task's `job` must already exist. Indices stay valid; references into tasks() may

@@ -89,7 +89,26 @@ PodGroupPhase SessionOutcomes::DerivePhase(const Snapshot& snap, JobIdx ji) cons
   return job.phase;
 }
 
-Decision SessionOutcomes::Finish(const Snapshot& snap, const BackoffPolicy& backoff) {
+namespace {
+
+// The job's run is whole again: every live task holds a node and none is being evicted, and the
+// tasks created since the run's first eviction (its requeued members) hold at least what was
+// taken, so a victim that is deleted but not yet re-created does not count as back.
+bool Whole(const Snapshot& snap, const Job& job) {
+  ResourceVector back;
+  for (TaskIdx ti : job.tasks) {
+    const Task& t = snap.tasks[ti];
+    if (t.status == TaskStatus::kSucceeded || t.status == TaskStatus::kFailed) continue;
+    if (!HoldsNode(t.status) || t.status == TaskStatus::kReleasing) return false;
+    if (t.creation_ms >= job.evicted_since_ms) back += t.request;
+  }
+  return job.evicted_in_run.LessEqual(back);
+}
+
+}  // namespace
+
+Decision SessionOutcomes::Finish(const Snapshot& snap, const BackoffPolicy& backoff,
+                                 const std::vector<ResourceVector>& evicted) {
   for (size_t ji = 0; ji < snap.jobs.size(); ++ji) {
     const Job& job = snap.jobs[ji];
     JobOutcome& out = job_outcomes_[ji];
@@ -100,6 +119,19 @@ Decision SessionOutcomes::Finish(const Snapshot& snap, const BackoffPolicy& back
     u.phase_changed = u.phase != out.original_phase;
     u.backoff = job.backoff;
     bool changed = u.phase_changed;
+    if (job.evicted_in_run.IsZero() && evicted[ji].IsZero()) {
+      // never evicted in this run: nothing to carry
+    } else if (evicted[ji].IsZero() && Whole(snap, job)) {
+      u.evicted_in_run_changed = true;  // cleared
+      changed = true;
+    } else {
+      u.evicted_in_run = job.evicted_in_run + evicted[ji];
+      u.evicted_since_ms = job.evicted_in_run.IsZero() ? snap.now_ms : job.evicted_since_ms;
+    }
+    if (!(u.evicted_in_run == job.evicted_in_run) || u.evicted_since_ms != job.evicted_since_ms) {
+      u.evicted_in_run_changed = true;
+      changed = true;
+    }
     if (out.attempted && out.placed) {
       u.condition = "Scheduled";
       u.backoff = Backoff{};

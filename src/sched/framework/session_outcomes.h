@@ -48,9 +48,11 @@ class SessionOutcomes {
   void AddJob(PodGroupPhase phase);
   const ResourceLimit& queue_deserved(QueueIdx q) const { return queue_deserved_[q]; }
   Decision& decision() { return decision_; }
-  // Fills the decision's job updates (phase, condition, backoff after a failed attempt) and its
+  // Fills the decision's job updates (phase, condition, backoff after a failed attempt, what
+  // evictions took from the job in its run, given this cycle's per job in `evicted`) and its
   // reservations, and hands the decision over.
-  Decision Finish(const Snapshot& snap, const BackoffPolicy& backoff);
+  Decision Finish(const Snapshot& snap, const BackoffPolicy& backoff,
+                  const std::vector<ResourceVector>& evicted);
 
  private:
   friend class Statement;

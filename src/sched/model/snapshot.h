@@ -151,6 +151,13 @@ struct Job {
   TimeMs sla_waiting_ms = 0;       // 0: no SLA
   TimeMs running_estimate_ms = 0;  // 0: unknown
   Backoff backoff;
+  // What evictions took from the job in its current run, and when the run's first eviction was:
+  // kept until the job is whole again (every live task holds a node, and tasks created since
+  // then hold at least what was taken: its evicted members are back, not merely deleted). The
+  // per-job preemption limit counts it across cycles; the daemon carries it in the PodGroup's
+  // status.evictedInRun.
+  ResourceVector evicted_in_run;
+  TimeMs evicted_since_ms = 0;
   // PodGroup `networkTopology` (Volcano 1.12). kHard: every task lands inside one hypernode of
   // tier <= highest_tier_allowed; kSoft: the network-topology-aware plugin only prefers that.
   // kNone: the field is absent (a gang still prefers one node, then one switch).

@@ -3,10 +3,19 @@
 // reclaim actions read. Without this plugin the policy keeps its defaults.
 //
 // Arguments:
-//   preemption.maxClusterFraction   of each cluster resource evicted per cycle (0.3), in (0, 1]
-//   preemption.maxJobFraction       of a victim job's requested resources per cycle (0.5), (0, 1]
-//   preemption.victimOrder          longest-running (default) | least-work-lost
-//   preemption.wholeGang            evict whole lower-priority gangs when no slack (false)
+//   preemption.maxClusterFraction   of each cluster resource evicted per cycle (0.3), in (0, 1];
+//                                   preempt and reclaim of one cycle share this one budget
+//   preemption.maxJobFraction       of a victim job's requested resources over its current run
+//                                   (0.5), in (0, 1]: what it lost in earlier cycles counts until
+//                                   the job is whole again (Job::evicted_in_run)
+//   preemption.victimOrder          longest-running (default) | least-work-lost (the time since
+//                                   the task's last checkpoint, pod annotation
+//                                   etna.io/last-checkpoint; a gang: its oldest member's)
+//   preemption.wholeGang            when no member above minAvailable makes room, evict whole
+//                                   lower-priority gangs, in the same order (true). Such a job
+//                                   stops and waits Pending as a whole, so it may lose more than
+//                                   maxJobFraction; maxClusterFraction still applies. With
+//                                   false, a gang whose minAvailable is its size is never taken.
 //   preemption.requireHigherPriority  victim job priority < preemptor's (true)
 //
 // Thread-safety: none needed; built per session, holds only its parsed policy.

@@ -22,7 +22,7 @@ TEST(PreemptionPluginTest, DefaultsAreTheSeedRules) {
   EXPECT_DOUBLE_EQ(p.max_cluster_fraction, 0.3);
   EXPECT_DOUBLE_EQ(p.max_job_fraction, 0.5);
   EXPECT_EQ(p.victim_order, VictimOrder::kLongestRunning);
-  EXPECT_FALSE(p.whole_gang);
+  EXPECT_TRUE(p.whole_gang);
   EXPECT_TRUE(p.require_higher_priority);
 }
 
@@ -30,14 +30,14 @@ TEST(PreemptionPluginTest, ArgumentsAdjustThePolicy) {
   auto plugin = Build({{"preemption.maxClusterFraction", "0.5"},
                        {"preemption.maxJobFraction", "1"},
                        {"preemption.victimOrder", "least-work-lost"},
-                       {"preemption.wholeGang", "true"},
+                       {"preemption.wholeGang", "false"},
                        {"preemption.requireHigherPriority", "false"}});
   ASSERT_TRUE(plugin.ok()) << plugin.status().ToString();
   const auto& p = static_cast<PreemptionPlugin&>(**plugin).policy();
   EXPECT_DOUBLE_EQ(p.max_cluster_fraction, 0.5);
   EXPECT_DOUBLE_EQ(p.max_job_fraction, 1.0);
   EXPECT_EQ(p.victim_order, VictimOrder::kLeastWorkLost);
-  EXPECT_TRUE(p.whole_gang);
+  EXPECT_FALSE(p.whole_gang);
   EXPECT_FALSE(p.require_higher_priority);
 }
 

@@ -209,6 +209,10 @@ JobBuilder& JobBuilder::RunningEstimate(TimeMs ms) {
   job_.running_estimate_ms = ms;
   return *this;
 }
+JobBuilder& JobBuilder::EvictedInRun(std::string_view spec) {
+  job_.evicted_in_run = Res(spec);
+  return *this;
+}
 JobBuilder& JobBuilder::SlaWaiting(TimeMs ms) {
   job_.sla_waiting_ms = ms;
   return *this;

@@ -91,6 +91,8 @@ class JobBuilder {
   JobBuilder& CreatedAt(TimeMs t);
   JobBuilder& RunningEstimate(TimeMs ms);
   JobBuilder& SlaWaiting(TimeMs ms);
+  // What evictions already took from the job in its current run (earlier cycles).
+  JobBuilder& EvictedInRun(std::string_view spec);
   JobBuilder& WithBackoff(Backoff b);
   // Pending tasks `<job>-<role>-<i>`; `spec` is shared by them (may be null).
   JobBuilder& Tasks(std::string role, int count, std::string_view request,

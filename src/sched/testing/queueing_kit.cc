@@ -74,11 +74,16 @@ void ApplyDecision(const Decision& d, Snapshot& s) {
     t.status = TaskStatus::kPending;
     t.node = kNone;
     t.devices.clear();
+    t.creation_ms = s.now_ms;  // the pod is re-created
     ++s.capacity_generation;
   }
   for (const auto& u : d.jobs) {
     s.jobs[u.job].phase = u.phase;
     s.jobs[u.job].backoff = u.backoff;
+    if (u.evicted_in_run_changed) {
+      s.jobs[u.job].evicted_in_run = u.evicted_in_run;
+      s.jobs[u.job].evicted_since_ms = u.evicted_since_ms;
+    }
   }
   s.reservations = d.reservations;
 }

@@ -21,7 +21,8 @@ namespace etna::sched::testkit {
 const Registry& QuotaRegistry();
 
 // Applies a decision as the cluster would: binds start running at snapshot.now_ms on the named
-// devices, evicted tasks end, job phases and backoff are written back, reservations carried.
+// devices, evicted tasks end (their pods come back pending), job phases, backoff and what
+// evictions took in the job's run are written back, reservations carried.
 void ApplyDecision(const Decision& d, Snapshot& s);
 
 // Every field of the decision, in order, as text.
