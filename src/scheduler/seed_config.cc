@@ -1,3 +1,5 @@
+// ParseSeedConfig and ApplySeedConfig (seed_config.h): one parser per embedded file of the seed's
+// scheduler ConfigMap, each giving every key an outcome, then the overlay onto the conf.
 #include "scheduler/seed_config.h"
 
 #include <fmt/format.h>
@@ -38,6 +40,21 @@ Result<YAML::Node> LoadYamlMap(const std::string& file, const std::string& text)
   } catch (const YAML::Exception& e) {
     return Status::InvalidArgument(
         fmt::format("{}: YAML error at line {}: {}", file, e.mark.line + 1, e.msg));
+  }
+}
+
+// Calls `each(key, value, at)` for every top-level key of a YAML payload, `at` being
+// "<file> <key>"; a payload that is not a YAML map is recorded as the whole file ignored.
+template <typename Each>
+void ForEachKey(const std::string& file, const std::string& text, Outcomes& o, Each each) {
+  auto root = LoadYamlMap(file, text);
+  if (!root.ok()) {
+    o.Ignored(file, root.status().message());
+    return;
+  }
+  for (const auto& kv : *root) {
+    std::string key = kv.first.as<std::string>();
+    each(key, kv.second, file + " " + key);
   }
 }
 
@@ -151,107 +168,90 @@ void ParseGpuTopology(const std::string& text, SeedConfig& seed, Outcomes& o) {
 
 void ParseQueueConf(const std::string& text, const sched::Registry& registry, SeedConfig& seed,
                     Outcomes& o) {
-  const std::string file = "queue.conf";
-  auto root = LoadYamlMap(file, text);
-  if (!root.ok()) {
-    o.Ignored(file, root.status().message());
-    return;
-  }
-  for (const auto& kv : *root) {
-    std::string key = kv.first.as<std::string>();
-    std::string at = file + " " + key;
-    if (key == "queue.plugin") {
-      if (!kv.second.IsSequence()) {
-        o.Ignored(at, "must be a list of plugin names");
-        continue;
-      }
-      for (const auto& item : kv.second) {
-        std::string name = item.IsScalar() ? item.Scalar() : "";
-        std::string iat = fmt::format("{}[{}]", at, name);
-        if (registry.HasPlugin(name)) {
-          seed.plugins.push_back(name);
-          o.InForce(iat, fmt::format("plugin {} is enabled", name));
+  ForEachKey(
+      "queue.conf", text, o,
+      [&](const std::string& key, const YAML::Node& node, const std::string& at) {
+        if (key == "queue.plugin") {
+          if (!node.IsSequence()) {
+            o.Ignored(at, "must be a list of plugin names");
+            return;
+          }
+          for (const auto& item : node) {
+            std::string name = item.IsScalar() ? item.Scalar() : "";
+            std::string iat = fmt::format("{}[{}]", at, name);
+            if (registry.HasPlugin(name)) {
+              seed.plugins.push_back(name);
+              o.InForce(iat, fmt::format("plugin {} is enabled", name));
+            } else {
+              o.Ignored(iat, fmt::format("etna has no plugin {} (known: {})", name,
+                                         fmt::join(registry.PluginNames(), ", ")));
+            }
+          }
+        } else if (key == "gang.scheduling.enable" || key == "gang.scheduling.together") {
+          auto v = YamlBool(node);
+          if (!v) {
+            o.Ignored(at, "must be true or false");
+          } else if (*v) {
+            o.InForce(at, "gangs bind all-or-nothing (plugin gang: minAvailable tasks or none)");
+          } else {
+            o.Ignored(at, "false is not supported: etna always schedules a PodGroup as a gang");
+          }
         } else {
-          o.Ignored(iat, fmt::format("etna has no plugin {} (known: {})", name,
-                                     fmt::join(registry.PluginNames(), ", ")));
+          o.Ignored(at,
+                    "no such queue.conf key (known: queue.plugin, gang.scheduling.enable, "
+                    "gang.scheduling.together)");
         }
-      }
-    } else if (key == "gang.scheduling.enable" || key == "gang.scheduling.together") {
-      auto v = YamlBool(kv.second);
-      if (!v) {
-        o.Ignored(at, "must be true or false");
-      } else if (*v) {
-        o.InForce(at, "gangs bind all-or-nothing (plugin gang: minAvailable tasks or none)");
-      } else {
-        o.Ignored(at, "false is not supported: etna always schedules a PodGroup as a gang");
-      }
-    } else {
-      o.Ignored(at,
-                "no such queue.conf key (known: queue.plugin, gang.scheduling.enable, "
-                "gang.scheduling.together)");
-    }
-  }
+      });
 }
 
 void ParseVolcanoConf(const std::string& text, const std::vector<std::string>& served,
                       Outcomes& o) {
-  const std::string file = "volcano.conf";
-  auto root = LoadYamlMap(file, text);
-  if (!root.ok()) {
-    o.Ignored(file, root.status().message());
-    return;
-  }
   std::string names = fmt::format("{}", fmt::join(served, ", "));
-  for (const auto& kv : *root) {
-    std::string key = kv.first.as<std::string>();
-    std::string at = file + " " + key;
-    std::string value = kv.second.IsScalar() ? kv.second.Scalar() : "";
-    if (key == "scheduler.name") {
-      if (std::find(served.begin(), served.end(), value) != served.end()) {
-        o.InForce(at, fmt::format("pods with schedulerName {} are scheduled", value));
-      } else {
-        o.Ignored(at, fmt::format("{}: the scheduler serves schedulerName {} (etna scheduler "
-                                  "--scheduler-name); {} is the name of Volcano's scheduler "
-                                  "Deployment, not a schedulerName the seed's pods use",
-                                  value, names, value));
-      }
-    } else if (key == "scheduler.hierarchical.pods") {
-      o.Ignored(at, fmt::format("\"{}\": no meaning in Volcano or etna; hierarchical queues are "
+  ForEachKey(
+      "volcano.conf", text, o,
+      [&](const std::string& key, const YAML::Node& node, const std::string& at) {
+        std::string value = node.IsScalar() ? node.Scalar() : "";
+        if (key == "scheduler.name") {
+          if (std::find(served.begin(), served.end(), value) != served.end()) {
+            o.InForce(at, fmt::format("pods with schedulerName {} are scheduled", value));
+          } else {
+            o.Ignored(at, fmt::format("{}: the scheduler serves schedulerName {} (etna scheduler "
+                                      "--scheduler-name); {} is the name of Volcano's scheduler "
+                                      "Deployment, not a schedulerName the seed's pods use",
+                                      value, names, value));
+          }
+        } else if (key == "scheduler.hierarchical.pods") {
+          o.Ignored(at,
+                    fmt::format("\"{}\": no meaning in Volcano or etna; hierarchical queues are "
                                 "Queue spec.parent (plugin capacity)",
                                 value));
-    } else {
-      o.Ignored(at, "no such volcano.conf key (known: scheduler.name)");
-    }
-  }
+        } else {
+          o.Ignored(at, "no such volcano.conf key (known: scheduler.name)");
+        }
+      });
 }
 
 void ParseReclaimConf(const std::string& text, Outcomes& o) {
-  const std::string file = "reclaim.conf";
-  auto root = LoadYamlMap(file, text);
-  if (!root.ok()) {
-    o.Ignored(file, root.status().message());
-    return;
-  }
-  for (const auto& kv : *root) {
-    std::string key = kv.first.as<std::string>();
-    std::string at = file + " " + key;
-    auto v = YamlBool(kv.second);
-    if (key == "reclaimable") {
-      if (v && *v) {
-        o.InForce(at, "a Queue without spec.reclaimable may be reclaimed from (the default)");
-      } else {
-        o.Ignored(at,
-                  "only true (the Queue default) is supported; set spec.reclaimable: false "
-                  "on each Queue that must keep what it borrowed");
-      }
-    } else if (key == "allowNext") {
-      o.Ignored(at,
-                "no meaning in Volcano or etna; the actions list (enqueue, allocate, "
-                "preempt, reclaim, backfill) always runs every action after reclaim");
-    } else {
-      o.Ignored(at, "no such reclaim.conf key (known: reclaimable)");
-    }
-  }
+  ForEachKey(
+      "reclaim.conf", text, o,
+      [&](const std::string& key, const YAML::Node& node, const std::string& at) {
+        auto v = YamlBool(node);
+        if (key == "reclaimable") {
+          if (v && *v) {
+            o.InForce(at, "a Queue without spec.reclaimable may be reclaimed from (the default)");
+          } else {
+            o.Ignored(at,
+                      "only true (the Queue default) is supported; set spec.reclaimable: false "
+                      "on each Queue that must keep what it borrowed");
+          }
+        } else if (key == "allowNext") {
+          o.Ignored(at,
+                    "no meaning in Volcano or etna; the actions list (enqueue, allocate, "
+                    "preempt, reclaim, backfill) always runs every action after reclaim");
+        } else {
+          o.Ignored(at, "no such reclaim.conf key (known: reclaimable)");
+        }
+      });
 }
 
 }  // namespace
