@@ -142,6 +142,19 @@ void AdmitQueue(Context& c) {
   const Json guarantee = GuaranteeView(spec, errs);
   if (!Field(spec, "weight") || spec["weight"] == 0) spec["weight"] = 1;
   SetDefault(spec, "reclaimable", true);
+  if (c.op == Operation::kCreate && !Field(spec, "state")) {
+    // The seed (and Volcano's QueueStatus) may write the state in status: it is the queue's
+    // state from the start, so the controller does not reopen a queue created Closed.
+    if (const Json* st = Field(c.object, "status"); st && Field(*st, "state")) {
+      if (auto s = GetString(*st, "state", "status", errs)) {
+        if (std::find(kStates.begin(), kStates.end(), *s) == kStates.end()) {
+          errs.NotSupported("status.state", *s, kStates);
+        } else {
+          spec["state"] = *s;
+        }
+      }
+    }
+  }
   SetDefault(spec, "state", "Open");
 
   if (auto w = GetInt(spec, "weight", "spec", errs); w && (*w < 1 || *w > 65535)) {

@@ -59,7 +59,14 @@ TEST_F(CrudTest, CreateSetsServerMetadataAndGetReturnsIt) {
 TEST_F(CrudTest, QueueCreateKeepsTheStateWrittenInStatus) {
   json closed = Queue("closed-by-status");
   closed["status"] = {{"state", "Closed"}};
-  EXPECT_EQ(MustCreate(kQueues, closed)["status"]["state"], "Closed");
+  json created = MustCreate(kQueues, closed);
+  EXPECT_EQ(created["status"]["state"], "Closed");
+  EXPECT_EQ(created["spec"]["state"], "Closed") << "what the queue controller keeps";
+  json bad = Queue("bad-status");
+  bad["status"] = {{"state", "Shut"}};
+  auto refused = Do("POST", kQueues, bad.dump());
+  EXPECT_EQ(refused.status, 422) << refused.body;
+  EXPECT_NE(refused.body.find("status.state"), std::string::npos) << refused.body;
   json both = Queue("spec-wins");
   both["spec"]["state"] = "Open";
   both["status"] = {{"state", "Closed"}};
