@@ -79,7 +79,8 @@ Result<uint32_t> ParseHours(std::string_view text) {
   uint32_t hours = 0;
   for (const std::string& item : *items) {
     auto r = Range(item, 0, 24, /*single=*/false);
-    if (!r) return bad;
+    // A range starts before 24:00 and is not empty ("24-0", "9-9": leave hours out for all day).
+    if (!r || r->first == 24 || r->first == r->second) return bad;
     auto set = [&](int from, int to) {  // [from, to)
       for (int h = from; h < to; ++h) hours |= 1u << h;
     };

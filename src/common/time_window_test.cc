@@ -25,7 +25,7 @@ TEST(TimeWindowTest, ParsesDaysAndHours) {
   for (const char* bad : {"", "0-5", "1-8", "5-1", "3-3", "1,,2", "x", "1-"}) {
     EXPECT_FALSE(ParseWeekdays(bad).ok()) << bad;
   }
-  for (const char* bad : {"", "9", "9-9", "9-25", "9-18,20", "-5", "a-b"}) {
+  for (const char* bad : {"", "9", "9-9", "24-0", "24-6", "9-25", "9-18,20", "-5", "a-b"}) {
     EXPECT_FALSE(ParseHours(bad).ok()) << bad;
   }
   EXPECT_NE(ParseHours("9").status().message().find("hour ranges"), std::string::npos);
