@@ -33,7 +33,13 @@ class ZoneUsage {
  public:
   explicit ZoneUsage(Session& session) : session_(session) {}
 
-  static bool Applies(const Job& job) { return !job.min_zone_usage.IsZero(); }
+  // Some resource has a positive minimum (a zero or negative one asks for nothing).
+  static bool Applies(const Job& job) {
+    for (int d = 0; d < job.min_zone_usage.dims(); ++d) {
+      if (job.min_zone_usage.Get(d) > 0) return true;
+    }
+    return false;
+  }
 
   // "" when the job's placed members satisfy its minZoneUsage, else why not:
   // "minZoneUsage: zone sw-2 would get 1 nvidia.com/gpu, the PodGroup needs at least 2 in every
