@@ -125,7 +125,7 @@ TEST(QueueMinResources, PodGroupAndBarePodAreCheckedToo) {
   auto errs = Create(PodGroupInfo(), pg, lookup);
   ASSERT_EQ(errs.size(), 1u) << Describe(errs);
   EXPECT_EQ(errs[0].message,
-            "Forbidden: queue offline-batch requires each job to request at least 1 "
+            "Forbidden: queue offline-batch requires each PodGroup to request at least 1 "
             "nvidia.com/gpu (minResources); this PodGroup requests 0");
   pg = PodGroup(
       {{"minMember", 1}, {"queue", "offline-batch"}, {"minResources", {{"nvidia.com/gpu", 1}}}});

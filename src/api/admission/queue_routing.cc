@@ -95,9 +95,9 @@ void CheckQueueMinResources(const Json& queue, const ResourceAmounts& requested,
     auto it = requested.find(name);
     int64_t asked = it == requested.end() ? 0 : it->second;
     if (asked >= amount) continue;
-    errs.Forbidden(path, fmt::format("queue {} requires each job to request at least {} {} "
+    errs.Forbidden(path, fmt::format("queue {} requires each {} to request at least {} {} "
                                      "(minResources); this {} requests {}",
-                                     NameOf(queue), FormatAmount(name, amount), name, what,
+                                     NameOf(queue), what, FormatAmount(name, amount), name, what,
                                      FormatAmount(name, asked)));
   }
 }

@@ -15,8 +15,7 @@
 // priority; then longest-running or least-work-lost), every member at once, beyond the per-job
 // limit but within the cluster's. The statement is committed only when the preemptor job is then
 // pipelined (its gang is satisfied, and its PodGroup minZoneUsage holds: actions/zone_usage.h),
-// otherwise everything is discarded, so no eviction outlives a
-// failed attempt.
+// otherwise everything is discarded, so no eviction outlives a failed attempt.
 //
 // Thread-safety: none; runs on the session's thread.
 #pragma once

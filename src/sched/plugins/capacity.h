@@ -11,8 +11,8 @@
 // deserved, in proportion to spec.weight, each queue's share bounded by its real capability and
 // its subtree's request (allocated + pending) less its guarantee. So the siblings' deserved sum
 // to the parent's when demand is high (Volcano's max(guarantee, weighted share) can overshoot).
-// That deserved bounds every dimension. (Volcano HEAD's capacity plugin
-// falls back to the guarantee and ignores weight; etna's default configuration relies on this.)
+// That deserved bounds every dimension. (Volcano HEAD's capacity plugin falls back to the
+// guarantee and ignores weight; etna's default configuration relies on the weighted share.)
 //   QueueOrder: spec priority (higher first), then allocated/deserved share (lower first).
 //   Allocatable: allocated + request ≤ real capability on the requested dimensions, for the queue
 //     and (hierarchy) each ancestor, whose allocation counts every descendant.
