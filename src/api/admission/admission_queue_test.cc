@@ -149,6 +149,11 @@ TEST(QueueMinResources, GroupsMadeForAnOwnerAreNotCheckedAgain) {
   Json pg = PodGroup({{"minMember", 1}, {"queue", "offline-batch"}});
   pg["metadata"]["ownerReferences"] = {
       {{"apiVersion", "batch.volcano.sh/v1alpha1"}, {"kind", "Job"}, {"name", "j"}, {"uid", "u"}}};
+  // An owner that does not exist (or has another uid) skips nothing.
+  EXPECT_FALSE(Create(PodGroupInfo(), pg, lookup).empty());
+  lookup.AddObject("jobs", "default", {{"metadata", {{"name", "j"}, {"uid", "other"}}}});
+  EXPECT_FALSE(Create(PodGroupInfo(), pg, lookup).empty());
+  lookup.AddObject("jobs", "default", {{"metadata", {{"name", "j"}, {"uid", "u"}}}});
   EXPECT_TRUE(Create(PodGroupInfo(), pg, lookup).empty());
 }
 

@@ -18,15 +18,37 @@
 
 namespace etna::api::admission::internal {
 
+namespace {
+
+// A group the job or podgroup controller made for a Job or a bare pod: its queue was routed, and
+// its minResources checked, when the owner was admitted. The owner must exist with the uid the
+// reference names, so a user's PodGroup cannot skip routing by naming an owner it does not have.
+bool MadeForAnExistingOwner(Context& c) {
+  const auto& registry = resources::ResourceRegistry::Default();
+  types::ObjectView view(c.object);
+  for (const Json& ref : view.owner_references()) {
+    std::string kind = types::String(ref, {"kind"});
+    const resources::ResourceInfo* info =
+        kind == "Job"   ? registry.Find("batch.volcano.sh", "v1alpha1", "jobs")
+        : kind == "Pod" ? registry.Find("", "v1", "pods")
+                        : nullptr;
+    if (!info) continue;
+    Result<Json> owner = c.lookup.Get(*info, view.ns(), types::String(ref, {"name"}));
+    if (owner.ok() && types::String(*owner, {"metadata", "uid"}) == types::String(ref, {"uid"})) {
+      return true;
+    }
+  }
+  return false;
+}
+
+}  // namespace
+
 void AdmitPodGroup(Context& c) {
   Json* spec_p = SpecOf(c.object, c.errs);
   if (!spec_p) return;
   Json& spec = *spec_p;
   Errors& errs = c.errs;
-  // A group the job or podgroup controller made for a Job or a bare pod: its queue was routed,
-  // and its minResources checked, when the owner was admitted.
-  types::ObjectView view(c.object);
-  bool made_for_owner = view.HasOwnerOfKind("Job") || view.HasOwnerOfKind("Pod");
+  const bool made_for_owner = c.op == Operation::kCreate && MadeForAnExistingOwner(c);
   if (c.op == Operation::kCreate && !made_for_owner) {
     const Json* q = Field(spec, "queue");
     spec["queue"] =
