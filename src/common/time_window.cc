@@ -1,3 +1,4 @@
+// Queue timePolicies (time_window.h): parsing weekdays and hours, matching and the next opening.
 #include "common/time_window.h"
 
 #include <algorithm>

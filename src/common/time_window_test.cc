@@ -1,3 +1,4 @@
+// timePolicies windows: parsing, the seed's Monday-to-Friday 9-18 in a zone, DST, unions.
 #include "common/time_window.h"
 
 #include <gtest/gtest.h>

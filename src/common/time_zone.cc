@@ -1,3 +1,4 @@
+// TimeZone (time_zone.h): TZif files and their POSIX footer rule, UTC offsets and local times.
 #include "common/time_zone.h"
 
 #include <fmt/format.h>

@@ -1,3 +1,4 @@
+// TimeZone against the system's tzdata: UTC, Berlin across DST, several zones in one process.
 #include "common/time_zone.h"
 
 #include <gtest/gtest.h>

@@ -1,3 +1,5 @@
+// ParsePriorityConf and ResolvePriority (priority.h): the one priority rule of admission, the
+// scheduler and the job controller.
 #include "api/types/priority.h"
 
 #include <fmt/format.h>

@@ -1,3 +1,4 @@
+// priority.conf parsing and the resolution order: class value, own spec.priority, the default.
 #include "api/types/priority.h"
 
 #include <gtest/gtest.h>

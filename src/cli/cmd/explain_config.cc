@@ -1,3 +1,4 @@
+// `etna explain config` (explain_config.h): prints the report the scheduler publishes.
 #include "cli/cmd/explain_config.h"
 
 #include <fmt/format.h>

@@ -1,3 +1,4 @@
+// `etna explain config`'s output from a published report, and without one.
 #include "cli/cmd/explain_config.h"
 
 #include <gtest/gtest.h>

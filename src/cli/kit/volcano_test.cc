@@ -1,3 +1,4 @@
+// The Volcano objects' notes the CLI prints (a queue's time window).
 #include "cli/kit/volcano.h"
 
 #include <gtest/gtest.h>

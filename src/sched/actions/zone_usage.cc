@@ -1,3 +1,4 @@
+// ZoneUsage (zone_usage.h): PodGroup minZoneUsage over a gang's tentative placement.
 #include "sched/actions/zone_usage.h"
 
 #include <fmt/format.h>

@@ -1,3 +1,4 @@
+// Queue time windows in the core (time_windows.h): the OutsideTimeWindow reason and Suspend.
 #include "sched/framework/time_windows.h"
 
 #include "sched/framework/statement.h"
