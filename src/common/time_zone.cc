@@ -151,18 +151,24 @@ Status ParsePosixTz(std::string_view text, TimeZone* zone) {
 
 Status ParseTzif(const std::string& b, TimeZone* zone) {
   auto bad = [&] { return Status::InvalidArgument("not a TZif file"); };
+  // A header's six counts; false when one is negative or larger than the file could hold (a
+  // corrupt file must not wrap the size arithmetic below or size a huge vector).
   auto counts = [&](size_t at, int64_t c[6]) {
-    for (int i = 0; i < 6; ++i) c[i] = ReadBigEndian(b, at + 20 + 4 * i, 4);
+    for (int i = 0; i < 6; ++i) {
+      c[i] = ReadBigEndian(b, at + 20 + 4 * i, 4);
+      if (c[i] < 0 || static_cast<uint64_t>(c[i]) > b.size()) return false;
+    }
+    return true;
   };
   if (b.size() < 44 || b.compare(0, 4, "TZif") != 0) return bad();
   int64_t c[6];  // isutcnt, isstdcnt, leapcnt, timecnt, typecnt, charcnt
-  counts(0, c);
+  if (!counts(0, c)) return bad();
   size_t at = 44;
   int time_bytes = 4;
   if (b[4] >= '2') {  // skip the 32-bit block; read the 64-bit one after its own header
     at += c[3] * 5 + c[4] * 6 + c[5] + c[2] * 8 + c[1] + c[0];
     if (b.size() < at + 44 || b.compare(at, 4, "TZif") != 0) return bad();
-    counts(at, c);
+    if (!counts(at, c)) return bad();
     at += 44;
     time_bytes = 8;
   }

@@ -2,10 +2,13 @@
 #include "common/time_zone.h"
 
 #include <gtest/gtest.h>
+#include <unistd.h>
 
 #include <cstdlib>
+#include <filesystem>
 #include <string>
 
+#include "common/file.h"
 #include "common/time.h"
 
 namespace etna {
@@ -78,6 +81,38 @@ TEST(TimeZoneTest, UnknownOrUnsafeNamesAreErrors) {
     EXPECT_NE(z.status().message().find("unknown time zone"), std::string::npos)
         << z.status().message();
   }
+}
+
+// A corrupt zone file (a negative count in its header) is an error naming the file, not a wrapped
+// size or a huge allocation.
+TEST(TimeZoneTest, CorruptZoneFileIsAnError) {
+  namespace fs = std::filesystem;
+  fs::path dir = fs::temp_directory_path() / ("etna-tz-" + std::to_string(::getpid()));
+  fs::create_directories(dir);
+  // Version 1; timecnt = -600,000,000 and typecnt = 500,000,000 cancel out in the size check, so
+  // without the count check this sized a 2 GB vector and read far outside the file.
+  std::string header = "TZif" + std::string(16, '\0');
+  auto be32 = [](int64_t v) {
+    std::string out(4, '\0');
+    for (int i = 0; i < 4; ++i) out[i] = static_cast<char>((v >> (24 - 8 * i)) & 0xff);
+    return out;
+  };
+  std::string counts = be32(0) + be32(0) + be32(0) + be32(-600'000'000) + be32(500'000'000) +
+                       be32(8) + std::string(16, '\0');
+  ASSERT_TRUE(WriteFileAtomically((dir / "Bad").string(), header + counts, 0644).ok());
+  const char* old = std::getenv("TZDIR");
+  std::string saved = old ? old : "";
+  setenv("TZDIR", dir.c_str(), 1);
+  auto z = TimeZone::Load("Bad");
+  if (old) {
+    setenv("TZDIR", saved.c_str(), 1);
+  } else {
+    unsetenv("TZDIR");
+  }
+  fs::remove_all(dir);
+  ASSERT_FALSE(z.ok());
+  EXPECT_NE(z.status().message().find("not a TZif file"), std::string::npos)
+      << z.status().message();
 }
 
 }  // namespace
