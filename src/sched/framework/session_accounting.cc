@@ -197,6 +197,12 @@ void SessionAccounting::ApplyEvict(TaskIdx ti) {
   events_.FireDeallocate(t);
 }
 
+void SessionAccounting::ExcludeFromPreemptionLimits(TaskIdx ti) {
+  const Task& t = snap_.tasks[ti];
+  evicted_ -= t.request;
+  if (t.job != kNone) job_evicted_[t.job] -= t.request;
+}
+
 void SessionAccounting::UndoEvict(TaskIdx ti, TaskStatus previous) {
   Task& t = snap_.tasks[ti];
   Node& n = snap_.nodes[t.node];

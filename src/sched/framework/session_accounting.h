@@ -55,6 +55,9 @@ class SessionAccounting {
   // evicted_in_run to the second.
   const ResourceVector& evicted_this_cycle() const { return evicted_; }
   const ResourceVector& evicted_this_cycle(JobIdx j) const { return job_evicted_[j]; }
+  // Takes a committed eviction out of those counts: a queue suspended outside its time windows
+  // is not preemption, so it neither spends the cycle's budget nor counts as the job's loss.
+  void ExcludeFromPreemptionLimits(TaskIdx ti);
   // Every node changed so far this session, in order (with repeats); placement caches replay
   // the part they have not seen.
   const std::vector<NodeIdx>& node_change_log() const { return node_change_log_; }

@@ -1,6 +1,8 @@
 // Queue time windows in the core (time_windows.h): the OutsideTimeWindow reason and Suspend.
 #include "sched/framework/time_windows.h"
 
+#include <vector>
+
 #include "sched/framework/statement.h"
 
 namespace etna::sched {
@@ -13,12 +15,16 @@ void SuspendOutsideTimeWindows(Session& s) {
     if (!q.window.outside || !q.window.suspend) continue;
     Statement stmt(s);  // the whole job or nothing
     bool all = true;
+    std::vector<TaskIdx> evicted;
     for (TaskIdx t : job.tasks) {
       TaskStatus status = s.task(t).status;
       if (!HoldsNode(status) || status == TaskStatus::kReleasing) continue;
       all &= stmt.Evict(t, kOutsideTimeWindow, OutsideWindowMessage(q), "").ok();
+      evicted.push_back(t);
     }
-    if (all) stmt.Commit();
+    if (!all) continue;
+    stmt.Commit();
+    for (TaskIdx t : evicted) s.ExcludeFromPreemptionLimits(t);
   }
 }
 

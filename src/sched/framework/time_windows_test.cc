@@ -98,6 +98,10 @@ TEST(TimeWindowsTest, SuspendEvictsTheQueuesRunningJobsWhole) {
     EXPECT_EQ(e.message, kExpected);
   }
   EXPECT_TRUE(d.binds.empty());
+  // Not preemption: the job's run-loss count (the per-job preemption limit) stays empty.
+  for (const JobUpdate& u : d.jobs) {
+    EXPECT_TRUE(u.evicted_in_run.IsZero()) << u.job_uid;
+  }
 
   // KeepRunning (the default): nothing is evicted.
   for (auto& q : s.queues) q.window.suspend = false;
