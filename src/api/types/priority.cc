@@ -102,11 +102,6 @@ std::optional<std::pair<std::string, int32_t>> PriorityClassTable::GlobalDefault
   return std::nullopt;
 }
 
-int32_t DefaultPriority(PriorityClassSource& source) {
-  if (auto d = source.GlobalDefault()) return d->second;
-  return source.Conf().default_priority.value_or(0);
-}
-
 ResolvedPriority ResolvePriority(const std::string& class_name, std::optional<int64_t> own,
                                  PriorityClassSource& source, std::string_view what) {
   ResolvedPriority r;
@@ -130,12 +125,13 @@ ResolvedPriority ResolvePriority(const std::string& class_name, std::optional<in
     r.value = static_cast<int32_t>(*own);
     return r;
   }
-  if (auto d = source.GlobalDefault(); d && class_name.empty()) {
+  // The default, looked up once (admission's source reads the store for it).
+  if (auto d = source.GlobalDefault()) {
     r.value = d->second;
-    r.class_name = d->first;
+    if (class_name.empty()) r.class_name = d->first;
     return r;
   }
-  r.value = DefaultPriority(source);
+  r.value = source.Conf().default_priority.value_or(0);
   return r;
 }
 

@@ -89,7 +89,4 @@ struct ResolvedPriority {
 ResolvedPriority ResolvePriority(const std::string& class_name, std::optional<int64_t> own,
                                  PriorityClassSource& source, std::string_view what);
 
-// The default alone (no class, no integer).
-int32_t DefaultPriority(PriorityClassSource& source);
-
 }  // namespace etna::api::types
