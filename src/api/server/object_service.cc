@@ -69,6 +69,27 @@ ObjectService::ObjectService(store::Store* store, const resources::ResourceRegis
   for (const ResourceInfo& info : registry_->All()) {
     by_store_resource_[info.StoreResource()] = &info;
   }
+  struct Cached {
+    const char* group;
+    const char* plural;
+    const char* ns;
+  };
+  for (const Cached& c :
+       {Cached{"scheduling.k8s.io", "priorityclasses", ""},
+        Cached{"volcano.sh", "queuebindings", ""}, Cached{"scheduling.volcano.sh", "queues", ""},
+        Cached{"", "configmaps", "volcano-system"}}) {
+    for (const ResourceInfo& info : registry_->All()) {
+      if (info.group != c.group || info.plural != c.plural) continue;
+      std::string prefix = store::ResourcePrefix(info.StoreResource(), c.ns);
+      caches_.emplace(prefix, std::make_unique<PrefixCache>(store_, prefix));
+      break;
+    }
+  }
+}
+
+PrefixCache* ObjectService::CacheFor(const ResourceInfo& info, const std::string& ns) {
+  auto it = caches_.find(store::ResourcePrefix(info.StoreResource(), info.namespaced ? ns : ""));
+  return it == caches_.end() ? nullptr : it->second.get();
 }
 
 std::string ObjectService::Key(const ResourceInfo& info, std::string_view ns,
@@ -79,12 +100,23 @@ std::string ObjectService::Key(const ResourceInfo& info, std::string_view ns,
 
 Result<json> ObjectService::Get(const ResourceInfo& info, const std::string& ns,
                                 const std::string& name) {
+  if (PrefixCache* cache = CacheFor(info, ns)) {
+    auto all = cache->List();
+    if (!all.ok()) return all.status();
+    for (json& object : *all) {
+      if (object.value("/metadata/name"_json_pointer, std::string()) == name) {
+        return std::move(object);
+      }
+    }
+    return Status::NotFound(fmt::format("{} not found", Key(info, ns, name)));
+  }
   auto kv = store_->Get(Key(info, ns, name));
   if (!kv.ok()) return kv.status();
   return DecodeStored(kv->value, kv->mod_revision);
 }
 
 Result<std::vector<json>> ObjectService::List(const ResourceInfo& info, const std::string& ns) {
+  if (PrefixCache* cache = CacheFor(info, ns)) return cache->List();
   auto list = store_->List(store::ResourcePrefix(info.StoreResource(), info.namespaced ? ns : ""),
                            0, "", 0);
   if (!list.ok()) return list.status();

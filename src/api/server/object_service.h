@@ -8,6 +8,8 @@
 #pragma once
 
 #include <functional>
+#include <map>
+#include <memory>
 #include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
@@ -21,6 +23,7 @@
 #include "api/server/api_error.h"
 #include "api/server/field_validation.h"
 #include "api/server/owner_index.h"
+#include "api/server/prefix_cache.h"
 #include "common/clock.h"
 #include "store/store.h"
 
@@ -94,7 +97,12 @@ class ObjectService : public admission::ObjectLookup {
   // Indexes the owners of every stored object (on start).
   Status IndexOwners();
 
+  // The cache of the objects of `info` in `ns` when admission reads that kind on every create
+  // (PriorityClasses, QueueBindings, Queues, the ConfigMaps of volcano-system); else null.
+  PrefixCache* CacheFor(const resources::ResourceInfo& info, const std::string& ns);
+
   store::Store* store_;
+  std::map<std::string, std::unique_ptr<PrefixCache>> caches_;  // by store prefix
   const resources::ResourceRegistry* registry_;
   const Clock* clock_;
   OwnerIndex owners_;

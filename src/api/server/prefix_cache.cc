@@ -1,0 +1,48 @@
+// PrefixCache (prefix_cache.h).
+#include "api/server/prefix_cache.h"
+
+#include "api/server/stored_object.h"
+
+namespace etna::api::server {
+
+PrefixCache::~PrefixCache() {
+  if (watcher_) watcher_->Cancel();
+}
+
+bool PrefixCache::StaleLocked() {
+  if (!items_ || !watcher_) return true;
+  bool stale = false;
+  for (;;) {
+    auto event = watcher_->Next(std::chrono::milliseconds(0));
+    if (!event.ok()) {  // closed (an overflow, a compaction): list again
+      watcher_.reset();
+      return true;
+    }
+    if (!*event) return stale;
+    stale = true;
+  }
+}
+
+Result<std::vector<nlohmann::json>> PrefixCache::List() {
+  std::lock_guard<std::mutex> lock(mu_);
+  if (!StaleLocked()) return *items_;
+  items_.reset();
+  if (watcher_) watcher_->Cancel();
+  watcher_.reset();
+  auto list = store_->List(prefix_, 0, "", 0);
+  if (!list.ok()) return list.status();
+  std::vector<nlohmann::json> out;
+  out.reserve(list->items.size());
+  for (const auto& kv : list->items) {
+    auto object = DecodeStored(kv.value, kv.mod_revision);
+    if (object.ok()) out.push_back(std::move(object).value());
+  }
+  auto watcher = store_->Watch(prefix_, list->revision);
+  if (watcher.ok()) {  // without a watch nothing is kept: the next call lists again
+    watcher_ = std::move(watcher).value();
+    items_ = out;
+  }
+  return out;
+}
+
+}  // namespace etna::api::server
