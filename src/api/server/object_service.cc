@@ -101,14 +101,10 @@ std::string ObjectService::Key(const ResourceInfo& info, std::string_view ns,
 Result<json> ObjectService::Get(const ResourceInfo& info, const std::string& ns,
                                 const std::string& name) {
   if (PrefixCache* cache = CacheFor(info, ns)) {
-    auto all = cache->List();
-    if (!all.ok()) return all.status();
-    for (json& object : *all) {
-      if (object.value("/metadata/name"_json_pointer, std::string()) == name) {
-        return std::move(object);
-      }
-    }
-    return Status::NotFound(fmt::format("{} not found", Key(info, ns, name)));
+    auto found = cache->Find(name);
+    if (!found.ok()) return found.status();
+    if (!*found) return Status::NotFound(fmt::format("{} not found", Key(info, ns, name)));
+    return std::move(**found);
   }
   auto kv = store_->Get(Key(info, ns, name));
   if (!kv.ok()) return kv.status();

@@ -23,9 +23,8 @@ bool PrefixCache::StaleLocked() {
   }
 }
 
-Result<std::vector<nlohmann::json>> PrefixCache::List() {
-  std::lock_guard<std::mutex> lock(mu_);
-  if (!StaleLocked()) return *items_;
+Status PrefixCache::RefreshLocked() {
+  if (!StaleLocked()) return Status::Ok();
   items_.reset();
   if (watcher_) watcher_->Cancel();
   watcher_.reset();
@@ -38,11 +37,26 @@ Result<std::vector<nlohmann::json>> PrefixCache::List() {
     if (object.ok()) out.push_back(std::move(object).value());
   }
   auto watcher = store_->Watch(prefix_, list->revision);
-  if (watcher.ok()) {  // without a watch nothing is kept: the next call lists again
-    watcher_ = std::move(watcher).value();
-    items_ = out;
+  // Without a watch nothing can tell a later write: the objects serve this call only.
+  if (watcher.ok()) watcher_ = std::move(watcher).value();
+  items_ = std::move(out);
+  return Status::Ok();
+}
+
+Result<std::vector<nlohmann::json>> PrefixCache::List() {
+  std::lock_guard<std::mutex> lock(mu_);
+  ETNA_RETURN_IF_ERROR(RefreshLocked());
+  return *items_;
+}
+
+Result<std::optional<nlohmann::json>> PrefixCache::Find(const std::string& name) {
+  std::lock_guard<std::mutex> lock(mu_);
+  ETNA_RETURN_IF_ERROR(RefreshLocked());
+  for (const nlohmann::json& object : *items_) {
+    if (object.value("/metadata/name"_json_pointer, std::string()) == name)
+      return std::optional<nlohmann::json>(object);
   }
-  return out;
+  return std::optional<nlohmann::json>();
 }
 
 }  // namespace etna::api::server

@@ -32,8 +32,13 @@ class PrefixCache {
 
   // Every object under the prefix, in key order, as DecodeStored gives it.
   Result<std::vector<nlohmann::json>> List();
+  // The one named `name` (metadata.name), nullopt when there is none; copies only that one.
+  Result<std::optional<nlohmann::json>> Find(const std::string& name);
 
  private:
+  // Lists again when stale; items_ is then current (or the error is returned).
+  Status RefreshLocked();
+
   // Whether the watch reported a write (or ended) since the last list; drains it.
   bool StaleLocked();
 

@@ -35,6 +35,11 @@ TEST(PrefixCacheTest, AWriteUnderThePrefixIsSeenByTheNextList) {
   EXPECT_EQ(Names(cache), (std::vector<std::string>{"high", "low"}));
   ASSERT_TRUE(store.Delete(store::ObjectKey("priorityclasses", "", "high"), 0).ok());
   EXPECT_EQ(Names(cache), std::vector<std::string>{"low"});
+  auto low = cache.Find("low");
+  ASSERT_TRUE(low.ok() && *low);
+  EXPECT_EQ((**low)["metadata"]["name"], "low");
+  ASSERT_TRUE(cache.Find("high").ok());
+  EXPECT_FALSE(*cache.Find("high")) << "deleted";
 }
 
 }  // namespace
