@@ -119,12 +119,8 @@ Decision SessionOutcomes::Finish(const Snapshot& snap, const BackoffPolicy& back
     u.phase_changed = u.phase != out.original_phase;
     u.backoff = job.backoff;
     bool changed = u.phase_changed;
-    if (job.evicted_in_run.IsZero() && evicted[ji].IsZero()) {
-      // never evicted in this run: nothing to carry
-    } else if (evicted[ji].IsZero() && Whole(snap, job)) {
-      u.evicted_in_run_changed = true;  // cleared
-      changed = true;
-    } else {
+    // What the run lost so far: nothing when never evicted, cleared (left zero) once whole again.
+    if (!evicted[ji].IsZero() || (!job.evicted_in_run.IsZero() && !Whole(snap, job))) {
       u.evicted_in_run = job.evicted_in_run + evicted[ji];
       u.evicted_since_ms = job.evicted_in_run.IsZero() ? snap.now_ms : job.evicted_since_ms;
     }
