@@ -1,260 +1,386 @@
-// End-to-end scheduling benchmark: an in-process API server (the real REST engine over SQLite in
-// a temp dir, as `etna server` runs it) and the scheduler daemon (src/scheduler) talking to it
-// through in-process transports. Registers `--nodes` nodes (8 GPUs each, etna.io/gpus, Ready, in
-// switches of 32), starts the scheduler on the idle cluster, then submits `--pods` pods in gangs
-// of `--gang` (a PodGroup with minMember = gang, then its pods) from 16 client threads — training
-// gangs of one-GPU pods, and `--cpu-pods` of them in CPU-only gangs (data loaders) — and waits
-// until every pod has spec.nodeName. Prints exactly one line:
-//   BENCH e2e nodes=<n> pods=<n> submit_to_all_bound_s=<x> binds_per_s=<n>
-// binds_per_s: pods / (time from the first to the last bind seen on the watch).
+// End-to-end benchmark through the real front door (`make bench-e2e`): starts `etna server`
+// (SQLite, TLS), `etna scheduler` and `etna controllers` as separate processes in a temp dir,
+// registers `--nodes` simulated nodes of 8 H100s (Node objects and Leases kept alive as agents
+// would, without running processes), then submits from this process, over HTTPS with the admin
+// token from 16 client threads, the workload of bench/volcano_workload.h as Volcano Jobs (the
+// same jobs scripts/bench-slurm.sh gives Slurm). A pod watch records when each pod is bound.
+// The run ends when every GPU is bound, or when nothing was bound for --quiet-s seconds after
+// the last submit. Prints exactly one line:
+//   BENCH e2e nodes=<n> jobs=<n> pods=<n> submit_s=<x> fill_s=<x> gpus_allocated=<n>
+//             jobs_per_s=<n> bind_p50_ms=<x> bind_p99_ms=<x> server_rss_mb=<n>
+//             scheduler_rss_mb=<n> controllers_rss_mb=<n>
+// submit_s: first submit to last create answered. fill_s: first submit to the last bind.
+// jobs_per_s: jobs with every pod bound / fill_s. bind_*: per pod, its Job's create sent to the
+// pod seen bound on the watch. *_rss_mb: each process's peak resident memory.
 //
-// TODO(lead): submit Volcano Jobs through the job controller instead of PodGroups and pods
-// (SubmitGang below is the one place to change).
-//
-// Usage: e2e_bench [--nodes 1000] [--pods 10000] [--cpu-pods 2000] [--gang 8] [--keep]
-// By default the 8,000 GPU pods fill every GPU of the 1,000 nodes exactly.
+// Usage: e2e_bench [--etna build/src/cli/etna] [--nodes 1000] [--jobs 10000] [--scale 10000]
+//                  [--seed 42] [--clients 16] [--quiet-s 5] [--keep]
+// --scale 10000: 10,000 nodes and 100,000 jobs. --keep leaves the temp dir (logs, store).
 #include <fmt/format.h>
 #include <stdlib.h>
 
+#include <algorithm>
 #include <atomic>
 #include <chrono>
+#include <condition_variable>
 #include <cstdio>
 #include <filesystem>
+#include <functional>
 #include <mutex>
 #include <string>
 #include <thread>
+#include <unordered_map>
 #include <vector>
 
-#include "api/server/api_server.h"
+#include "agent/node_object.h"
 #include "api/types/well_known.h"
+#include "bench/daemons.h"
+#include "bench/volcano_workload.h"
 #include "client/informer.h"
-#include "client/node_gpus.h"
+#include "client/kubeconfig.h"
 #include "client/rest.h"
-#include "scheduler/scheduler.h"
-#include "store/sqlite_store.h"
+#include "client/transport.h"
+#include "common/clock.h"
 
 namespace {
 
 using etna::Status;
+using etna::bench::BenchJob;
+using etna::bench::Daemon;
 using nlohmann::json;
 using Steady = std::chrono::steady_clock;
 
+constexpr int kGpusPerNode = 8;
+constexpr int kLeaseSeconds = 40;
+
 struct Flags {
+  std::string etna = "build/src/cli/etna";
   int nodes = 1000;
-  int pods = 10000;
-  int cpu_pods = 2000;  // of `pods`, in CPU-only gangs
-  int gang = 8;
+  int jobs = 10000;
+  uint64_t seed = 42;
+  int clients = 16;
+  int quiet_s = 5;
   bool keep = false;
 };
 
-void Die(const std::string& what) {
+[[noreturn]] void Die(const std::string& what) {
   std::fprintf(stderr, "e2e_bench: %s\n", what.c_str());
   std::exit(1);
 }
 
-// Runs fn(i) for i in [0, n) on `threads` threads.
-void ParallelFor(int n, int threads, const std::function<void(int)>& fn) {
+// Runs fn(i) for i in [0, n) on `threads` threads, each with its own HTTPS client.
+void ParallelFor(int n, int threads, const etna::client::KubeConfig& config,
+                 const std::function<void(etna::client::RestClient&, int)>& fn) {
   std::atomic<int> next{0};
   std::vector<std::thread> pool;
   for (int t = 0; t < threads; ++t) {
     pool.emplace_back([&] {
-      for (int i = next++; i < n; i = next++) fn(i);
+      auto transport = etna::client::MakeHttpTransport(config);
+      etna::client::RestClient rest(transport.get());
+      for (int i = next++; i < n; i = next++) fn(rest, i);
     });
   }
   for (auto& t : pool) t.join();
 }
 
-void AddNode(etna::client::RestClient& rest, int i) {
-  std::string name = fmt::format("node-{:04d}", i);
-  std::vector<etna::client::NodeGpu> gpus;
-  for (int g = 0; g < 8; ++g) {
-    etna::client::NodeGpu d;
-    d.index = g;
-    d.uuid = fmt::format("GPU-{:04d}-{}", i, g);
-    d.model = "NVIDIA-H100-80GB-HBM3";
-    d.memory_mib = 81559;
-    d.numa = g / 4;
-    d.nvlink_domain = 0;
-    gpus.push_back(d);
+etna::agent::NodeReport SimulatedNode(int i) {
+  etna::agent::NodeReport r;
+  r.spec.name = fmt::format("node-{:05d}", i);
+  r.spec.cpu = "128";
+  r.spec.memory = "1Ti";
+  r.spec.switch_name = fmt::format("switch-{}", i / 32);
+  r.hostname = r.spec.name;
+  for (int g = 0; g < kGpusPerNode; ++g) {
+    etna::agent::GpuDevice d;
+    d.gpu.index = g;
+    d.gpu.uuid = fmt::format("GPU-{:05d}-{}", i, g);
+    d.gpu.model = "NVIDIA-H100-80GB-HBM3";
+    d.gpu.memory_mib = 81559;
+    d.gpu.numa = g / 4;
+    d.gpu.nvlink_domain = 0;
+    r.gpus.push_back(d);
   }
-  json node = {{"metadata",
-                {{"name", name},
-                 {"labels",
-                  {{etna::api::types::kHostnameLabel, name},
-                   {etna::api::types::kGpuModelLabel, "NVIDIA-H100-80GB-HBM3"},
-                   {etna::api::types::kSwitchLabel, fmt::format("switch-{}", i / 32)}}},
-                 {"annotations",
-                  {{etna::api::types::kNodeGpusAnnotation, etna::client::EncodeNodeGpus(gpus)}}}}}};
-  auto created = rest.Create(etna::client::Path("nodes"), node);
-  if (!created.ok()) Die(created.status().ToString());
-  json resources = {{"cpu", "128"}, {"memory", "2Ti"}, {"pods", "110"}, {"nvidia.com/gpu", "8"}};
-  json status = {
-      {"capacity", resources},
-      {"allocatable", resources},
-      {"conditions",
-       json::array({{{"type", "Ready"}, {"status", "True"}, {"reason", "KubeletReady"}}})}};
-  auto patched =
-      rest.MergePatch(etna::client::Path("nodes", "", name), {{"status", status}}, "status");
-  if (!patched.ok()) Die(patched.status().ToString());
+  return r;
 }
 
-void SubmitGang(etna::client::RestClient& rest, int g, int size, bool gpu) {
-  json requests = gpu ? json{{"cpu", "8"}, {"memory", "64Gi"}, {"nvidia.com/gpu", "1"}}
-                      : json{{"cpu", "4"}, {"memory", "16Gi"}};
-  json limits = gpu ? json{{"nvidia.com/gpu", "1"}} : json::object();
-  std::string group = fmt::format("job-{:05d}", g);
-  auto pg = rest.Create(
-      etna::client::Path("podgroups", "default"),
-      {{"metadata", {{"name", group}}}, {"spec", {{"minMember", size}, {"queue", "default"}}}});
-  if (!pg.ok()) Die(pg.status().ToString());
-  for (int i = 0; i < size; ++i) {
-    json pod = {{"metadata",
-                 {{"name", fmt::format("{}-worker-{}", group, i)},
-                  {"annotations", {{etna::api::types::kGroupNameAnnotation, group}}}}},
-                {"spec",
-                 {{"schedulerName", "volcano"},
-                  {"containers",
-                   json::array({{{"name", "main"},
-                                 {"image", "pytorch:2.0"},
-                                 {"resources", {{"requests", requests}, {"limits", limits}}}}})}}}};
-    auto created = rest.Create(etna::client::Path("pods", "default"), pod);
-    if (!created.ok()) Die(created.status().ToString());
-  }
+json VolcanoJob(const BenchJob& job) {
+  json requests = {{"cpu", std::to_string(job.cpus_per_node())},
+                   {"memory", fmt::format("{}Gi", job.memory_gib_per_node())},
+                   {"nvidia.com/gpu", std::to_string(job.gpus_per_node)}};
+  json pod_spec = {
+      {"restartPolicy", "Never"},
+      {"containers",
+       json::array({{{"name", "main"},
+                     {"image", "pytorch:2.0"},
+                     {"command", json::array({"sleep", "1800"})},
+                     {"resources",
+                      {{"requests", requests},
+                       {"limits", {{"nvidia.com/gpu", std::to_string(job.gpus_per_node)}}}}}}})}};
+  return {{"apiVersion", "batch.volcano.sh/v1alpha1"},
+          {"kind", "Job"},
+          {"metadata", {{"name", job.name}, {"namespace", "default"}}},
+          {"spec",
+           {{"schedulerName", "volcano"},
+            {"queue", "default"},
+            {"minAvailable", job.nodes},
+            {"tasks", json::array({{{"name", "worker"},
+                                    {"replicas", job.nodes},
+                                    {"template", {{"spec", pod_spec}}}}})}}}};
 }
+
+// What the pod watch saw, per job: when each pod was first seen bound.
+class BindLog {
+ public:
+  explicit BindLog(const std::vector<BenchJob>& jobs) {
+    for (size_t i = 0; i < jobs.size(); ++i) index_[jobs[i].name] = i;
+    submitted_.resize(jobs.size());
+    bound_pods_.resize(jobs.size(), 0);
+  }
+  void Submitted(size_t job, Steady::time_point at) {
+    std::lock_guard lock(mu_);
+    submitted_[job] = at;
+  }
+  void OnPod(const json& pod) {
+    if (pod["spec"].value("nodeName", "").empty()) return;
+    const json& meta = pod["metadata"];
+    auto now = Steady::now();
+    std::lock_guard lock(mu_);
+    if (!seen_.emplace(meta.value("uid", ""), true).second) return;
+    auto job = index_.find(meta["annotations"].value(etna::api::types::kJobNameAnnotation, ""));
+    if (job == index_.end()) return;
+    ++bound_pods_[job->second];
+    latencies_ms_.push_back(
+        std::chrono::duration<double, std::milli>(now - submitted_[job->second]).count());
+    last_bind_ = now;
+  }
+  size_t bound() {
+    std::lock_guard lock(mu_);
+    return latencies_ms_.size();
+  }
+  Steady::time_point last_bind() {
+    std::lock_guard lock(mu_);
+    return last_bind_;
+  }
+  // Jobs with all their pods bound, and the GPUs those pods hold.
+  std::pair<int, int> Started(const std::vector<BenchJob>& jobs, int* gpus_bound) {
+    std::lock_guard lock(mu_);
+    int started = 0;
+    *gpus_bound = 0;
+    for (size_t i = 0; i < jobs.size(); ++i) {
+      *gpus_bound += bound_pods_[i] * jobs[i].gpus_per_node;
+      if (bound_pods_[i] == jobs[i].nodes) ++started;
+    }
+    return {started, *gpus_bound};
+  }
+  double PercentileMs(double q) {
+    std::lock_guard lock(mu_);
+    if (latencies_ms_.empty()) return 0;
+    std::vector<double> sorted = latencies_ms_;
+    size_t k = std::min(sorted.size() - 1, static_cast<size_t>(q * sorted.size()));
+    std::nth_element(sorted.begin(), sorted.begin() + k, sorted.end());
+    return sorted[k];
+  }
+
+ private:
+  std::mutex mu_;
+  std::unordered_map<std::string, size_t> index_;
+  std::vector<Steady::time_point> submitted_;
+  std::vector<int> bound_pods_;
+  std::unordered_map<std::string, bool> seen_;
+  std::vector<double> latencies_ms_;
+  Steady::time_point last_bind_{};
+};
+
+// Renews every node's Lease each quarter of its duration and writes its status each duration,
+// as the agents would, until stopped.
+class AgentHeartbeats {
+ public:
+  AgentHeartbeats(const etna::client::KubeConfig& config, std::vector<etna::agent::NodeReport> n)
+      : config_(config), nodes_(std::move(n)), thread_([this] { Run(); }) {}
+  ~AgentHeartbeats() {
+    {
+      std::lock_guard lock(mu_);
+      stop_ = true;
+    }
+    cv_.notify_all();
+    thread_.join();
+  }
+
+ private:
+  void Run() {
+    auto transport = etna::client::MakeHttpTransport(config_);
+    etna::client::RestClient rest(transport.get());
+    auto period = std::chrono::milliseconds(kLeaseSeconds * 1000 / 4);
+    for (int round = 1;; ++round) {
+      std::unique_lock lock(mu_);
+      if (cv_.wait_for(lock, period, [this] { return stop_; })) return;
+      lock.unlock();
+      for (auto& node : nodes_) {
+        node.now = etna::SystemClock().NowMs();
+        if (Status st = etna::agent::RenewLease(rest, node.spec.name, kLeaseSeconds, node.now);
+            !st.ok()) {
+          std::fprintf(stderr, "e2e_bench: %s\n", st.ToString().c_str());
+        }
+        if (round % 4 == 0) etna::agent::UpdateNodeStatus(rest, node).ok();
+      }
+    }
+  }
+
+  etna::client::KubeConfig config_;
+  std::vector<etna::agent::NodeReport> nodes_;
+  std::mutex mu_;
+  std::condition_variable cv_;
+  bool stop_ = false;
+  std::thread thread_;
+};
 
 Flags ParseFlags(int argc, char** argv) {
   Flags f;
   for (int i = 1; i < argc; ++i) {
     std::string a = argv[i];
-    auto next = [&] {
+    auto value = [&]() -> std::string {
       if (i + 1 >= argc) Die(a + " needs a value");
-      return std::atoi(argv[++i]);
+      return argv[++i];
     };
-    if (a == "--nodes") {
-      f.nodes = next();
-    } else if (a == "--pods") {
-      f.pods = next();
-    } else if (a == "--cpu-pods") {
-      f.cpu_pods = next();
-    } else if (a == "--gang") {
-      f.gang = next();
+    auto number = [&](int min) {
+      std::string v = value();
+      char* end = nullptr;
+      long n = std::strtol(v.c_str(), &end, 10);
+      if (*end != '\0' || n < min || n > 10000000)
+        Die(fmt::format("{}: {} is not a number >= {}", a, v, min));
+      return static_cast<int>(n);
+    };
+    if (a == "--etna") {
+      f.etna = value();
+    } else if (a == "--nodes") {
+      f.nodes = number(1);
+    } else if (a == "--jobs") {
+      f.jobs = number(1);
+    } else if (a == "--scale") {
+      f.nodes = number(1);
+      f.jobs = f.nodes * 10;
+    } else if (a == "--seed") {
+      f.seed = static_cast<uint64_t>(number(0));
+    } else if (a == "--clients") {
+      f.clients = number(1);
+    } else if (a == "--quiet-s") {
+      f.quiet_s = number(1);
     } else if (a == "--keep") {
       f.keep = true;
     } else {
-      Die("unknown flag " + a + " (--nodes N --pods N --cpu-pods N --gang N --keep)");
+      Die("unknown flag " + a +
+          " (--etna PATH --nodes N --jobs N --scale N --seed N --clients N --quiet-s N --keep)");
     }
   }
-  if (f.nodes <= 0 || f.pods <= 0 || f.gang <= 0 || f.pods % f.gang != 0 || f.cpu_pods < 0 ||
-      f.cpu_pods > f.pods || f.cpu_pods % f.gang != 0) {
-    Die("--nodes, --pods and --gang must be positive, --cpu-pods at most --pods, and both "
-        "multiples of --gang");
-  }
-  if (f.pods - f.cpu_pods > f.nodes * 8) {
-    Die(fmt::format("{} one-GPU pods cannot all be bound on {} nodes of 8 GPUs",
-                    f.pods - f.cpu_pods, f.nodes));
-  }
   return f;
+}
+
+Daemon StartDaemon(const std::string& name, std::vector<std::string> argv, const std::string& dir,
+                   const std::string& ready_line) {
+  auto d = Daemon::Spawn(name, argv, dir + "/" + name + ".log");
+  if (!d.ok()) Die(d.status().ToString());
+  auto ready = d->WaitForLog(ready_line, std::chrono::seconds(60));
+  if (!ready.ok()) Die(ready.status().ToString());
+  return std::move(*d);
 }
 
 }  // namespace
 
 int main(int argc, char** argv) {
   Flags flags = ParseFlags(argc, argv);
+  if (!std::filesystem::exists(flags.etna)) Die("--etna " + flags.etna + ": no such file");
   char dir_template[] = "/tmp/etna-e2e-bench-XXXXXX";
   if (!mkdtemp(dir_template)) Die("mkdtemp failed");
-  std::string data_dir = dir_template;
+  std::string dir = dir_template;
+  std::vector<BenchJob> jobs = etna::bench::VolcanoBenchWorkload(flags.jobs, flags.seed);
+  int pods = 0;
+  for (const BenchJob& j : jobs) pods += j.nodes;
 
-  etna::store::SqliteStoreOptions store_options;
-  store_options.data_dir = data_dir;
-  auto store = etna::store::SqliteStore::Open(store_options);
-  if (!store.ok()) Die(store.status().ToString());
-  auto authn =
-      etna::api::server::Authenticator::FromTokensText("bench,admin,1,\"system:masters\"\n", false);
-  if (!authn.ok()) Die(authn.status().ToString());
-  etna::api::server::Authorizer authz;
-  etna::api::server::ApiServerOptions api_options;
-  api_options.authenticator = &authn.value();
-  api_options.authorizer = &authz;
-  etna::api::server::ApiServer api(store->get(), api_options);
-  if (Status st = api.Bootstrap(); !st.ok()) Die(st.ToString());
-  etna::client::TransportFactory factory = [&api] {
-    return etna::client::MakeInProcessTransport(
-        [&api](const etna::net::http::Request& r) { return api.Handle(r); }, "bench");
-  };
-  auto transport = factory();
-  etna::client::RestClient rest(transport.get());
+  Daemon server = StartDaemon(
+      "server", {flags.etna, "server", "--data-dir", dir + "/data", "--listen", "127.0.0.1:0"}, dir,
+      "serving https://");
+  auto config = etna::client::LoadKubeconfig(dir + "/data/kubeconfig");
+  if (!config.ok()) Die(config.status().ToString());
 
-  ParallelFor(flags.nodes, 16, [&](int i) { AddNode(rest, i); });
+  // The nodes register before the scheduler starts, so its first list holds them all.
+  std::vector<etna::agent::NodeReport> nodes;
+  for (int i = 0; i < flags.nodes; ++i) nodes.push_back(SimulatedNode(i));
+  ParallelFor(flags.nodes, 16, *config, [&](etna::client::RestClient& rest, int i) {
+    nodes[i].now = etna::SystemClock().NowMs();
+    Status st = etna::agent::RegisterNode(rest, nodes[i]);
+    if (st.ok())
+      st = etna::agent::RenewLease(rest, nodes[i].spec.name, kLeaseSeconds, nodes[i].now);
+    if (!st.ok()) Die(st.ToString());
+  });
+  AgentHeartbeats heartbeats(*config, nodes);
 
-  etna::scheduler::SchedulerOptions options;
-  options.transports = factory;
-  options.on_cycle = [](const etna::scheduler::CycleStats& c) {
-    if (std::getenv("E2E_BENCH_VERBOSE")) {
-      std::fprintf(stderr,
-                   "cycle: %zu tasks, %zu binds, assemble %.1f ms, core %.1f ms, apply %.1f ms\n",
-                   c.tasks, c.binds, c.assemble_ms, c.cycle_ms, c.apply_ms);
-    }
-  };
-  etna::scheduler::Scheduler scheduler(options);
-  if (Status st = scheduler.Start(); !st.ok()) Die(st.ToString());
-  while (static_cast<int>(scheduler.cache().Assemble(0).snapshot.nodes.size()) < flags.nodes) {
-    std::this_thread::sleep_for(std::chrono::milliseconds(10));
-  }
+  std::string kubeconfig = dir + "/data/kubeconfig";
+  Daemon scheduler = StartDaemon(
+      "scheduler", {flags.etna, "scheduler", "--kubeconfig", kubeconfig, "--listen", "127.0.0.1:0"},
+      dir, "etna scheduler: ready");
+  Daemon controllers = StartDaemon(
+      "controllers",
+      {flags.etna, "controllers", "--kubeconfig", kubeconfig, "--listen", "127.0.0.1:0"}, dir,
+      "etna controllers: running against");
 
-  // Bind times as the watch shows them.
-  std::mutex mu;
-  std::unordered_map<std::string, bool> bound;
-  Steady::time_point first_bind{}, last_bind{};
-  auto watch_transport = factory();
+  BindLog binds(jobs);
+  auto watch_transport = etna::client::MakeHttpTransport(*config);
   etna::client::InformerOptions watch_options;
   watch_options.path = etna::client::Path("pods");
   etna::client::Informer watch(watch_transport.get(), watch_options,
-                               [&](const std::string&, const json& pod) {
-                                 if (pod["spec"].value("nodeName", "").empty()) return;
-                                 std::lock_guard<std::mutex> lock(mu);
-                                 if (!bound.emplace(pod["metadata"].value("name", ""), true).second)
-                                   return;
-                                 auto now = Steady::now();
-                                 if (bound.size() == 1) first_bind = now;
-                                 last_bind = now;
-                               });
+                               [&](const std::string&, const json& pod) { binds.OnPod(pod); });
   watch.Start();
-  if (!watch.WaitForSync(std::chrono::seconds(30))) Die("the pod watch did not sync");
+  if (!watch.WaitForSync(std::chrono::seconds(60))) Die("the pod watch did not sync");
 
   auto start = Steady::now();
-  int gangs = flags.pods / flags.gang;
-  int gpu_gangs = (flags.pods - flags.cpu_pods) / flags.gang;
+  std::atomic<int64_t> last_create_ns{0};
+  std::atomic<bool> submit_done{false};
   std::thread submitter([&] {
-    ParallelFor(gangs, 16, [&](int g) { SubmitGang(rest, g, flags.gang, g < gpu_gangs); });
+    ParallelFor(flags.jobs, flags.clients, *config, [&](etna::client::RestClient& rest, int i) {
+      binds.Submitted(i, Steady::now());
+      auto created = rest.Create(etna::client::Path("jobs", "default"), VolcanoJob(jobs[i]));
+      if (!created.ok()) Die(jobs[i].name + ": " + created.status().ToString());
+      int64_t ns = (Steady::now() - start).count();
+      int64_t prev = last_create_ns.load();
+      while (ns > prev && !last_create_ns.compare_exchange_weak(prev, ns)) {
+      }
+    });
+    submit_done = true;
   });
-  auto deadline = start + std::chrono::minutes(10);
+  // Every GPU bound, or nothing bound for --quiet-s since the last submit and the last bind.
+  const int total_gpus = flags.nodes * kGpusPerNode;
+  auto deadline = start + std::chrono::minutes(30);
+  int gpus = 0;
   while (true) {
-    {
-      std::lock_guard<std::mutex> lock(mu);
-      if (static_cast<int>(bound.size()) >= flags.pods) break;
-    }
-    if (Steady::now() > deadline) Die("not every pod was bound within 10 minutes");
-    std::this_thread::sleep_for(std::chrono::milliseconds(5));
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+    binds.Started(jobs, &gpus);
+    if (gpus >= total_gpus) break;
+    if (Steady::now() > deadline) Die("the cluster did not fill within 30 minutes");
+    if (!submit_done) continue;
+    auto last_event =
+        std::max(binds.last_bind(), start + std::chrono::nanoseconds(last_create_ns.load()));
+    if (Steady::now() - last_event > std::chrono::seconds(flags.quiet_s)) break;
   }
-  auto done = Steady::now();
   submitter.join();
-  double total_s = std::chrono::duration<double>(done - start).count();
-  double bind_s = std::chrono::duration<double>(last_bind - first_bind).count();
-  double binds_per_s = bind_s > 0 ? flags.pods / bind_s : 0;
-  auto stats = scheduler.apply_stats();
-  std::fprintf(stderr,
-               "e2e_bench: %lu cycles, %lu binds, %lu bind failures, %lu podgroup patches, "
-               "cache: %lu conversions\n",
-               static_cast<unsigned long>(scheduler.cycles()),
-               static_cast<unsigned long>(stats.binds),
-               static_cast<unsigned long>(stats.bind_failures),
-               static_cast<unsigned long>(stats.podgroup_patches),
-               static_cast<unsigned long>(scheduler.cache().stats().converted));
-  watch.Stop();
-  scheduler.Stop();
-  std::printf("BENCH e2e nodes=%d pods=%d submit_to_all_bound_s=%.3f binds_per_s=%.0f\n",
-              flags.nodes, flags.pods, total_s, binds_per_s);
+  auto [started, gpus_allocated] = binds.Started(jobs, &gpus);
+  double submit_s = last_create_ns.load() / 1e9;
+  double fill_s = std::chrono::duration<double>(binds.last_bind() - start).count();
+  double server_rss = server.PeakRssMb(), scheduler_rss = scheduler.PeakRssMb(),
+         controllers_rss = controllers.PeakRssMb();
+  std::fprintf(stderr, "e2e_bench: %zu of %d pods bound, %d of %d jobs started; logs in %s\n",
+               binds.bound(), pods, started, flags.jobs, dir.c_str());
+  std::printf(
+      "BENCH e2e nodes=%d jobs=%d pods=%d submit_s=%.2f fill_s=%.2f gpus_allocated=%d "
+      "jobs_per_s=%.0f bind_p50_ms=%.0f bind_p99_ms=%.0f server_rss_mb=%.0f "
+      "scheduler_rss_mb=%.0f controllers_rss_mb=%.0f\n",
+      flags.nodes, flags.jobs, pods, submit_s, fill_s, gpus_allocated,
+      fill_s > 0 ? started / fill_s : 0, binds.PercentileMs(0.5), binds.PercentileMs(0.99),
+      server_rss, scheduler_rss, controllers_rss);
   std::fflush(stdout);
-  if (!flags.keep) std::filesystem::remove_all(data_dir);
+  watch.Stop();
+  controllers.Stop();
+  scheduler.Stop();
+  server.Stop();
+  if (!flags.keep) std::filesystem::remove_all(dir);
   return 0;
 }

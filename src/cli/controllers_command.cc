@@ -26,6 +26,11 @@ int RunManager(Invocation& inv) {
   if (!grace) return kUsageExitCode;
   std::optional<double> resync = inv.Number("resync-seconds", 0);
   if (!resync) return kUsageExitCode;
+  std::optional<double> workers = inv.Number("worker-threads", 1);
+  if (!workers) return kUsageExitCode;
+  if (*workers != static_cast<int>(*workers) || *workers > 1024) {
+    return inv.UsageError("--worker-threads: want a whole number from 1 to 1024");
+  }
   auto config = client::LoadKubeconfig(kubeconfig);
   if (!config.ok()) {
     std::fprintf(stderr, "etna controllers: %s\n", config.status().ToString().c_str());
@@ -36,6 +41,7 @@ int RunManager(Invocation& inv) {
   controllers::ControllerManagerOptions options;
   client::KubeConfig kc = *config;
   options.factory = [kc] { return client::MakeHttpTransport(kc); };
+  options.job_workers = static_cast<int>(*workers);
   options.lease_grace = std::chrono::milliseconds(static_cast<int64_t>(*grace * 1000));
   options.resync_period =
       std::chrono::milliseconds(std::max<int64_t>(100, static_cast<int64_t>(*resync * 1000)));
@@ -75,6 +81,7 @@ const Command& ControllersCommand() {
           {"lease-grace-seconds", 0, "N",
            "extra seconds past a node Lease's duration before the node is declared lost", "5"},
           {"resync-seconds", 0, "N", "re-check every object this often", "30"},
+          {"worker-threads", 0, "N", "jobs the job controller reconciles at once", "16"},
           {"listen", 0, "HOST:PORT",
            "serve /metrics, /healthz and /readyz over HTTP (port 0 picks one)", "127.0.0.1:8081"},
       },

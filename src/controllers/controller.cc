@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <exception>
 #include <set>
@@ -53,21 +54,25 @@ bool Controller::Start(std::chrono::milliseconds sync_timeout) {
   for (auto& informer : informers_) informer->Start();
   bool synced = true;
   for (auto& informer : informers_) synced = informer->WaitForSync(sync_timeout) && synced;
-  worker_ = std::thread([this] { RunWorker(); });
+  for (int i = 0; i < std::max(1, options_.workers); ++i) {
+    workers_.emplace_back([this, i] { RunWorker(i); });
+  }
   return synced;
 }
 
 void Controller::Stop() {
   if (stop_.exchange(true)) return;
   queue_.ShutDown();
-  if (worker_.joinable()) worker_.join();
+  for (auto& worker : workers_) {
+    if (worker.joinable()) worker.join();
+  }
   for (auto& informer : informers_) informer->Stop();
 }
 
-void Controller::RunWorker() {
+void Controller::RunWorker(int index) {
   auto next_resync = std::chrono::steady_clock::now() + options_.resync_period;
   while (!stop_) {
-    if (!informers_.empty() && std::chrono::steady_clock::now() >= next_resync) {
+    if (index == 0 && !informers_.empty() && std::chrono::steady_clock::now() >= next_resync) {
       for (const json& object : informers_.front()->List()) primary_handler_("RESYNC", object);
       next_resync = std::chrono::steady_clock::now() + options_.resync_period;
     }

@@ -1,15 +1,18 @@
 // Controller: the base of etna's controllers, as client-go's controller pattern. Informers (each
 // on its own transport from the factory) keep caches of the objects a controller reads and turn
 // their events into keys on a WorkQueue; one worker thread reconciles a key at a time from the
-// caches. Reconcile is level-triggered: it reads the current state and converges, so it is
+// caches (several workers when ControllerOptions::workers > 1: the WorkQueue hands a key to
+// one worker at a time, so different keys reconcile in parallel and one key never does).
+// Reconcile is level-triggered: it reads the current state and converges, so it is
 // idempotent and safe after a restart with half-done work (object names are deterministic, so
 // AlreadyExists and NotFound answers are fine). A failed reconcile (Conflict, Unavailable, ...)
 // is retried with backoff; every key of the primary informer is re-queued each resync period.
 // Tests may drive a controller synchronously instead (SyncOnce, SyncUntilIdle): no thread runs,
 // the informers catch up on the caller's thread and the keys are reconciled there.
 // Thread-safety: Start/Stop/WaitForSync from the owner; informer handlers run on the informers'
-// threads and only enqueue keys; Reconcile runs on the worker thread only (or, driven
-// synchronously, on the caller's).
+// threads and only enqueue keys; Reconcile runs on the worker threads (or, driven
+// synchronously, on the caller's), for different keys at once when there are several workers:
+// a controller with workers > 1 guards the state its reconciles share.
 #pragma once
 
 #include <atomic>
@@ -37,6 +40,10 @@ struct ControllerOptions {
   std::chrono::milliseconds backoff_initial{20};
   std::chrono::milliseconds backoff_max{5000};
   ControllerMetrics* metrics = nullptr;  // nullptr: the controller's own
+  // Worker threads reconciling different keys at once (client-go's workers; Volcano's
+  // --worker-threads); each blocks on its API writes, so more workers batch more of them into
+  // one group commit.
+  int workers = 1;
 };
 
 // "<ns>/<name>" of an object ("/<name>" when cluster-scoped), as the informer keys its cache.
@@ -81,7 +88,8 @@ class Controller {
   ControllerMetrics& metrics() { return *metrics_; }
 
  private:
-  void RunWorker();
+  // Worker `index`; worker 0 also re-queues the primary informer's keys each resync period.
+  void RunWorker(int index);
   // Reconciles `key` (taken from the queue); requeues it with backoff when that failed.
   void ProcessKey(const std::string& key);
 
@@ -99,7 +107,7 @@ class Controller {
   std::vector<std::unique_ptr<client::Informer>> informers_;
   Handler primary_handler_;
   std::atomic<bool> stop_{false};
-  std::thread worker_;
+  std::vector<std::thread> workers_;
 };
 
 // Runs SyncOnce on each of `controllers` in turn until a round reconciles nothing (every

@@ -2,7 +2,10 @@
 // drive them with: informers listed and keys reconciled on the caller's thread.
 #include "controllers/controller.h"
 
+#include <condition_variable>
 #include <map>
+#include <mutex>
+#include <set>
 #include <thread>
 
 #include "controllers/test_util.h"
@@ -68,6 +71,53 @@ TEST_F(ControllerSyncTest, SyncUntilIdleIsFalseWhenAControllerNeverSettles) {
   MakeConfigMap("a", "1");
   EXPECT_FALSE(SyncUntilIdle({&c}, 5));
   EXPECT_EQ(c.reconciles["default/a"], 5);
+}
+
+// Reconciles ConfigMaps on started workers; each reconcile waits (up to a bound) until another
+// one runs beside it, and records how many ran at once and whether a key ever overlapped itself.
+class RendezvousReconciler : public Controller {
+ public:
+  explicit RendezvousReconciler(ControllerOptions options)
+      : Controller("rendezvous", std::move(options)) {
+    Watch(client::Path("configmaps"));
+  }
+  ~RendezvousReconciler() override { Stop(); }
+  std::mutex mu;
+  std::condition_variable cv;
+  int in_flight = 0, most_at_once = 0, done = 0;
+  std::set<std::string> running;
+  bool key_overlapped_itself = false;
+
+ protected:
+  Status Reconcile(const std::string& key) override {
+    std::unique_lock lock(mu);
+    key_overlapped_itself = key_overlapped_itself || !running.insert(key).second;
+    most_at_once = std::max(most_at_once, ++in_flight);
+    cv.notify_all();
+    cv.wait_for(lock, std::chrono::seconds(10), [&] { return most_at_once >= 2; });
+    running.erase(key);
+    --in_flight;
+    ++done;
+    cv.notify_all();
+    return Status::Ok();
+  }
+};
+
+TEST_F(ControllerSyncTest, SeveralWorkersReconcileDifferentKeysAtOnceButNeverOneKeyTwice) {
+  ControllerOptions options = Options();
+  options.workers = 2;
+  RendezvousReconciler c(options);
+  MakeConfigMap("a", "1");
+  MakeConfigMap("b", "1");
+  ASSERT_TRUE(c.Start());
+  c.queue().Add("default/a");  // again while it may be running: never beside itself
+  {
+    std::unique_lock lock(c.mu);
+    ASSERT_TRUE(c.cv.wait_for(lock, std::chrono::seconds(30), [&] { return c.done >= 2; }));
+  }
+  c.Stop();
+  EXPECT_EQ(c.most_at_once, 2);
+  EXPECT_FALSE(c.key_overlapped_itself);
 }
 
 }  // namespace

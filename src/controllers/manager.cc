@@ -28,6 +28,10 @@ Status ControllerManager::CreateControllers() {
           "controllers: unknown controller \"{}\" (known: {})", name, fmt::join(all, ", ")));
     }
   }
+  if (options_.job_workers < 1) {
+    return Status::InvalidArgument(
+        fmt::format("controllers: --worker-threads: {} is not >= 1", options_.job_workers));
+  }
   if (!options_.factory) return Status::InvalidArgument("controllers: no transport factory");
   ControllerOptions o;
   o.factory = options_.factory;
@@ -37,7 +41,11 @@ Status ControllerManager::CreateControllers() {
   auto wanted = [&](const std::string& name) {
     return options_.controllers.empty() || options_.controllers.count(name);
   };
-  if (wanted("job")) controllers_.push_back(std::make_unique<JobController>(o));
+  if (wanted("job")) {
+    ControllerOptions job = o;
+    job.workers = options_.job_workers;
+    controllers_.push_back(std::make_unique<JobController>(job));
+  }
   if (wanted("queue")) controllers_.push_back(std::make_unique<QueueController>(o));
   if (wanted("podgroup")) controllers_.push_back(std::make_unique<PodGroupController>(o));
   if (wanted("node")) {

@@ -19,6 +19,8 @@ struct ControllerManagerOptions {
   // Which controllers run: any of "job", "queue", "podgroup", "node"; empty: all.
   std::set<std::string> controllers;
   std::chrono::milliseconds resync_period{30000};
+  // Worker threads of the job controller (Volcano's --worker-threads).
+  int job_workers = 16;
   // Added to a Lease's leaseDurationSeconds before its node is declared lost.
   std::chrono::milliseconds lease_grace{5000};
   // Where the controllers' metrics go (`etna dev` shares one registry); null: the manager's own.
