@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <map>
+#include <set>
 #include <string>
 
 namespace etna::sched {
@@ -56,10 +57,17 @@ HyperNodeIndex::HyperNodeIndex(const std::vector<Node>& nodes,
     max_tier_ = std::max(max_tier_, hypernodes_[h].tier);
     for (NodeIdx n : members_[h]) containing_[n].push_back(h);
   }
+  std::set<std::pair<int32_t, int32_t>> checked;  // (inner, outer) pairs already compared
   for (auto& list : containing_) {
     std::stable_sort(list.begin(), list.end(), [&](int32_t a, int32_t b) {
       return hypernodes_[a].tier < hypernodes_[b].tier;
     });
+    for (size_t k = 0; nested_ && k + 1 < list.size(); ++k) {
+      if (!checked.emplace(list[k], list[k + 1]).second) continue;
+      const auto& inner = members_[list[k]];
+      const auto& outer = members_[list[k + 1]];
+      nested_ = std::includes(outer.begin(), outer.end(), inner.begin(), inner.end());
+    }
   }
 }
 

@@ -43,12 +43,17 @@ class HyperNodeIndex {
   int32_t Distance(NodeIdx a, NodeIdx b) const;
   // Hypernodes holding node `n`, tightest (lowest tier) first.
   const std::vector<int32_t>& Containing(NodeIdx n) const { return containing_[n]; }
+  // Whether every node's hypernodes nest, each inside the next (a tree, as label-made and
+  // Volcano's HyperNodes are). Then how far a node is from a set of nodes follows from how many
+  // of them each of its hypernodes holds (ForEachMemberDistance in plugins/member_nodes.h).
+  bool nested() const { return nested_; }
 
  private:
   std::vector<HyperNode> hypernodes_;
   std::vector<std::vector<NodeIdx>> members_;
   std::vector<std::vector<int32_t>> containing_;  // per node
   int32_t max_tier_ = 0;
+  bool nested_ = true;
 };
 
 }  // namespace etna::sched

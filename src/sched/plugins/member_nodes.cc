@@ -23,16 +23,35 @@ MemberNodes CollectMemberNodes(const Session& s, const Task& self) {
       ++it->second;
     }
   }
+  std::sort(out.nodes.begin(), out.nodes.end());
   return out;
 }
 
-const MemberNodes& MemberNodesCache::Get(const Session& s, const Task& self) {
+void CountPerHypernode(const HyperNodeIndex& topology, MemberNodes* m) {
+  if (!topology.nested() || m->nodes.empty()) {
+    m->per_hypernode.clear();
+    return;
+  }
+  m->per_hypernode.assign(topology.hypernodes().size(), 0);
+  for (const auto& [node, count] : m->nodes) {
+    for (int32_t h : topology.Containing(node)) m->per_hypernode[h] += count;
+  }
+}
+
+const MemberNodes& MemberNodesCache::Get(const Session& s, const Task& self,
+                                         const HyperNodeIndex* topology) {
   TaskIdx ti = s.IndexOf(self);
   size_t log_pos = s.node_change_log().size();
   if (task_ != ti || log_pos_ != log_pos) {
     task_ = ti;
     log_pos_ = log_pos;
+    std::vector<int> counts = std::move(value_.per_hypernode);  // keeps its capacity
     value_ = CollectMemberNodes(s, self);
+    value_.per_hypernode = std::move(counts);
+    if (topology)
+      CountPerHypernode(*topology, &value_);
+    else
+      value_.per_hypernode.clear();
   }
   return value_;
 }

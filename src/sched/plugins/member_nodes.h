@@ -3,33 +3,66 @@
 // nodes instead of walking the gang member by member for every node they score.
 //
 // MemberNodesCache keeps the answer for one task until the session changes (its node change
-// log grows), which is what a node scan for one task needs. Not thread-safe.
+// log grows), which is what a node scan for one task needs. Given the topology, it also counts
+// the members inside each hypernode, so that ForEachMemberDistance finds a candidate's distance
+// to every member in one walk up the candidate's few hypernodes: the cost of scoring a node no
+// longer grows with how many nodes the gang is spread over. Not thread-safe.
 #pragma once
 
+#include <algorithm>
 #include <cstdint>
 #include <utility>
 #include <vector>
 
 #include "sched/framework/session.h"
+#include "sched/model/hypernode.h"
 
 namespace etna::sched {
 
 struct MemberNodes {
-  int members = 0;      // placed members other than the task itself
-  int64_t pending = 0;  // pending members other than the task itself
-  std::vector<std::pair<NodeIdx, int>> nodes;
+  int members = 0;                             // placed members other than the task itself
+  int64_t pending = 0;                         // pending members other than the task itself
+  std::vector<std::pair<NodeIdx, int>> nodes;  // sorted by node
+  // Members inside each hypernode (indexed as HyperNodeIndex::hypernodes()); empty unless the
+  // cache was given a nested topology.
+  std::vector<int> per_hypernode;
 };
 
 MemberNodes CollectMemberNodes(const Session& s, const Task& self);
+// Fills m->per_hypernode from m->nodes when `topology` is nested (else leaves it empty).
+void CountPerHypernode(const HyperNodeIndex& topology, MemberNodes* m);
 
 class MemberNodesCache {
  public:
-  const MemberNodes& Get(const Session& s, const Task& self);
+  // `topology`: also fill per_hypernode when it is nested.
+  const MemberNodes& Get(const Session& s, const Task& self,
+                         const HyperNodeIndex* topology = nullptr);
 
  private:
   TaskIdx task_ = kNone;
   size_t log_pos_ = 0;
   MemberNodes value_;
 };
+
+// Calls f(distance, count) for the members of `m` grouped by HyperNodeIndex::Distance from
+// `candidate`: from the per-hypernode counts when `m` has them (one step per hypernode holding
+// the candidate), else one Distance per member node.
+template <typename F>
+void ForEachMemberDistance(const HyperNodeIndex& topology, const MemberNodes& m, NodeIdx candidate,
+                           F&& f) {
+  if (m.per_hypernode.empty()) {
+    for (const auto& [node, count] : m.nodes) f(topology.Distance(candidate, node), count);
+    return;
+  }
+  auto it = std::lower_bound(m.nodes.begin(), m.nodes.end(), std::make_pair(candidate, 0));
+  int counted = it != m.nodes.end() && it->first == candidate ? it->second : 0;
+  if (counted > 0) f(0, counted);
+  for (int32_t h : topology.Containing(candidate)) {
+    int inside = m.per_hypernode[h];
+    if (inside > counted) f(topology.hypernodes()[h].tier, inside - counted);
+    counted = std::max(counted, inside);
+  }
+  if (m.members > counted) f(topology.max_tier() + 1, m.members - counted);
+}
 
 }  // namespace etna::sched

@@ -75,16 +75,15 @@ double NetworkTopologyPlugin::Score(const Session& s, const Task& t, const Node&
   const Job& job = s.job(t.job);
   if (!Applies(job)) return 0;
   NodeIdx ni = s.IndexOf(n);
-  const MemberNodes& m = members_.Get(s, t);
+  const MemberNodes& m = members_.Get(s, t, topology_.get());
   double score;
   if (m.members > 0) {
     double penalty_sum = 0;
-    for (const auto& [node, count] : m.nodes) {
-      int32_t d = topology_->Distance(ni, node);
+    ForEachMemberDistance(*topology_, m, ni, [&](int32_t d, int count) {
       penalty_sum +=
           static_cast<double>(count) *
           static_cast<double>(d == 0 ? o_.intra_node_penalty : o_.inter_node_penalty * d);
-    }
+    });
     score = std::max(0.0, 100.0 - penalty_sum / m.members);
   } else {
     int64_t pending = m.pending;

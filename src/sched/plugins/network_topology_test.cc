@@ -9,6 +9,7 @@
 #include "sched/framework/registry.h"
 #include "sched/framework/session.h"
 #include "sched/model/hypernode.h"
+#include "sched/plugins/member_nodes.h"
 #include "sched/testing/cluster_builder.h"
 
 namespace etna::sched {
@@ -92,6 +93,50 @@ TEST(HyperNodeIndexTest, LabelsAndDistances) {
   EXPECT_EQ(h.Distance(0, 2), 2);
   EXPECT_EQ(h.Distance(0, 3), 3);
   EXPECT_EQ(h.Members(2), (std::vector<NodeIdx>{0, 1, 2}));
+}
+
+// The members' distances from a candidate, grouped: by ForEachMemberDistance, and by one
+// Distance per member node (what the scores used to do).
+std::map<int32_t, int> GroupedDistances(const HyperNodeIndex& h, const MemberNodes& m, NodeIdx c) {
+  std::map<int32_t, int> out;
+  ForEachMemberDistance(h, m, c, [&](int32_t d, int count) { out[d] += count; });
+  return out;
+}
+std::map<int32_t, int> DistancesOneByOne(const HyperNodeIndex& h, const MemberNodes& m, NodeIdx c) {
+  std::map<int32_t, int> out;
+  for (const auto& [node, count] : m.nodes) out[h.Distance(c, node)] += count;
+  return out;
+}
+
+TEST(HyperNodeIndexTest, MemberDistancesFromPerHypernodeCountsMatchDistanceNodeByNode) {
+  ClusterBuilder b;
+  for (const char* n : {"n0", "n1", "n2", "n3", "n4", "n5"}) b.Node(n);
+  Snapshot snap = b.Build();
+  // A tree: s1 = {n0, n1}, s2 = {n2, n3}, s3 = {n4}, spine (tier 2) = {s1, s2}; n5 in none.
+  snap.hypernodes = {
+      {"s1", 1, {0, 1}, {}}, {"s2", 1, {2, 3}, {}}, {"s3", 1, {4}, {}}, {"spine", 2, {}, {0, 1}}};
+  HyperNodeIndex tree(snap.nodes, snap.hypernodes);
+  EXPECT_TRUE(tree.nested());
+  MemberNodes m;
+  m.members = 8;
+  m.nodes = {{0, 2}, {1, 1}, {2, 3}, {4, 1}, {5, 1}};
+  CountPerHypernode(tree, &m);
+  ASSERT_FALSE(m.per_hypernode.empty());
+  EXPECT_EQ(m.per_hypernode, (std::vector<int>{3, 3, 1, 6}));
+  for (NodeIdx c = 0; c < 6; ++c) {
+    EXPECT_EQ(GroupedDistances(tree, m, c), DistancesOneByOne(tree, m, c)) << "candidate " << c;
+  }
+  EXPECT_EQ(GroupedDistances(tree, m, 0), (std::map<int32_t, int>{{0, 2}, {1, 1}, {2, 3}, {3, 2}}));
+
+  // Overlapping switches (n1 in both a and b) do not nest: distances come node by node.
+  snap.hypernodes = {{"a", 1, {0, 1}, {}}, {"b", 1, {1, 2}, {}}};
+  HyperNodeIndex overlap(snap.nodes, snap.hypernodes);
+  EXPECT_FALSE(overlap.nested());
+  CountPerHypernode(overlap, &m);
+  EXPECT_TRUE(m.per_hypernode.empty());
+  for (NodeIdx c = 0; c < 6; ++c) {
+    EXPECT_EQ(GroupedDistances(overlap, m, c), DistancesOneByOne(overlap, m, c)) << c;
+  }
 }
 
 TEST(NetworkTopologyTest, GangLandsOnOneNodeWhenOneHasRoom) {

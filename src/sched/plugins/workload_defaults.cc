@@ -93,9 +93,10 @@ double WorkloadDefaultsPlugin::TogetherScore(const Session& s, const Task& t, co
   if (job.kind == Job::Kind::kInference || !Large(job)) return 0;
   double together = 1;
   NodeIdx ni = s.IndexOf(n);
-  const MemberNodes& m = members_.Get(s, t);
+  const MemberNodes& m = members_.Get(s, t, topology_.get());
   int near = 0;
-  for (const auto& [node, count] : m.nodes) near += topology_->Distance(ni, node) <= 1 ? count : 0;
+  ForEachMemberDistance(*topology_, m, ni,
+                        [&](int32_t d, int count) { near += d <= 1 ? count : 0; });
   if (m.members > 0) together = static_cast<double>(near) / m.members;
   return 50 * together * static_cast<double>(weight_);
 }
