@@ -14,8 +14,10 @@
 // pod seen bound on the watch. *_rss_mb: each process's peak resident memory.
 //
 // Usage: e2e_bench [--etna build/src/cli/etna] [--nodes 1000] [--jobs 10000] [--scale 10000]
-//                  [--seed 42] [--clients 16] [--quiet-s 5] [--keep]
+//                  [--seed 42] [--clients 16] [--quiet-s 5] [--keep] [--timeline]
 // --scale 10000: 10,000 nodes and 100,000 jobs. --keep leaves the temp dir (logs, store).
+// --timeline: each second, on stderr, how many jobs were created, PodGroups and pods made, pods
+// bound (to see which stage lags).
 #include <fmt/format.h>
 #include <stdlib.h>
 
@@ -26,6 +28,7 @@
 #include <cstdio>
 #include <filesystem>
 #include <functional>
+#include <memory>
 #include <mutex>
 #include <string>
 #include <thread>
@@ -61,6 +64,7 @@ struct Flags {
   int clients = 16;
   int quiet_s = 5;
   bool keep = false;
+  bool timeline = false;
 };
 
 [[noreturn]] void Die(const std::string& what) {
@@ -141,10 +145,11 @@ class BindLog {
     submitted_[job] = at;
   }
   void OnPod(const json& pod) {
-    if (pod["spec"].value("nodeName", "").empty()) return;
     const json& meta = pod["metadata"];
-    auto now = Steady::now();
     std::lock_guard lock(mu_);
+    created_.emplace(meta.value("uid", ""), true);
+    if (pod["spec"].value("nodeName", "").empty()) return;
+    auto now = Steady::now();
     if (!seen_.emplace(meta.value("uid", ""), true).second) return;
     auto job = index_.find(meta["annotations"].value(etna::api::types::kJobNameAnnotation, ""));
     if (job == index_.end()) return;
@@ -156,6 +161,10 @@ class BindLog {
   size_t bound() {
     std::lock_guard lock(mu_);
     return latencies_ms_.size();
+  }
+  size_t created() {
+    std::lock_guard lock(mu_);
+    return created_.size();
   }
   Steady::time_point last_bind() {
     std::lock_guard lock(mu_);
@@ -186,7 +195,8 @@ class BindLog {
   std::unordered_map<std::string, size_t> index_;
   std::vector<Steady::time_point> submitted_;
   std::vector<int> bound_pods_;
-  std::unordered_map<std::string, bool> seen_;
+  std::unordered_map<std::string, bool> seen_;     // bound pods' uids
+  std::unordered_map<std::string, bool> created_;  // every pod's uid
   std::vector<double> latencies_ms_;
   Steady::time_point last_bind_{};
 };
@@ -267,9 +277,12 @@ Flags ParseFlags(int argc, char** argv) {
       f.quiet_s = number(1);
     } else if (a == "--keep") {
       f.keep = true;
+    } else if (a == "--timeline") {
+      f.timeline = true;
     } else {
       Die("unknown flag " + a +
-          " (--etna PATH --nodes N --jobs N --scale N --seed N --clients N --quiet-s N --keep)");
+          " (--etna PATH --nodes N --jobs N --scale N --seed N --clients N --quiet-s N --keep "
+          "--timeline)");
     }
   }
   return f;
@@ -312,7 +325,7 @@ int main(int argc, char** argv) {
       st = etna::agent::RenewLease(rest, nodes[i].spec.name, kLeaseSeconds, nodes[i].now);
     if (!st.ok()) Die(st.ToString());
   });
-  AgentHeartbeats heartbeats(*config, nodes);
+  auto heartbeats = std::make_unique<AgentHeartbeats>(*config, nodes);
 
   std::string kubeconfig = dir + "/data/kubeconfig";
   Daemon scheduler = StartDaemon(
@@ -332,7 +345,18 @@ int main(int argc, char** argv) {
   watch.Start();
   if (!watch.WaitForSync(std::chrono::seconds(60))) Die("the pod watch did not sync");
 
+  std::atomic<int> podgroups{0};
+  auto podgroup_transport = etna::client::MakeHttpTransport(*config);
+  etna::client::InformerOptions podgroup_options;
+  podgroup_options.path = etna::client::Path("podgroups");
+  etna::client::Informer podgroup_watch(podgroup_transport.get(), podgroup_options,
+                                        [&](const std::string& type, const json&) {
+                                          if (type == "ADDED") ++podgroups;
+                                        });
+  if (flags.timeline) podgroup_watch.Start();
+
   auto start = Steady::now();
+  std::atomic<int> jobs_created{0};
   std::atomic<int64_t> last_create_ns{0};
   std::atomic<bool> submit_done{false};
   std::thread submitter([&] {
@@ -340,6 +364,7 @@ int main(int argc, char** argv) {
       binds.Submitted(i, Steady::now());
       auto created = rest.Create(etna::client::Path("jobs", "default"), VolcanoJob(jobs[i]));
       if (!created.ok()) Die(jobs[i].name + ": " + created.status().ToString());
+      ++jobs_created;
       int64_t ns = (Steady::now() - start).count();
       int64_t prev = last_create_ns.load();
       while (ns > prev && !last_create_ns.compare_exchange_weak(prev, ns)) {
@@ -351,9 +376,16 @@ int main(int argc, char** argv) {
   const int total_gpus = flags.nodes * kGpusPerNode;
   auto deadline = start + std::chrono::minutes(30);
   int gpus = 0;
+  auto next_line = start + std::chrono::seconds(1);
   while (true) {
     std::this_thread::sleep_for(std::chrono::milliseconds(50));
     binds.Started(jobs, &gpus);
+    if (flags.timeline && Steady::now() >= next_line) {
+      std::fprintf(stderr, "t=%.0fs jobs=%d podgroups=%d pods=%zu bound=%zu gpus=%d\n",
+                   std::chrono::duration<double>(Steady::now() - start).count(),
+                   jobs_created.load(), podgroups.load(), binds.created(), binds.bound(), gpus);
+      next_line += std::chrono::seconds(1);
+    }
     if (gpus >= total_gpus) break;
     if (Steady::now() > deadline) Die("the cluster did not fill within 30 minutes");
     if (!submit_done) continue;
@@ -377,7 +409,9 @@ int main(int argc, char** argv) {
       fill_s > 0 ? started / fill_s : 0, binds.PercentileMs(0.5), binds.PercentileMs(0.99),
       server_rss, scheduler_rss, controllers_rss);
   std::fflush(stdout);
+  heartbeats.reset();
   watch.Stop();
+  podgroup_watch.Stop();
   controllers.Stop();
   scheduler.Stop();
   server.Stop();

@@ -66,6 +66,11 @@ std::vector<json> Informer::List() const {
   return out;
 }
 
+void Informer::ForEach(const std::function<void(const json&)>& fn) const {
+  std::lock_guard lock(mu_);
+  for (const auto& [key, object] : cache_) fn(object);
+}
+
 std::optional<json> Informer::Get(const std::string& ns, const std::string& name) const {
   std::lock_guard lock(mu_);
   auto it = cache_.find(ns + "/" + name);

@@ -48,7 +48,11 @@ class Informer {
   // True once the first list has been delivered (false on timeout or stop).
   bool WaitForSync(std::chrono::milliseconds timeout);
 
+  // Copies of every cached object (use ForEach to read them without copying).
   std::vector<nlohmann::json> List() const;
+  // Calls fn on every cached object in key order, under the cache's lock: fn must not call back
+  // into this informer, and must not keep the reference.
+  void ForEach(const std::function<void(const nlohmann::json&)>& fn) const;
   std::optional<nlohmann::json> Get(const std::string& ns, const std::string& name) const;
   // How often the collection was listed (1 + relists).
   int lists() const { return lists_; }

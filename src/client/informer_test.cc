@@ -95,6 +95,11 @@ TEST_F(InformerTest, ListsThenFollowsChanges) {
   EXPECT_EQ(events.seen(),
             (std::vector<std::string>{"ADDED a", "ADDED b", "ADDED c", "DELETED a"}));
   EXPECT_EQ(informer.lists(), 1);
+  std::vector<std::string> visited;  // ForEach reads the same cache, in key order, uncopied
+  informer.ForEach([&](const nlohmann::json& pod) {
+    visited.push_back(pod["metadata"].value("name", ""));
+  });
+  EXPECT_EQ(visited, (std::vector<std::string>{"b", "c"}));
 }
 
 TEST_F(InformerTest, ExpiredWatchRelistsAndDeliversTheDifference) {

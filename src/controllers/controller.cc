@@ -101,6 +101,7 @@ void Controller::ProcessKey(const std::string& key) {
 
 int Controller::SyncOnce() {
   for (auto& informer : informers_) informer->SyncNow();
+  queue_.RetryNow();  // driven synchronously, delayed keys (AddAfter) are due at once
   std::set<std::string> reconciled;  // each key once a call, even one a reconcile re-adds
   while (auto key = queue_.Get(std::chrono::milliseconds(0))) {
     if (!reconciled.insert(*key).second) {

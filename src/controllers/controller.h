@@ -70,8 +70,9 @@ class Controller {
   // The synchronous seam for tests, used instead of Start (client-go's controller tests call
   // syncHandler(key) the same way): brings every informer up to date on the caller's thread
   // (Informer::SyncNow: each event since the last call reaches the handlers, in order), then
-  // reconciles every due key as the worker does; the keys that failed are due again at once
-  // rather than after their backoff. Returns how many reconciles it ran. Never while started.
+  // reconciles every due key as the worker does; keys added with a delay (AddAfter) and the
+  // keys that failed are due at once rather than after their delay or backoff. Returns how many
+  // reconciles it ran. Never while started.
   int SyncOnce();
 
  protected:

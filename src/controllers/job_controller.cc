@@ -166,14 +166,14 @@ std::optional<std::pair<std::string, std::string>> JobController::NextAction(Job
   std::string ns = types::Job(c.job).ns(), name = types::Job(c.job).name();
   // Commands for this job, oldest first.
   std::vector<Json> commands;
-  for (Json& cmd : commands_->List()) {
+  commands_->ForEach([&](const Json& cmd) {
     if (types::String(cmd, {"metadata", "namespace"}) == ns &&
         types::String(cmd, {"target", "kind"}) == "Job" &&
         types::String(cmd, {"target", "name"}) == name) {
       std::lock_guard lock(mu_);
       if (!done_commands_.count(types::String(cmd, {"metadata", "uid"}))) commands.push_back(cmd);
     }
-  }
+  });
   std::sort(commands.begin(), commands.end(), [](const Json& a, const Json& b) {
     return std::make_pair(types::String(a, {"metadata", "creationTimestamp"}),
                           types::String(a, {"metadata", "name"})) <

@@ -10,8 +10,10 @@ namespace types = etna::api::types;
 QueueController::QueueController(ControllerOptions options)
     : Controller("queue-controller", std::move(options)) {
   queues_ = Watch(client::Path("queues"));
+  // PodGroup changes reach the queue's status counts within kCountsDelay: however many change,
+  // one reconcile (and at most one status write) per queue per delay.
   podgroups_ = Watch(client::Path("podgroups"), [this](const std::string&, const Json& pg) {
-    queue().Add("/" + types::PodGroup(pg).queue());
+    queue().AddAfter("/" + types::PodGroup(pg).queue(), kCountsDelay);
   });
   commands_ = Watch(client::Path("commands"), [this](const std::string& type, const Json& cmd) {
     if (type != "DELETED" && types::String(cmd, {"target", "kind"}) == "Queue") {
@@ -29,11 +31,14 @@ Status QueueController::Reconcile(const std::string& key) {
   }
   std::string path = client::Path("queues", "", name);
   // Commands first: they set spec.state.
-  for (const Json& cmd : commands_->List()) {
-    if (types::String(cmd, {"target", "kind"}) != "Queue" ||
-        types::String(cmd, {"target", "name"}) != name) {
-      continue;
+  std::vector<Json> commands;
+  commands_->ForEach([&](const Json& cmd) {
+    if (types::String(cmd, {"target", "kind"}) == "Queue" &&
+        types::String(cmd, {"target", "name"}) == name) {
+      commands.push_back(cmd);
     }
+  });
+  for (const Json& cmd : commands) {
     std::string action = types::String(cmd, {"action"});
     std::string state = action == "OpenQueue" ? "Open" : action == "CloseQueue" ? "Closed" : "";
     if (!state.empty() && types::String(*q, {"spec", "state"}) != state) {
@@ -45,20 +50,23 @@ Status QueueController::Reconcile(const std::string& key) {
                                           types::String(cmd, {"metadata", "name"})));
     if (!s.ok() && s.code() != StatusCode::kNotFound) return s;
   }
-  Json counts = {{"pending", 0}, {"running", 0}, {"inqueue", 0}, {"completed", 0}, {"unknown", 0}};
-  int64_t groups = 0;
-  for (const Json& json : podgroups_->List()) {
+  int64_t pending = 0, running = 0, inqueue = 0, completed = 0, unknown = 0;
+  podgroups_->ForEach([&](const Json& json) {
     types::PodGroup pg(json);
-    if (pg.queue() != name) continue;
-    ++groups;
+    if (pg.queue() != name) return;
     std::string phase = pg.phase();
-    std::string field = phase == "Running"     ? "running"
-                        : phase == "Inqueue"   ? "inqueue"
-                        : phase == "Completed" ? "completed"
-                        : phase == "Unknown"   ? "unknown"
-                                               : "pending";
-    counts[field] = counts[field].get<int64_t>() + 1;
-  }
+    ++(phase == "Running"     ? running
+       : phase == "Inqueue"   ? inqueue
+       : phase == "Completed" ? completed
+       : phase == "Unknown"   ? unknown
+                              : pending);
+  });
+  int64_t groups = pending + running + inqueue + completed + unknown;
+  Json counts = {{"pending", pending},
+                 {"running", running},
+                 {"inqueue", inqueue},
+                 {"completed", completed},
+                 {"unknown", unknown}};
   std::string spec_state = types::String(*q, {"spec", "state"}, "Open");
   bool closed = spec_state == "Closed" || spec_state == "Closing";
   std::string state = spec_state == "Open" ? "Open"

@@ -4,7 +4,9 @@
 // and its PodGroup counts (pending, running, inqueue, completed, unknown), written as a JSON
 // merge patch of those fields only (the scheduler writes status.allocated). Applies the
 // Commands that target a Queue (OpenQueue, CloseQueue: they set spec.state, so the intent
-// survives restarts) and deletes them.
+// survives restarts) and deletes them. The counts follow PodGroup changes within kCountsDelay
+// (one status write per queue per delay however many PodGroups change, as a 10,000-job burst
+// would otherwise write the queue's status after every one).
 // Thread-safety: as Controller.
 #pragma once
 
@@ -14,6 +16,8 @@ namespace etna::controllers {
 
 class QueueController : public Controller {
  public:
+  static constexpr std::chrono::milliseconds kCountsDelay{1000};
+
   explicit QueueController(ControllerOptions options);
   // Stops the informers before this class's members go (their handlers use them).
   ~QueueController() override { Stop(); }
