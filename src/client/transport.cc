@@ -5,7 +5,9 @@
 #include <atomic>
 #include <cctype>
 #include <condition_variable>
+#include <memory>
 #include <mutex>
+#include <vector>
 
 #include "common/strings.h"
 
@@ -40,22 +42,22 @@ class HttpTransport : public Transport {
     options_.insecure_skip_verify = config.insecure_skip_verify;
     options_.bearer_token = config.token;
     options_.timeout = config.timeout;
-    requests_ = std::make_unique<net::http::HttpClient>(options_);
   }
 
   Result<net::http::ClientResponse> Do(std::string_view method, std::string_view target,
                                        std::string_view body,
                                        std::string_view content_type) override {
-    std::lock_guard lock(do_mu_);
-    return requests_->Do(method, target, body, content_type);
+    return DoWithHeaders(method, target, body, content_type, {});
   }
 
   Result<net::http::ClientResponse> DoWithHeaders(
       std::string_view method, std::string_view target, std::string_view body,
       std::string_view content_type,
       const std::vector<std::pair<std::string, std::string>>& headers) override {
-    std::lock_guard lock(do_mu_);
-    return requests_->Do(method, target, body, content_type, headers);
+    std::unique_ptr<net::http::HttpClient> client = Acquire();
+    auto reply = client->Do(method, target, body, content_type, headers);
+    Release(std::move(client));
+    return reply;
   }
 
   Result<int> Watch(const std::string& target,
@@ -87,9 +89,29 @@ class HttpTransport : public Transport {
   }
 
  private:
+  // HTTP/1.1 carries one request at a time per connection, so each request in flight takes a
+  // connection of its own: an idle one, else a new one; afterwards it is kept for the next
+  // request (at most kMaxIdle are kept), as Go's http.Transport does for client-go.
+  static constexpr size_t kMaxIdle = 64;
+  std::unique_ptr<net::http::HttpClient> Acquire() {
+    {
+      std::lock_guard lock(idle_mu_);
+      if (!idle_.empty()) {
+        auto client = std::move(idle_.back());
+        idle_.pop_back();
+        return client;
+      }
+    }
+    return std::make_unique<net::http::HttpClient>(options_);
+  }
+  void Release(std::unique_ptr<net::http::HttpClient> client) {
+    std::lock_guard lock(idle_mu_);
+    if (idle_.size() < kMaxIdle) idle_.push_back(std::move(client));
+  }
+
   net::http::ClientOptions options_;
-  std::mutex do_mu_;
-  std::unique_ptr<net::http::HttpClient> requests_;
+  std::mutex idle_mu_;
+  std::vector<std::unique_ptr<net::http::HttpClient>> idle_;
   std::mutex watch_mu_;
   std::shared_ptr<net::http::HttpClient> watch_;
   bool cancelled_ = false;

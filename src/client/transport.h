@@ -1,7 +1,8 @@
 // How clients reach the API: over HTTP(S) with a kubeconfig, or in the same process (the
 // server's handler called directly, for `etna dev` and tests). Both speak the same requests and
 // the same newline-delimited watch streams.
-// Thread-safety: Do may be called from several threads; one Watch at a time per transport;
+// Thread-safety: Do may be called from several threads (over HTTP each request in flight has a
+// connection of its own, kept for reuse); one Watch at a time per transport;
 // Cancel from any thread.
 #pragma once
 
