@@ -30,6 +30,8 @@ class Daemon {
   Result<std::string> WaitForLog(const std::string& needle, std::chrono::milliseconds timeout);
   // Peak resident set (VmHWM) in MiB; 0 once stopped.
   double PeakRssMb() const;
+  // User + system CPU time so far, in seconds; 0 once stopped.
+  double CpuSeconds() const;
   void Stop();
   pid_t pid() const { return pid_; }
 

@@ -401,6 +401,8 @@ int main(int argc, char** argv) {
          controllers_rss = controllers.PeakRssMb();
   std::fprintf(stderr, "e2e_bench: %zu of %d pods bound, %d of %d jobs started; logs in %s\n",
                binds.bound(), pods, started, flags.jobs, dir.c_str());
+  std::fprintf(stderr, "e2e_bench: CPU seconds: server %.1f, scheduler %.1f, controllers %.1f\n",
+               server.CpuSeconds(), scheduler.CpuSeconds(), controllers.CpuSeconds());
   std::printf(
       "BENCH e2e nodes=%d jobs=%d pods=%d submit_s=%.2f fill_s=%.2f gpus_allocated=%d "
       "jobs_per_s=%.0f bind_p50_ms=%.0f bind_p99_ms=%.0f server_rss_mb=%.0f "
