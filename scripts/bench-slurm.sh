@@ -116,7 +116,8 @@ NodeName=n[00001-${last#n}] Name=gpu Count=$GPUS_PER_NODE
 EOF
   cat >"$DIR/slurm.conf" <<EOF
 ClusterName=bench
-# The address in parentheses is where sbatch and squeue connect: loopback.
+# sbatch and squeue connect to the address in parentheses, loopback (slurmctld 22.05 still
+# listens on every address; CommunicationParameters=NoInAddrAny does not change that).
 SlurmctldHost=$(hostname -s)(127.0.0.1)
 # A range of ports spreads the sbatch connections over 4 listening sockets (high_throughput guide).
 SlurmctldPort=$PORT-$((PORT + 3))
@@ -219,7 +220,6 @@ submit_worker() {
       --mem="${mem}G" --gres="gpu:$gpus" --time=30 -o /dev/null --wrap 'sleep 1800')
     echo "$id $name"
   done <"$1" >"$2"
-  echo "$EPOCHREALTIME" >"$2.end" # when this worker's last job was accepted
 }
 
 # Deal the jobs round-robin to the workers so the queue keeps roughly the workload's order.
@@ -236,78 +236,76 @@ submit_all() {
   done
 }
 
-# GPUs held by allocated jobs (RUNNING or CONFIGURING), from the job names' GPU counts.
-allocated() {
-  squeue -h -t CF,R -o '%j' 2>/dev/null |
-    awk 'NR == FNR { g[$1] = $2 * $3; next } { s += g[$1]; n++ } END { print s + 0, n + 0 }' \
-      "$DIR/jobs.txt" - || echo "-1 -1"
+# Everything is measured from slurmctld's own log, so watching the fill sends it no RPCs (a squeue
+# every second took ~0.4 s of its job lock at 1,000 nodes): submits (`_slurm_rpc_submit_batch_job:
+# JobId=`) and allocations by the main scheduler (`Allocate JobId=`) or backfill (`Started JobId=`),
+# with millisecond stamps. Joined with the workers' `jobid name` lists and the workload's GPU
+# counts. Prints: gpus jobs_allocated jobs_submitted submit_s fill_s (both from the first submit
+# to the last submit / allocation); with an argument, writes each job's submit-to-allocation ms.
+scan_log() {
+  cat "$DIR"/ids.[0-9]* | awk -v out="${1:-}" '
+    function ms(ts,   t, v) {  # [2026-12-02T03:10:11.123] -> ms, across midnight too
+      split(substr(ts, 13, 12), t, ":"); v = ((t[1] * 60 + t[2]) * 60 + t[3]) * 1000 + day
+      if (v < last - 43200000) { day += 86400000; v += 86400000 }
+      last = v; return v
+    }
+    FILENAME == ARGV[1] { gpus[$1] = $2 * $3; next }   # jobs.txt: name nodes gpus cpus mem
+    FILENAME == "-" { name[$1] = $2; next }            # the workers: jobid name
+    /_slurm_rpc_submit_batch_job: JobId=/ {
+      id = $0; sub(/.*JobId=/, "", id); sub(/ .*/, "", id); t = ms($1)
+      if (!nsub++) first = t
+      submit[id] = t; last_sub = t; next
+    }
+    /(Allocate|Started) JobId=/ {
+      id = $0; sub(/.*JobId=/, "", id); sub(/ .*/, "", id)
+      if (!(id in submit) || (id in alloc)) next
+      alloc[id] = ms($1); last_alloc = alloc[id]
+    }
+    END {
+      for (id in alloc) {
+        if (!(id in name)) continue   # not yet in the lists: counted on the next scan
+        g += gpus[name[id]]; n++
+        if (out != "") print alloc[id] - submit[id] > out
+      }
+      printf "%d %d %d %.3f %.3f\n", g, n, nsub, (last_sub - first) / 1000, \
+        (n ? (last_alloc - first) / 1000 : 0)
+    }' "$DIR/jobs.txt" - "$DIR/slurmctld.log"
 }
 
-elapsed() { awk -v a="$T0" -v b="$EPOCHREALTIME" 'BEGIN { printf "%.3f", b - a }'; }
-
-# Poll once a second until every GPU is allocated, or the count has not grown for SETTLE seconds
-# after the last submit; the fill time is when the final count was first seen.
+# Once a second until every GPU is allocated, or the count has not grown for SETTLE seconds after
+# the last submit.
 wait_fill() {
-  local total=$((NODES * GPUS_PER_NODE)) gpus=0 njobs=0 g n last_change=0 t submitting=1 p
-  FILL_S=0
+  local total=$((NODES * GPUS_PER_NODE)) gpus=0 g last_change=0 t submitting=1 p
   while :; do
     if ((submitting)); then
       submitting=0
       for p in "${SUBMIT_PIDS[@]}"; do kill -0 "$p" 2>/dev/null && submitting=1; done
     fi
-    read -r g n < <(allocated)
-    t=$(elapsed)
+    read -r g _ < <(scan_log)
+    t=$(awk -v a="$T0" -v b="$EPOCHREALTIME" 'BEGIN { printf "%d", b - a }')
     if ((g > gpus)); then
       gpus=$g
-      njobs=$n
-      FILL_S=$t
-      last_change=${t%.*}
+      last_change=$t
     fi
     ((gpus >= total)) && break
-    ((!submitting && ${t%.*} - last_change >= SETTLE)) && break
-    ((${t%.*} > MAX_WAIT_S)) && { log "gave up after ${MAX_WAIT_S}s"; break; }
+    ((!submitting && t - last_change >= SETTLE)) && break
+    ((t > MAX_WAIT_S)) && { log "gave up after ${MAX_WAIT_S}s"; break; }
     sleep 1
   done
-  GPUS=$gpus
-  STARTED=$njobs
-  log "fill: $GPUS of $total GPUs, $STARTED jobs, at ${FILL_S}s"
 }
 
-# First submit to the last job accepted (the workers may still run if every GPU filled first).
-wait_submit() {
+# The workers may still run if every GPU filled first: wait for them, then measure from the log,
+# and check the GPU count against one squeue (RUNNING or CONFIGURING jobs).
+measure() {
+  local total=$((NODES * GPUS_PER_NODE)) sq
   wait "${SUBMIT_PIDS[@]}" || die "an sbatch worker failed"
-  SUBMIT_S=$(cat "$DIR"/ids.*.end | awk -v a="$T0" '$1 > m { m = $1 } END { printf "%.3f", m - a }')
-  [[ $(cat "$DIR"/ids.? "$DIR"/ids.?? 2>/dev/null | wc -l) -eq $JOBS ]] ||
-    die "not every job was accepted"
-  log "submitted $JOBS jobs in ${SUBMIT_S}s"
-}
-
-# Per job: submit and allocation time from slurmctld's log (millisecond stamps). Fallback: squeue's
-# SubmitTime (%V) and StartTime (%S), one-second resolution.
-bind_latencies() {
-  local from_log
-  from_log=$(awk '
-    function ms(ts,   t) {  # 2026-12-02T03:10:11.123 -> ms since midnight (wrap handled below)
-      split(substr(ts, 12), t, ":"); return ((t[1] * 60 + t[2]) * 60 + t[3]) * 1000
-    }
-    {
-      ts = substr($1, 2, 23)
-      if (match($0, /_slurm_rpc_submit_batch_job: JobId=[0-9]+/)) {
-        id = substr($0, RSTART + 35, RLENGTH - 35); sub_ms[id] = ms(ts)
-      } else if (match($0, /(Allocate|Started) JobId=[0-9]+/)) {
-        s = substr($0, RSTART, RLENGTH); sub(/.*JobId=/, "", s)
-        if (s in sub_ms && !(s in done)) {
-          done[s] = 1; d = ms(ts) - sub_ms[s]; print (d < 0 ? d + 86400000 : d)
-        }
-      }
-    }' "$DIR/slurmctld.log")
-  if [[ -n $from_log ]]; then
-    printf '%s\n' "$from_log" >"$DIR/bind_ms.txt"
-  else
-    log "no allocation lines in slurmctld.log; bind latency from squeue (1 s resolution)"
-    SLURM_TIME_FORMAT=%s squeue -h -t CF,R -o '%V %S' | awk '{ print ($2 - $1) * 1000 }' \
-      >"$DIR/bind_ms.txt"
-  fi
+  [[ $(cat "$DIR"/ids.[0-9]* | wc -l) -eq $JOBS ]] || die "not every job was accepted"
+  read -r GPUS STARTED NSUB SUBMIT_S FILL_S < <(scan_log "$DIR/bind_ms.txt")
+  ((NSUB == JOBS)) || die "slurmctld.log shows $NSUB submits, not $JOBS"
+  sq=$(squeue -h -t CF,R -o '%j' |
+    awk 'NR == FNR { g[$1] = $2 * $3; next } { s += g[$1] } END { print s + 0 }' "$DIR/jobs.txt" -)
+  ((sq == GPUS)) || log "warning: squeue shows $sq GPUs allocated, the log $GPUS"
+  log "submitted $JOBS jobs in ${SUBMIT_S}s; $GPUS of $total GPUs, $STARTED jobs at ${FILL_S}s"
   read -r P50 P99 < <(sort -n "$DIR/bind_ms.txt" | awk '{ v[NR] = $1 }
     END { if (!NR) { print 0, 0; exit }
           i50 = int(NR * 0.50 + 0.999); i99 = int(NR * 0.99 + 0.999)
@@ -341,8 +339,7 @@ main() {
     "from $WORKERS workers"
   submit_all
   wait_fill
-  wait_submit
-  bind_latencies
+  measure
   report
 }
 
