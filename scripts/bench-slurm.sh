@@ -258,14 +258,16 @@ scan_log() {
     }
     /(Allocate|Started) JobId=/ {
       id = $0; sub(/.*JobId=/, "", id); sub(/ .*/, "", id)
-      if (!(id in submit) || (id in alloc)) next
+      if (id in alloc) next
       alloc[id] = ms($1); last_alloc = alloc[id]
     }
     END {
       for (id in alloc) {
         if (!(id in name)) continue   # not yet in the lists: counted on the next scan
         g += gpus[name[id]]; n++
-        if (out != "") print alloc[id] - submit[id] > out
+        # A job that fits at once is allocated inside its submit RPC, logged before the submit line.
+        d = (id in submit) ? alloc[id] - submit[id] : 0
+        if (out != "") print (d < 0 ? 0 : d) > out
       }
       printf "%d %d %d %.3f %.3f\n", g, n, nsub, (last_sub - first) / 1000, \
         (n ? (last_alloc - first) / 1000 : 0)
