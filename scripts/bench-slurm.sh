@@ -26,6 +26,7 @@
 set -euo pipefail
 
 BUILD=build
+SUBMIT_PIDS=()
 NODES=1000
 JOBS=10000
 WORKERS=4
@@ -75,9 +76,13 @@ install_slurm() {
 
 # A loopback port nobody listens on (slurmctld takes PORT..PORT+3, see write_conf).
 pick_port() {
-  local p
+  local p q busy
   for p in $(seq 16817 4 16917); do
-    if ! (exec 3<>"/dev/tcp/127.0.0.1/$p") 2>/dev/null; then
+    busy=0
+    for q in $(seq "$p" $((p + 3))); do
+      (exec 3<>"/dev/tcp/127.0.0.1/$q") 2>/dev/null && busy=1
+    done
+    if ((!busy)); then
       PORT=$p
       return
     fi
@@ -184,7 +189,7 @@ EOF
 
 start_slurmctld() {
   export SLURM_CONF=$DIR/slurm.conf
-  # -i: ignore state files (there are none); -c: clear job state. Daemonizes; we keep its pid.
+  # -c: start with no saved state; -i: ignore errors reading it. Daemonizes; its pid is in the file.
   slurmctld -c -i
   for _ in $(seq 1 100); do
     [[ -s $DIR/slurmctld.pid ]] && scontrol ping >/dev/null 2>&1 && break
@@ -198,7 +203,8 @@ start_slurmctld() {
 }
 
 cleanup() {
-  local rc=$?
+  local rc=$? p
+  for p in "${SUBMIT_PIDS[@]}"; do kill "$p" 2>/dev/null || true; done
   if [[ -n ${CTLD_PID:-} ]]; then
     kill "$CTLD_PID" 2>/dev/null || true
     for _ in $(seq 1 50); do kill -0 "$CTLD_PID" 2>/dev/null || break; sleep 0.1; done
@@ -230,7 +236,6 @@ submit_all() {
     awk -v w="$w" -v n="$WORKERS" '(NR - 1) % n == w' "$DIR/jobs.txt" >"$DIR/part.$w"
   done
   T0=$EPOCHREALTIME
-  SUBMIT_PIDS=()
   for ((w = 0; w < WORKERS; w++)); do
     submit_worker "$DIR/part.$w" "$DIR/ids.$w" &
     SUBMIT_PIDS+=($!)
