@@ -3,7 +3,7 @@ BUILD ?= build
 ASAN_BUILD ?= build-asan
 JOBS ?= $(shell nproc)
 
-.PHONY: deps build demo test test-core-asan fuzz fuzz-smoke bench bench-api bench-e2e bench-openb format clean
+.PHONY: deps build demo test test-core-asan fuzz fuzz-smoke bench bench-api bench-e2e bench-openb bench-slurm format clean
 
 deps:
 	@scripts/install-deps.sh
@@ -51,6 +51,13 @@ bench-e2e: build
 # Replays the openb trace with every policy (seeds 42-51) and compares with the FGD paper.
 bench-openb: build
 	@scripts/bench-openb.sh $(BUILD)
+
+# Optional: Slurm (Debian's slurmctld, installed if missing) on the same workload as bench-e2e,
+# 1,000 CLOUD nodes of 8 GPUs and 10,000 jobs from bench_workload; prints a BENCH e2e system=slurm
+# line (a few minutes). Only bench_workload is built. ARGS: e.g. ARGS='--scale 10000'.
+bench-slurm: deps $(BUILD)/build.ninja
+	cmake --build $(BUILD) --target bench_workload
+	@scripts/bench-slurm.sh $(BUILD) $(ARGS)
 
 format:
 	find src bench -name '*.h' -o -name '*.cc' | xargs clang-format -i
