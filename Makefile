@@ -44,9 +44,9 @@ bench-api: build
 
 # etna server (TLS, SQLite), etna scheduler and etna controllers as processes; 1,000 simulated
 # nodes of 8 GPUs; 10,000 Volcano Jobs over HTTPS (the workload scripts/bench-slurm.sh gives
-# Slurm); prints the BENCH e2e line. E2E_ARGS="--scale 10000" for 10,000 nodes, 100,000 jobs.
+# Slurm); prints the BENCH e2e line. ARGS="--scale 10000" for 10,000 nodes, 100,000 jobs.
 bench-e2e: build
-	$(BUILD)/bench/e2e_bench --etna $(BUILD)/src/cli/etna $(E2E_ARGS)
+	$(BUILD)/bench/e2e_bench --etna $(BUILD)/src/cli/etna $(ARGS)
 
 # Replays the openb trace with every policy (seeds 42-51) and compares with the FGD paper.
 bench-openb: build
