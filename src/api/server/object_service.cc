@@ -77,7 +77,7 @@ ObjectService::ObjectService(store::Store* store, const resources::ResourceRegis
   for (const Cached& c :
        {Cached{"scheduling.k8s.io", "priorityclasses", ""},
         Cached{"volcano.sh", "queuebindings", ""}, Cached{"scheduling.volcano.sh", "queues", ""},
-        Cached{"", "configmaps", "volcano-system"}}) {
+        Cached{"", "configmaps", "volcano-system"}, Cached{"", "namespaces", ""}}) {
     for (const ResourceInfo& info : registry_->All()) {
       if (info.group != c.group || info.plural != c.plural) continue;
       std::string prefix = store::ResourcePrefix(info.StoreResource(), c.ns);
