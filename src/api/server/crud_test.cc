@@ -111,6 +111,22 @@ TEST_F(CrudTest, UnknownPriorityClassIsForbiddenAndAKnownOneSetsThePriority) {
   EXPECT_EQ(MustCreate(kPods, pod)["spec"]["priority"], 100);
 }
 
+// The namespace check of a create reads a cache; it sees a namespace's phase change and its
+// deletion as soon as they are written.
+TEST_F(CrudTest, CreateSeesItsNamespaceTerminatingAndThenGone) {
+  MustCreate("/api/v1/namespaces", {{"metadata", {{"name", "team"}}}});
+  const std::string maps = "/api/v1/namespaces/team/configmaps";
+  MustCreate(maps, {{"metadata", {{"name", "before"}}}});
+  auto patched = Do("PATCH", "/api/v1/namespaces/team/status",
+                    R"({"status":{"phase":"Terminating"}})", "application/merge-patch+json");
+  ASSERT_EQ(patched.status, 200) << patched.body;
+  auto refused = Do("POST", maps, json{{"metadata", {{"name", "during"}}}}.dump());
+  EXPECT_EQ(refused.status, 403) << refused.body;
+  ASSERT_EQ(Do("DELETE", "/api/v1/namespaces/team").status, 200);
+  auto gone = Do("POST", maps, json{{"metadata", {{"name", "after"}}}}.dump());
+  EXPECT_EQ(gone.status, 404) << gone.body;
+}
+
 TEST_F(CrudTest, SecondCreateIsAlreadyExists) {
   MustCreate(kQueues, Queue("q1"));
   auto again = Do("POST", kQueues, Queue("q1").dump());
