@@ -28,6 +28,7 @@
 #include <vector>
 
 #include "api/server/stored_object.h"
+#include "bench/daemons.h"
 #include "net/http/client.h"
 #include "store/keys.h"
 #include "store/sqlite_store.h"
@@ -96,54 +97,27 @@ void Preload(const std::string& data_dir, int count) {
   }
 }
 
+// `etna server` on a free port, its output in DIR/server.log.
 struct Server {
-  pid_t pid = -1;
+  etna::bench::Daemon daemon;
   uint16_t port = 0;
 };
 
 Server StartServer(const std::string& etna, const std::string& data_dir) {
-  int out[2];
-  if (pipe(out) != 0) std::exit(1);
-  Server s;
-  s.pid = fork();
-  if (s.pid == 0) {
-    dup2(out[1], STDOUT_FILENO);
-    close(out[0]);
-    execl(etna.c_str(), etna.c_str(), "server", "--data-dir", data_dir.c_str(), "--listen",
-          "127.0.0.1:0", static_cast<char*>(nullptr));
-    _exit(127);
-  }
-  close(out[1]);
-  FILE* f = fdopen(out[0], "r");
-  char line[512];
-  while (fgets(line, sizeof(line), f)) {
-    std::string l = line;
-    auto pos = l.find("serving https://127.0.0.1:");
-    if (pos != std::string::npos) {
-      s.port = static_cast<uint16_t>(std::stoi(l.substr(pos + 26)));
-      break;
-    }
-  }
-  if (s.port == 0) {
-    std::fprintf(stderr, "api_bench: etna server did not start\n");
+  auto d = etna::bench::Daemon::Spawn(
+      "etna server", {etna, "server", "--data-dir", data_dir, "--listen", "127.0.0.1:0"},
+      data_dir + "/server.log");
+  if (!d.ok()) {
+    std::fprintf(stderr, "api_bench: %s\n", d.status().ToString().c_str());
     std::exit(1);
   }
-  std::thread([f] {  // keep draining the server's output
-    char buf[512];
-    while (fgets(buf, sizeof(buf), f)) {
-    }
-  })
-      .detach();
-  return s;
-}
-
-long PeakRssMb(pid_t pid) {
-  std::ifstream in(fmt::format("/proc/{}/status", pid));
-  std::string line;
-  while (std::getline(in, line)) {
-    if (line.rfind("VmHWM:", 0) == 0) return std::stol(line.substr(6)) / 1024;
+  auto rest = d->WaitForLog("serving https://127.0.0.1:", std::chrono::seconds(60));
+  if (!rest.ok()) {
+    std::fprintf(stderr, "api_bench: %s\n", rest.status().ToString().c_str());
+    std::exit(1);
   }
-  return 0;
+  uint16_t port = static_cast<uint16_t>(std::atoi(rest->c_str()));
+  return Server{std::move(*d), port};
 }
 
 std::string ReadToken(const std::string& data_dir) {
@@ -322,10 +296,9 @@ int main(int argc, char** argv) {
   for (auto& t : watchers) t.join();
   double fan_s = Ms(Clock::now() - t0) / 1000;
   double fanout = static_cast<double>(complete) * flags.events / fan_s;
-  long rss = PeakRssMb(server.pid);
+  long rss = static_cast<long>(server.daemon.PeakRssMb());
 
-  kill(server.pid, SIGTERM);
-  waitpid(server.pid, nullptr, 0);
+  server.daemon.Stop();
   if (flags.keep.empty()) {
     std::filesystem::remove_all(data_dir);
   } else {

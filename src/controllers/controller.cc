@@ -73,7 +73,10 @@ void Controller::RunWorker(int index) {
   auto next_resync = std::chrono::steady_clock::now() + options_.resync_period;
   while (!stop_) {
     if (index == 0 && !informers_.empty() && std::chrono::steady_clock::now() >= next_resync) {
-      for (const json& object : informers_.front()->List()) primary_handler_("RESYNC", object);
+      // Read in place (a resync of 100,000 jobs copied them all): the primary handler only
+      // enqueues keys, so it may run under the informer's lock.
+      informers_.front()->ForEach(
+          [this](const json& object) { primary_handler_("RESYNC", object); });
       next_resync = std::chrono::steady_clock::now() + options_.resync_period;
     }
     auto key = queue_.Get(std::chrono::milliseconds(100));

@@ -80,6 +80,7 @@ class Controller {
   // Registers an informer of `path` (before Start). `handler` maps events to keys to enqueue;
   // the default enqueues the object's own key. The first informer registered is the primary
   // one: each resync period its handler is called with type "RESYNC" for every object.
+  // The resync calls it under the informer's lock: it must only map the object to keys.
   client::Informer* Watch(const std::string& path, Handler handler = nullptr);
   // Reconciles one key; a non-OK status retries it with backoff.
   virtual Status Reconcile(const std::string& key) = 0;
