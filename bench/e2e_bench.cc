@@ -33,6 +33,7 @@
 #include <string>
 #include <thread>
 #include <unordered_map>
+#include <unordered_set>
 #include <vector>
 
 #include "agent/node_object.h"
@@ -147,10 +148,10 @@ class BindLog {
   void OnPod(const json& pod) {
     const json& meta = pod["metadata"];
     std::lock_guard lock(mu_);
-    created_.emplace(meta.value("uid", ""), true);
+    created_uids_.insert(meta.value("uid", ""));
     if (pod["spec"].value("nodeName", "").empty()) return;
     auto now = Steady::now();
-    if (!seen_.emplace(meta.value("uid", ""), true).second) return;
+    if (!bound_uids_.insert(meta.value("uid", "")).second) return;
     auto job = index_.find(meta["annotations"].value(etna::api::types::kJobNameAnnotation, ""));
     if (job == index_.end()) return;
     ++bound_pods_[job->second];
@@ -164,22 +165,25 @@ class BindLog {
   }
   size_t created() {
     std::lock_guard lock(mu_);
-    return created_.size();
+    return created_uids_.size();
   }
   Steady::time_point last_bind() {
     std::lock_guard lock(mu_);
     return last_bind_;
   }
-  // Jobs with all their pods bound, and the GPUs those pods hold.
-  std::pair<int, int> Started(const std::vector<BenchJob>& jobs, int* gpus_bound) {
+  // Jobs with all their pods bound, and the GPUs the bound pods hold.
+  struct Progress {
+    int started_jobs = 0;
+    int gpus = 0;
+  };
+  Progress Started(const std::vector<BenchJob>& jobs) {
     std::lock_guard lock(mu_);
-    int started = 0;
-    *gpus_bound = 0;
+    Progress p;
     for (size_t i = 0; i < jobs.size(); ++i) {
-      *gpus_bound += bound_pods_[i] * jobs[i].gpus_per_node;
-      if (bound_pods_[i] == jobs[i].nodes) ++started;
+      p.gpus += bound_pods_[i] * jobs[i].gpus_per_node;
+      if (bound_pods_[i] == jobs[i].nodes) ++p.started_jobs;
     }
-    return {started, *gpus_bound};
+    return p;
   }
   double PercentileMs(double q) {
     std::lock_guard lock(mu_);
@@ -195,8 +199,8 @@ class BindLog {
   std::unordered_map<std::string, size_t> index_;
   std::vector<Steady::time_point> submitted_;
   std::vector<int> bound_pods_;
-  std::unordered_map<std::string, bool> seen_;     // bound pods' uids
-  std::unordered_map<std::string, bool> created_;  // every pod's uid
+  std::unordered_set<std::string> bound_uids_;
+  std::unordered_set<std::string> created_uids_;
   std::vector<double> latencies_ms_;
   Steady::time_point last_bind_{};
 };
@@ -217,22 +221,22 @@ class AgentHeartbeats {
   }
 
  private:
+  // Each round from 8 threads, as independent agents would renew (one thread falls behind the
+  // 10 s period at 10,000 nodes, and late leases would mark nodes lost).
   void Run() {
-    auto transport = etna::client::MakeHttpTransport(config_);
-    etna::client::RestClient rest(transport.get());
     auto period = std::chrono::milliseconds(kLeaseSeconds * 1000 / 4);
     for (int round = 1;; ++round) {
       std::unique_lock lock(mu_);
       if (cv_.wait_for(lock, period, [this] { return stop_; })) return;
       lock.unlock();
-      for (auto& node : nodes_) {
-        node.now = etna::SystemClock().NowMs();
-        if (Status st = etna::agent::RenewLease(rest, node.spec.name, kLeaseSeconds, node.now);
-            !st.ok()) {
-          std::fprintf(stderr, "e2e_bench: %s\n", st.ToString().c_str());
-        }
-        if (round % 4 == 0) etna::agent::UpdateNodeStatus(rest, node).ok();
-      }
+      ParallelFor(
+          static_cast<int>(nodes_.size()), 8, config_, [&](etna::client::RestClient& rest, int i) {
+            auto& node = nodes_[i];
+            node.now = etna::SystemClock().NowMs();
+            Status st = etna::agent::RenewLease(rest, node.spec.name, kLeaseSeconds, node.now);
+            if (st.ok() && round % 4 == 0) st = etna::agent::UpdateNodeStatus(rest, node);
+            if (!st.ok()) std::fprintf(stderr, "e2e_bench: %s\n", st.ToString().c_str());
+          });
     }
   }
 
@@ -312,7 +316,8 @@ int main(int argc, char** argv) {
   Daemon server = StartDaemon(
       "server", {flags.etna, "server", "--data-dir", dir + "/data", "--listen", "127.0.0.1:0"}, dir,
       "serving https://");
-  auto config = etna::client::LoadKubeconfig(dir + "/data/kubeconfig");
+  const std::string kubeconfig = dir + "/data/kubeconfig";
+  auto config = etna::client::LoadKubeconfig(kubeconfig);
   if (!config.ok()) Die(config.status().ToString());
 
   // The nodes register before the scheduler starts, so its first list holds them all.
@@ -327,7 +332,6 @@ int main(int argc, char** argv) {
   });
   auto heartbeats = std::make_unique<AgentHeartbeats>(*config, nodes);
 
-  std::string kubeconfig = dir + "/data/kubeconfig";
   Daemon scheduler = StartDaemon(
       "scheduler", {flags.etna, "scheduler", "--kubeconfig", kubeconfig, "--listen", "127.0.0.1:0"},
       dir, "etna scheduler: ready");
@@ -375,11 +379,10 @@ int main(int argc, char** argv) {
   // Every GPU bound, or nothing bound for --quiet-s since the last submit and the last bind.
   const int total_gpus = flags.nodes * kGpusPerNode;
   auto deadline = start + std::chrono::minutes(30);
-  int gpus = 0;
   auto next_line = start + std::chrono::seconds(1);
   while (true) {
     std::this_thread::sleep_for(std::chrono::milliseconds(50));
-    binds.Started(jobs, &gpus);
+    int gpus = binds.Started(jobs).gpus;
     if (flags.timeline && Steady::now() >= next_line) {
       std::fprintf(stderr, "t=%.0fs jobs=%d podgroups=%d pods=%zu bound=%zu gpus=%d\n",
                    std::chrono::duration<double>(Steady::now() - start).count(),
@@ -394,13 +397,13 @@ int main(int argc, char** argv) {
     if (Steady::now() - last_event > std::chrono::seconds(flags.quiet_s)) break;
   }
   submitter.join();
-  auto [started, gpus_allocated] = binds.Started(jobs, &gpus);
+  auto [started, gpus_allocated] = binds.Started(jobs);
   double submit_s = last_create_ns.load() / 1e9;
   double fill_s = std::chrono::duration<double>(binds.last_bind() - start).count();
   double server_rss = server.PeakRssMb(), scheduler_rss = scheduler.PeakRssMb(),
          controllers_rss = controllers.PeakRssMb();
-  std::fprintf(stderr, "e2e_bench: %zu of %d pods bound, %d of %d jobs started; logs in %s\n",
-               binds.bound(), pods, started, flags.jobs, dir.c_str());
+  std::fprintf(stderr, "e2e_bench: %zu of %d pods bound, %d of %d jobs started\n", binds.bound(),
+               pods, started, flags.jobs);
   std::fprintf(stderr, "e2e_bench: CPU seconds: server %.1f, scheduler %.1f, controllers %.1f\n",
                server.CpuSeconds(), scheduler.CpuSeconds(), controllers.CpuSeconds());
   std::printf(
@@ -417,6 +420,10 @@ int main(int argc, char** argv) {
   controllers.Stop();
   scheduler.Stop();
   server.Stop();
-  if (!flags.keep) std::filesystem::remove_all(dir);
+  if (flags.keep) {
+    std::fprintf(stderr, "e2e_bench: logs and store kept in %s\n", dir.c_str());
+  } else {
+    std::filesystem::remove_all(dir);
+  }
   return 0;
 }

@@ -59,6 +59,11 @@ parse_args() {
     esac
     shift
   done
+  local name
+  for name in NODES JOBS WORKERS SETTLE; do
+    [[ ${!name} =~ ^[1-9][0-9]*$ ]] || die "--${name,,}: ${!name} is not a positive whole number"
+  done
+  [[ $SEED =~ ^[0-9]+$ ]] || die "--seed: $SEED is not a whole number"
   WORKLOAD_BIN=$BUILD/bench/bench_workload
   [[ -x $WORKLOAD_BIN ]] || die "$WORKLOAD_BIN not found (run: make bench-slurm, or build it)"
 }

@@ -170,10 +170,15 @@ std::optional<std::pair<std::string, std::string>> JobController::NextAction(Job
     if (types::String(cmd, {"metadata", "namespace"}) == ns &&
         types::String(cmd, {"target", "kind"}) == "Job" &&
         types::String(cmd, {"target", "name"}) == name) {
-      std::lock_guard lock(mu_);
-      if (!done_commands_.count(types::String(cmd, {"metadata", "uid"}))) commands.push_back(cmd);
+      commands.push_back(cmd);
     }
   });
+  {  // mu_ is not taken under the informer's lock
+    std::lock_guard lock(mu_);
+    std::erase_if(commands, [&](const Json& cmd) {
+      return done_commands_.count(types::String(cmd, {"metadata", "uid"})) > 0;
+    });
+  }
   std::sort(commands.begin(), commands.end(), [](const Json& a, const Json& b) {
     return std::make_pair(types::String(a, {"metadata", "creationTimestamp"}),
                           types::String(a, {"metadata", "name"})) <

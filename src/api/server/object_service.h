@@ -97,8 +97,9 @@ class ObjectService : public admission::ObjectLookup {
   // Indexes the owners of every stored object (on start).
   Status IndexOwners();
 
-  // The cache of the objects of `info` in `ns` when admission reads that kind on every create
-  // (PriorityClasses, QueueBindings, Queues, the ConfigMaps of volcano-system); else null.
+  // The cache of the objects of `info` in `ns` when creates read that kind every time
+  // (admission: PriorityClasses, QueueBindings, Queues, the ConfigMaps of volcano-system; every
+  // namespaced create: its Namespace); else null.
   PrefixCache* CacheFor(const resources::ResourceInfo& info, const std::string& ns);
 
   store::Store* store_;

@@ -1,7 +1,7 @@
 // PrefixCache: the decoded objects under one store prefix, kept between requests and read again
 // only after the store reported a write under the prefix. Admission reads a few small kinds on
-// every pod create (PriorityClasses, the seed's scheduler ConfigMap, Queues, QueueBindings);
-// without this each create listed them from the store.
+// every pod create (PriorityClasses, the seed's scheduler ConfigMap, Queues, QueueBindings), and
+// every namespaced create reads its Namespace; without this each create read them from the store.
 //
 // Consistency: a watch from the listed revision tells of every later write. The in-process stores
 // queue the event on the writing thread before the write returns, so a read after a write on

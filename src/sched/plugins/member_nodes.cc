@@ -27,14 +27,14 @@ MemberNodes CollectMemberNodes(const Session& s, const Task& self) {
   return out;
 }
 
-void CountPerHypernode(const HyperNodeIndex& topology, MemberNodes* m) {
-  if (!topology.nested() || m->nodes.empty()) {
+void CountPerHypernode(const HyperNodeIndex* topology, MemberNodes* m) {
+  if (!topology || !topology->nested() || m->nodes.empty()) {
     m->per_hypernode.clear();
     return;
   }
-  m->per_hypernode.assign(topology.hypernodes().size(), 0);
+  m->per_hypernode.assign(topology->hypernodes().size(), 0);
   for (const auto& [node, count] : m->nodes) {
-    for (int32_t h : topology.Containing(node)) m->per_hypernode[h] += count;
+    for (int32_t h : topology->Containing(node)) m->per_hypernode[h] += count;
   }
 }
 
@@ -45,13 +45,10 @@ const MemberNodes& MemberNodesCache::Get(const Session& s, const Task& self,
   if (task_ != ti || log_pos_ != log_pos) {
     task_ = ti;
     log_pos_ = log_pos;
-    std::vector<int> counts = std::move(value_.per_hypernode);  // keeps its capacity
+    std::vector<int> counts = std::move(value_.per_hypernode);
     value_ = CollectMemberNodes(s, self);
-    value_.per_hypernode = std::move(counts);
-    if (topology)
-      CountPerHypernode(*topology, &value_);
-    else
-      value_.per_hypernode.clear();
+    value_.per_hypernode = std::move(counts);  // reuses its capacity
+    CountPerHypernode(topology, &value_);
   }
   return value_;
 }

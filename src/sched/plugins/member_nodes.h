@@ -29,14 +29,13 @@ struct MemberNodes {
 };
 
 MemberNodes CollectMemberNodes(const Session& s, const Task& self);
-// Fills m->per_hypernode from m->nodes when `topology` is nested (else leaves it empty).
-void CountPerHypernode(const HyperNodeIndex& topology, MemberNodes* m);
+// Fills m->per_hypernode from m->nodes when `topology` is given and nested, else empties it.
+void CountPerHypernode(const HyperNodeIndex* topology, MemberNodes* m);
 
 class MemberNodesCache {
  public:
-  // `topology`: also fill per_hypernode when it is nested.
-  const MemberNodes& Get(const Session& s, const Task& self,
-                         const HyperNodeIndex* topology = nullptr);
+  // Also fills per_hypernode when `topology` is given and nested.
+  const MemberNodes& Get(const Session& s, const Task& self, const HyperNodeIndex* topology);
 
  private:
   TaskIdx task_ = kNone;

@@ -120,7 +120,7 @@ TEST(HyperNodeIndexTest, MemberDistancesFromPerHypernodeCountsMatchDistanceNodeB
   MemberNodes m;
   m.members = 8;
   m.nodes = {{0, 2}, {1, 1}, {2, 3}, {4, 1}, {5, 1}};
-  CountPerHypernode(tree, &m);
+  CountPerHypernode(&tree, &m);
   ASSERT_FALSE(m.per_hypernode.empty());
   EXPECT_EQ(m.per_hypernode, (std::vector<int>{3, 3, 1, 6}));
   for (NodeIdx c = 0; c < 6; ++c) {
@@ -132,7 +132,7 @@ TEST(HyperNodeIndexTest, MemberDistancesFromPerHypernodeCountsMatchDistanceNodeB
   snap.hypernodes = {{"a", 1, {0, 1}, {}}, {"b", 1, {1, 2}, {}}};
   HyperNodeIndex overlap(snap.nodes, snap.hypernodes);
   EXPECT_FALSE(overlap.nested());
-  CountPerHypernode(overlap, &m);
+  CountPerHypernode(&overlap, &m);
   EXPECT_TRUE(m.per_hypernode.empty());
   for (NodeIdx c = 0; c < 6; ++c) {
     EXPECT_EQ(GroupedDistances(overlap, m, c), DistancesOneByOne(overlap, m, c)) << c;
