@@ -221,8 +221,8 @@ class AgentHeartbeats {
   }
 
  private:
-  // Each round from 8 threads, as independent agents would renew (one thread falls behind the
-  // 10 s period at 10,000 nodes, and late leases would mark nodes lost).
+  // Each round from 8 threads, as independent agents would renew: one thread renewing 10,000
+  // leases in turn risks missing the 10 s period, and late leases would mark nodes lost.
   void Run() {
     auto period = std::chrono::milliseconds(kLeaseSeconds * 1000 / 4);
     for (int round = 1;; ++round) {
