@@ -269,6 +269,9 @@ poll "the scheduler found bert unschedulable" \
 t "$ETNA" explain bert
 t "$ETNA" explain nope
 t "$ETNA" describe job bert
+# The queue controller writes PodGroup counts within a second of a change (kCountsDelay).
+poll "queue research counts bert's PodGroup" \
+  '[ "$("$ETNA" get queue research -o jsonpath="{.status.pending}")" = 1 ]'
 t "$ETNA" describe queue research
 t "$ETNA" describe job nope
 t "$ETNA" delete vj bert
