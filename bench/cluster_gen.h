@@ -1,5 +1,6 @@
 // Synthetic clusters for benchmarks: N nodes of 8 GPUs (with CPU and memory), 20 queues, and
-// 10×N pending tasks in gangs of 1–64 drawn from a seeded Rng.
+// either 10×N pending tasks in gangs of 1–64 (MakeCluster), or every GPU busy with low-priority
+// work and high-priority gangs waiting to preempt it (MakeFullCluster). Drawn from a seeded Rng.
 #pragma once
 
 #include <cstdint>
@@ -17,5 +18,18 @@ struct ClusterShape {
 };
 
 sched::Snapshot MakeCluster(const ClusterShape& shape);
+
+// A full cluster for the preemption benchmark: every node runs 8 one-GPU tasks of priority-0
+// jobs (gangs of 1, 2, 4 or 8 on the node, each in a random queue, started at different times),
+// and `preemptors` priority-100 gangs of 1–8 one-GPU tasks wait, each in a random queue, so each
+// can succeed only by evicting lower-priority work of its own queue.
+struct FullClusterShape {
+  int nodes = 1000;
+  int preemptors = 400;
+  int queues = 20;
+  uint64_t seed = 42;
+};
+
+sched::Snapshot MakeFullCluster(const FullClusterShape& shape);
 
 }  // namespace etna::bench
