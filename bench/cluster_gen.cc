@@ -76,14 +76,20 @@ Job& AddOneGpuJob(int size, QueueIdx queue, int32_t priority, Snapshot* s) {
   return s->jobs.back();
 }
 
+// `nodes` empty nodes and `queues` queues (weights drawn from `rng`), no work yet.
+Snapshot EmptyCluster(int nodes, int queues, Rng& rng) {
+  Snapshot s;
+  s.now_ms = 1'700'000'000'000;
+  AddNodes(nodes, &s);
+  AddQueues(queues, rng, &s);
+  return s;
+}
+
 }  // namespace
 
 Snapshot MakeCluster(const ClusterShape& shape) {
   Rng rng(shape.seed);
-  Snapshot s;
-  s.now_ms = 1'700'000'000'000;
-  AddNodes(shape.nodes, &s);
-  AddQueues(shape.queues, rng, &s);
+  Snapshot s = EmptyCluster(shape.nodes, shape.queues, rng);
   int64_t total = int64_t{shape.nodes} * shape.tasks_per_node;
   s.tasks.reserve(total);
   while (static_cast<int64_t>(s.tasks.size()) < total) {
@@ -100,10 +106,7 @@ Snapshot MakeCluster(const ClusterShape& shape) {
 
 Snapshot MakeFullCluster(const FullClusterShape& shape) {
   Rng rng(shape.seed);
-  Snapshot s;
-  s.now_ms = 1'700'000'000'000;
-  AddNodes(shape.nodes, &s);
-  AddQueues(shape.queues, rng, &s);
+  Snapshot s = EmptyCluster(shape.nodes, shape.queues, rng);
   static constexpr int kGangSizes[] = {1, 2, 4, 8};
   for (int n = 0; n < shape.nodes; ++n) {
     int gpu = 0;
