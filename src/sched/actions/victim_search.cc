@@ -6,7 +6,9 @@
 #include <cmath>
 #include <set>
 #include <tuple>
+#include <unordered_map>
 
+#include "sched/actions/no_plan_memo.h"
 #include "sched/actions/zone_usage.h"
 #include "sched/framework/statement.h"
 
@@ -45,6 +47,7 @@ class VictimSearch {
         policy_(s.preemption_policy()),
         placer_(s, options),
         zones_(s),
+        memo_(s),
         cluster_ppm_(FractionPpm(policy_.max_cluster_fraction)),
         job_ppm_(FractionPpm(policy_.max_job_fraction)) {}
 
@@ -130,6 +133,9 @@ class VictimSearch {
   void TryJob(JobIdx j) {
     preemptor_job_ = j;
     const Job& job = s_.job(j);
+    memo_.ClearJob();
+    fresh_job_ = job.occupied == 0 && job.allocated.IsZero();
+    AdvanceGangOrder(job.queue);
     Statement stmt(s_);
     int placed = 0;
     for (TaskIdx ti : s_.PendingTasks(job)) {
@@ -151,6 +157,7 @@ class VictimSearch {
     if (placed > 0 && s_.JobPipelined(job) &&
         (!ZoneUsage::Applies(job) || zones_.Violation(job).empty())) {
       stmt.Commit();
+      ForgetPlansOfCommittedJob(job);
       if (job.phase == PodGroupPhase::kPending) s_.SetJobPhase(j, PodGroupPhase::kInqueue);
       s_.RecordAttempt(j, true);
     } else {
@@ -164,7 +171,11 @@ class VictimSearch {
   }
 
   bool PlaceWithVictims(Statement& stmt, TaskIdx ti) {
-    std::optional<Plan> best = BestPlan(ti);
+    // Nodes that fail now fail for every later task of the class, unless this job's own
+    // uncommitted work is what makes them fail.
+    NoPlanMemo::Scope scope =
+        stmt.empty() && fresh_job_ ? NoPlanMemo::Scope::kGlobal : NoPlanMemo::Scope::kJob;
+    std::optional<Plan> best = BestPlan(ti, scope);
     if (!best) return false;
     return Apply(stmt, ti, *best, /*whole_gang_note=*/"");
   }
@@ -192,18 +203,34 @@ class VictimSearch {
                        s_.queue(pj.queue).name, t.name, rule, note);
   }
 
-  std::optional<Plan> BestPlan(TaskIdx ti) {
+  // The best plan over every node; nodes that hold none are recorded in `record` scope (none:
+  // inside a step that may be discarded, which would give back what made them fail).
+  std::optional<Plan> BestPlan(TaskIdx ti, std::optional<NoPlanMemo::Scope> record) {
     const Task& t = s_.task(ti);
+    std::optional<NoPlanMemo::Class> cls = NoPlanMemo::ClassOf(s_, t);
+    std::optional<NoPlanMemo::Pass> memo;
+    if (cls) memo.emplace(memo_.Begin(*cls, fresh_job_, record));
     std::optional<Plan> best;
-    for (NodeIdx n = 0; n < static_cast<NodeIdx>(s_.nodes().size()); ++n) {
-      if (!s_.Schedulable(s_.node(n))) continue;
-      if (!placer_.AllPredicates(t, n).ok) continue;
+    auto visit = [&](NodeIdx n) {
+      if (memo && memo->Known(n)) return;
+      const Node& node = s_.node(n);
       Plan p;
       p.node = n;
-      if (!PlanNode(ti, n, &p.victims)) continue;
-      p.score = s_.NodeScore(t, s_.node(n));
+      if (!s_.Schedulable(node) || !placer_.AllPredicates(t, n).ok ||
+          !PlanNode(ti, n, &p.victims)) {
+        if (memo) memo->Failed(n);
+        return;
+      }
+      if (memo) memo->Found(n);
+      p.score = s_.NodeScore(t, node);
       if (!best || Better(p, *best)) best = std::move(p);
+    };
+    if (const std::vector<NodeIdx>* nodes = memo ? memo->Nodes() : nullptr) {
+      for (NodeIdx n : *nodes) visit(n);
+    } else {
+      for (NodeIdx n = 0; n < static_cast<NodeIdx>(s_.nodes().size()); ++n) visit(n);
     }
+    if (memo) memo->Finish();
     return best;
   }
 
@@ -346,21 +373,72 @@ class VictimSearch {
     return {started, safe};
   }
 
-  // < 0: gang `a` is evicted before gang `b` (the seed's order, applied to whole jobs).
-  int CompareGangs(const Job& a, const Job& b) const {
-    const Job& p = s_.job(preemptor_job_);
-    auto rank = [&](const Job& j) {
-      bool other = j.queue != p.queue;
-      return std::make_tuple(other ? 1 : 0, other ? s_.queue(j.queue).priority : 0, j.priority);
+  // Gangs that may be evicted whole, in the seed's order (lowest queue priority when victims
+  // come from other queues, lowest job priority, then least work lost or longest running),
+  // ranked once per search; `live` skips gangs whose eviction was committed.
+  struct GangOrder {
+    std::vector<JobIdx> gangs;
+    size_t live = 0;
+  };
+
+  // The order of the victims of preemptors in queue `q` (preempt: q's gangs; reclaim: all).
+  GangOrder& GangOrderFor(QueueIdx q) {
+    QueueIdx bucket = e_.victims_in_own_queue ? q : kNone;
+    auto [it, inserted] = gang_orders_.try_emplace(bucket);
+    if (!inserted) return it->second;
+    struct Ranked {
+      int32_t queue_priority, job_priority;
+      TimeMs lost_since, run_start;  // lost_since negated: the more recent safe point first
+      JobIdx job;
+      auto Key() const {
+        return std::tie(queue_priority, job_priority, lost_since, run_start, job);
+      }
     };
-    if (rank(a) != rank(b)) return rank(a) < rank(b) ? -1 : 1;
-    auto [run_a, safe_a] = RunAndSafePoint(a);
-    auto [run_b, safe_b] = RunAndSafePoint(b);
-    if (policy_.victim_order == VictimOrder::kLeastWorkLost && safe_a != safe_b) {
-      return safe_a > safe_b ? -1 : 1;  // the more recent safe point loses less
+    std::vector<Ranked> ranked;
+    for (JobIdx g = 0; g < static_cast<JobIdx>(s_.jobs().size()); ++g) {
+      const Job& gj = s_.job(g);
+      if (gj.queue == kNone || (bucket != kNone && gj.queue != bucket)) continue;
+      if (std::none_of(gj.tasks.begin(), gj.tasks.end(),
+                       [&](TaskIdx v) { return Running(s_.task(v)); })) {
+        continue;
+      }
+      auto [run, safe] = RunAndSafePoint(gj);
+      bool least_work_lost = policy_.victim_order == VictimOrder::kLeastWorkLost;
+      ranked.push_back({bucket != kNone ? 0 : s_.queue(gj.queue).priority, gj.priority,
+                        least_work_lost ? -safe : 0, run, g});
     }
-    if (run_a != run_b) return run_a < run_b ? -1 : 1;
-    return s_.IndexOf(a) < s_.IndexOf(b) ? -1 : (s_.IndexOf(a) > s_.IndexOf(b) ? 1 : 0);
+    std::sort(ranked.begin(), ranked.end(),
+              [](const Ranked& a, const Ranked& b) { return a.Key() < b.Key(); });
+    for (const Ranked& r : ranked) it->second.gangs.push_back(r.job);
+    return it->second;
+  }
+
+  // Between preemptor jobs (nothing uncommitted): steps past gangs that no longer run.
+  void AdvanceGangOrder(QueueIdx q) {
+    auto it = gang_orders_.find(e_.victims_in_own_queue ? q : kNone);
+    if (it == gang_orders_.end()) return;
+    GangOrder& order = it->second;
+    while (order.live < order.gangs.size()) {
+      const Job& g = s_.job(order.gangs[order.live]);
+      if (std::any_of(g.tasks.begin(), g.tasks.end(),
+                      [&](TaskIdx v) { return Running(s_.task(v)); })) {
+        break;
+      }
+      ++order.live;
+    }
+  }
+
+  // A committed preemptor's share grew: plans on its nodes may now take its tasks (preempt).
+  // A queue's share grew too, which reclaim's votes read everywhere.
+  void ForgetPlansOfCommittedJob(const Job& job) {
+    if (!e_.victims_in_own_queue) {
+      memo_.Clear();
+      return;
+    }
+    for (TaskIdx v : job.tasks) {
+      const Task& t = s_.task(v);
+      if (HoldsNode(t.status) && t.node != kNone) memo_.Touch(t.node);
+    }
   }
 
   // Every task of gang `g` that holds a node, when all of them may be evicted; empty otherwise
@@ -377,24 +455,31 @@ class VictimSearch {
     return members;
   }
 
+  // Whether a candidate member of gang `g` runs on a node task `t` may use.
+  bool Reachable(const Task& t, JobIdx g) {
+    for (TaskIdx v : s_.job(g).tasks) {
+      const Task& vt = s_.task(v);
+      if (Candidate(t, vt) && s_.Schedulable(s_.node(vt.node)) &&
+          placer_.AllPredicates(t, vt.node).ok) {
+        return true;
+      }
+    }
+    return false;
+  }
+
   // Evicts one lower-priority gang whole (every member in one step), then plans the task again.
   bool PlaceWithWholeGang(Statement& stmt, TaskIdx ti) {
     const Task& t = s_.task(ti);
     const Job& pj = s_.job(preemptor_job_);
-    std::set<JobIdx> seen;
-    std::vector<JobIdx> gangs;
-    for (NodeIdx n = 0; n < static_cast<NodeIdx>(s_.nodes().size()); ++n) {
-      if (!s_.Schedulable(s_.node(n)) || !placer_.AllPredicates(t, n).ok) continue;
-      for (TaskIdx v : s_.node(n).tasks) {
-        const Task& vt = s_.task(v);
-        if (!Candidate(t, vt) || vt.job == preemptor_job_) continue;
-        if (s_.job(vt.job).priority >= pj.priority) continue;
-        if (seen.insert(vt.job).second) gangs.push_back(vt.job);
+    const GangOrder& order = GangOrderFor(pj.queue);
+    for (size_t i = order.live; i < order.gangs.size(); ++i) {
+      JobIdx g = order.gangs[i];
+      if (g == preemptor_job_) continue;
+      if (s_.job(g).priority >= pj.priority) {
+        if (e_.victims_in_own_queue) break;  // ranked by job priority first
+        continue;
       }
-    }
-    std::sort(gangs.begin(), gangs.end(),
-              [&](JobIdx a, JobIdx b) { return CompareGangs(s_.job(a), s_.job(b)) < 0; });
-    for (JobIdx g : gangs) {
+      if (!Reachable(t, g)) continue;
       std::vector<TaskIdx> members = WholeGangMembers(t, g);
       if (members.empty()) continue;
       std::optional<std::vector<TaskIdx>> allowed =
@@ -410,7 +495,7 @@ class VictimSearch {
         if (!ok) break;
       }
       if (!ok) continue;  // `step` discards itself
-      std::optional<Plan> plan = BestPlan(ti);
+      std::optional<Plan> plan = BestPlan(ti, std::nullopt);
       if (plan && Apply(step, ti, *plan, "")) {
         stmt.Merge(step);
         return true;
@@ -424,6 +509,9 @@ class VictimSearch {
   const PreemptionPolicy policy_;
   Placer placer_;
   ZoneUsage zones_;  // minZoneUsage, checked before a statement commits
+  NoPlanMemo memo_;
+  bool fresh_job_ = false;  // the preemptor job held nothing when its attempt began
+  std::unordered_map<QueueIdx, GangOrder> gang_orders_;
   int64_t cluster_ppm_;
   int64_t job_ppm_;
   JobIdx preemptor_job_ = kNone;
@@ -438,6 +526,7 @@ EligibilityPolicy PreemptEligibility() {
   e.action = "preempt";
   e.reason = "Preempted";
   e.admit_pending_jobs = true;
+  e.victims_in_own_queue = true;
   e.candidate = [](const Session& s, const PreemptionPolicy& policy, const Task& p, const Task& v) {
     const Job& pj = s.job(p.job);
     const Job& vj = s.job(v.job);

@@ -8,14 +8,16 @@
 // e.g. a gang's spare members), within the per-cycle limits of the PreemptionPolicy, until the
 // task fits the node's future idle resources; surplus picks are dropped again. The node with the
 // least important, then fewest, victims wins; its victims are evicted and the task is pipelined
-// there. Limits: the cluster's share counts every eviction of the cycle (preempt and reclaim
+// there (nodes known to hold no plan for the task's class are skipped: actions/no_plan_memo.h).
+// Limits: the cluster's share counts every eviction of the cycle (preempt and reclaim
 // together); a job's share counts what it lost in its current run (Job::evicted_in_run) too.
 // With `wholeGang` (the default), a lower-priority gang is evicted whole when nothing else makes
 // room: gangs in the seed's order (same queue, lowest priority; other queues, lowest queue
-// priority; then longest-running or least-work-lost), every member at once, beyond the per-job
-// limit but within the cluster's. The statement is committed only when the preemptor job is then
-// pipelined (its gang is satisfied, and its PodGroup minZoneUsage holds: actions/zone_usage.h),
-// otherwise everything is discarded, so no eviction outlives a failed attempt.
+// priority; then longest-running or least-work-lost, as the cycle began: the order is built once
+// per search), every member at once, beyond the per-job limit but within the cluster's. The
+// statement is committed only when the preemptor job is then pipelined (its gang is satisfied, and
+// its PodGroup minZoneUsage holds: actions/zone_usage.h), otherwise everything is discarded, so no
+// eviction outlives a failed attempt.
 //
 // Thread-safety: none; runs on the session's thread.
 #pragma once
@@ -43,6 +45,9 @@ struct EligibilityPolicy {
   bool pending_needs_share = false;
   // Skip preemptors whose queue is overused.
   bool skip_overused_queues = false;
+  // Victims come only from the preemptor's own queue (preempt); otherwise from other queues,
+  // whose shares the votes read (reclaim).
+  bool victims_in_own_queue = false;
   // Whether the preemptor task may evict at all (reclaim: its queue is entitled).
   std::function<bool(const Session&, const Task& preemptor)> entitled;
   // Whether a running task is a candidate victim before the plugins vote.

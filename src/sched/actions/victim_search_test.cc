@@ -552,5 +552,26 @@ TEST(VictimSearchTest, DefaultConfPreemptsElasticMembersForAHigherPriorityGang) 
   for (const auto& e : d.evictions) EXPECT_EQ(e.reason, "Preempted");
 }
 
+// Preemptors of one class (same queue, priority and request) one after another: each takes the
+// next whole gang in the seed's order, the nodes that held no plan for the first are not planned
+// again, and a fourth preemptor finds nothing left and evicts nothing.
+TEST(VictimSearchTest, PreemptorsOfOneClassTakeTheNextGangsInOrder) {
+  ClusterBuilder b;
+  for (const char* n : {"n0", "n1", "n2"}) b.Node(n).Resources("cpu=64").Gpus(4);
+  b.Job("g2").Priority(2).Running("w", 4, "cpu=1,nvidia.com/gpu=1", "n0");
+  b.Job("g3").Priority(3).Running("w", 4, "cpu=1,nvidia.com/gpu=1", "n1");
+  b.Job("g1").Priority(1).Running("w", 4, "cpu=1,nvidia.com/gpu=1", "n2");
+  for (int i = 0; i < 4; ++i) {
+    b.Job(fmt::format("h{}", i)).Priority(100).CreatedAt(i).Tasks("w", 1, "cpu=1,nvidia.com/gpu=4");
+  }
+  Decision d = RunConf(b.Build(), Conf("allocate, preempt", kNoLimits));
+  auto nominated = NominationMap(d);
+  EXPECT_EQ(nominated["h0-w-0"], "n2");
+  EXPECT_EQ(nominated["h1-w-0"], "n0");
+  EXPECT_EQ(nominated["h2-w-0"], "n1");
+  EXPECT_FALSE(nominated.count("h3-w-0"));
+  EXPECT_EQ(Evicted(d).size(), 12u) << "three whole gangs, nothing for the fourth";
+}
+
 }  // namespace
 }  // namespace etna::sched

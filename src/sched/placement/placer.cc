@@ -108,7 +108,7 @@ Placer::Choice Placer::FindNode(TaskIdx ti, bool allow_pipeline, FitErrors* erro
     return {best, false};
   }
   if (allow_pipeline && !session_.total_releasing().IsZero()) {
-    if (Choice c = FindPipelineNode(t, errors)) return c;
+    if (Choice c = FindPipelineNode(t, shareable)) return c;
   }
   if (errors) {
     std::vector<Candidate> ignored;
@@ -117,16 +117,73 @@ Placer::Choice Placer::FindNode(TaskIdx ti, bool allow_pipeline, FitErrors* erro
   return {};
 }
 
-Placer::Choice Placer::FindPipelineNode(const Task& t, FitErrors* /*errors*/) {
+bool Placer::PipelineFits(const Task& t, NodeIdx n) {
+  const Node& node = session_.node(n);
+  return !node.releasing.IsZero() && session_.Schedulable(node) && Allowed(n) &&
+         session_.ResourceFits(t, node, node.FutureIdle(), /*check_devices=*/false, nullptr) &&
+         AllPredicates(t, n).ok;
+}
+
+namespace {
+
+// Inserts or removes `n` in the sorted `nodes` so that it is there exactly when `member`.
+void SetMember(std::vector<NodeIdx>& nodes, NodeIdx n, bool member) {
+  auto it = std::lower_bound(nodes.begin(), nodes.end(), n);
+  bool present = it != nodes.end() && *it == n;
+  if (member && !present) nodes.insert(it, n);
+  if (!member && present) nodes.erase(it);
+}
+
+}  // namespace
+
+void Placer::RefreshReleasingNodes() {
+  const auto& log = session_.node_change_log();
+  auto note = [&](NodeIdx n) {
+    const Node& node = session_.node(n);
+    bool releasing = !node.releasing.IsZero();
+    SetMember(releasing_nodes_, n, releasing);
+    if (releasing) future_gpu_[n] = node.FutureIdle().Get(kGpu);
+  };
+  if (!releasing_known_) {
+    releasing_nodes_.clear();
+    future_gpu_.assign(session_.nodes().size(), 0);
+    for (NodeIdx n = 0; n < static_cast<NodeIdx>(session_.nodes().size()); ++n) note(n);
+    releasing_known_ = true;
+  } else {
+    for (size_t i = releasing_log_pos_; i < log.size(); ++i) note(log[i]);
+  }
+  releasing_log_pos_ = log.size();
+}
+
+Placer::Choice Placer::FindPipelineNode(const Task& t, bool shareable) {
+  RefreshReleasingNodes();
+  std::vector<NodeIdx> local;
+  const std::vector<NodeIdx>* nodes = &local;
+  const auto& log = session_.node_change_log();
+  if (shareable) {
+    auto [it, inserted] = pipeline_cache_.try_emplace(TemplateKey{t.job, t.spec.get(), t.request});
+    PipelineCache& cache = it->second;
+    if (inserted || log.size() - cache.log_pos > releasing_nodes_.size()) {
+      cache.nodes.clear();
+      int64_t gpus = t.request.Get(kGpu);
+      for (NodeIdx n : releasing_nodes_) {
+        if (future_gpu_[n] >= gpus && PipelineFits(t, n)) cache.nodes.push_back(n);
+      }
+    } else {
+      for (size_t i = cache.log_pos; i < log.size(); ++i) {
+        SetMember(cache.nodes, log[i], PipelineFits(t, log[i]));
+      }
+    }
+    cache.log_pos = log.size();
+    nodes = &cache.nodes;
+  } else {
+    for (NodeIdx n : releasing_nodes_) {
+      if (PipelineFits(t, n)) local.push_back(n);
+    }
+  }
   NodeIdx best = kNone;
   double best_score = 0;
-  for (NodeIdx n = 0; n < static_cast<NodeIdx>(session_.nodes().size()); ++n) {
-    const Node& node = session_.node(n);
-    if (node.releasing.IsZero() || !session_.Schedulable(node) || !Allowed(n)) continue;
-    if (!session_.ResourceFits(t, node, node.FutureIdle(), /*check_devices=*/false, nullptr)) {
-      continue;
-    }
-    if (!AllPredicates(t, n).ok) continue;
+  for (NodeIdx n : *nodes) {
     double score = filter_.Score(t, n);
     if (best == kNone || score > best_score) {
       best = n;

@@ -11,7 +11,10 @@
 // afresh per task.
 //
 // When no node has idle room and `allow_pipeline` is set, a node whose future idle resources
-// (after releasing tasks leave) hold the task is returned for pipelining.
+// (after releasing tasks leave) hold the task is returned for pipelining. Only nodes with
+// releasing tasks can be such a node; the Placer keeps them (from the change log), and keeps per
+// task template the ones that hold it, re-checking only nodes changed since, so a victim search
+// that pipelines thousands of tasks does not scan every node for each.
 //
 // Thread-safety: none; one per action run.
 #pragma once
@@ -50,6 +53,7 @@ class Placer {
   void SetNodeFilter(const std::vector<bool>* allowed) {
     node_filter_ = allowed;
     candidate_cache_.clear();
+    pipeline_cache_.clear();
   }
   // Every predicate, ignoring resources: could this task ever run on this node?
   PredicateResult AllPredicates(const Task& t, NodeIdx n) { return filter_.AllPredicates(t, n); }
@@ -64,9 +68,18 @@ class Placer {
     std::vector<Candidate> candidates;
   };
 
+  // Nodes (in index order) that could take `t` once their releasing tasks are gone.
+  struct PipelineCache {
+    size_t log_pos = 0;
+    std::vector<NodeIdx> nodes;
+  };
+
   void Scan(const Task& t, std::vector<Candidate>* out, FitErrors* errors);
   void Refresh(const Task& t, CandidateCache& cache);
-  Choice FindPipelineNode(const Task& t, FitErrors* errors);
+  Choice FindPipelineNode(const Task& t, bool shareable);
+  bool PipelineFits(const Task& t, NodeIdx n);
+  // Brings releasing_nodes_ up to the session's change log.
+  void RefreshReleasingNodes();
   struct TemplateKey {
     JobIdx job;
     const PodSpec* spec;
@@ -84,6 +97,11 @@ class Placer {
   PlacerOptions options_;
   NodeFilter filter_;
   std::unordered_map<TemplateKey, CandidateCache, TemplateKeyHash> candidate_cache_;
+  std::unordered_map<TemplateKey, PipelineCache, TemplateKeyHash> pipeline_cache_;
+  std::vector<NodeIdx> releasing_nodes_;  // nodes with releasing tasks, in index order
+  std::vector<int64_t> future_gpu_;       // their future idle GPUs (milli), a quick first test
+  size_t releasing_log_pos_ = 0;
+  bool releasing_known_ = false;
   const std::vector<bool>* node_filter_ = nullptr;
 };
 
