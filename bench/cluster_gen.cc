@@ -127,9 +127,17 @@ Snapshot MakeFullCluster(const FullClusterShape& shape) {
       }
     }
   }
+  if (shape.reclaim) {
+    Queue entitled;
+    entitled.name = "queue-entitled";
+    entitled.weight = 4;
+    entitled.creation_ms = shape.queues;
+    s.queues.push_back(std::move(entitled));
+  }
   for (int p = 0; p < shape.preemptors; ++p) {
     int size = 1 + static_cast<int>(rng.Uniform(kGpusPerNode));
-    AddOneGpuJob(size, static_cast<QueueIdx>(rng.Uniform(shape.queues)), 100, &s);
+    auto queue = static_cast<QueueIdx>(rng.Uniform(shape.queues));
+    AddOneGpuJob(size, shape.reclaim ? static_cast<QueueIdx>(shape.queues) : queue, 100, &s);
   }
   return s;
 }

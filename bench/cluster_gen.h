@@ -22,11 +22,14 @@ sched::Snapshot MakeCluster(const ClusterShape& shape);
 // A full cluster for the preemption benchmark: every node runs 8 one-GPU tasks of priority-0
 // jobs (gangs of 1, 2, 4 or 8 on the node, each in a random queue, started at different times),
 // and `preemptors` priority-100 gangs of 1–8 one-GPU tasks wait, each in a random queue, so each
-// can succeed only by evicting lower-priority work of its own queue.
+// can succeed only by evicting lower-priority work of its own queue. With `reclaim`, the
+// preemptors wait instead in one more queue (weight 4) that holds nothing yet, so they are served
+// by reclaiming from the others, down to those queues' shares.
 struct FullClusterShape {
   int nodes = 1000;
   int preemptors = 400;
   int queues = 20;
+  bool reclaim = false;
   uint64_t seed = 42;
 };
 

@@ -8,6 +8,9 @@
 //    gangs as nodes wait, each served only by evicting lower-priority work of its queue:
 //      BENCH core-preempt nodes=<N> running=<R> preemptors=<P> cycle_ms=<X> evictions=<E>
 //        preemptors_served=<S> peak_rss_mb=<Z>
+//  - BM_Reclaim: the same full cluster, the high-priority gangs waiting in one more, empty queue,
+//    served by reclaiming from the other queues down to their shares:
+//      BENCH core-reclaim nodes=<N> ... (the same fields)
 // Cases run in ascending size, so the process's peak RSS after a case is that case's peak.
 #include <benchmark/benchmark.h>
 #include <fmt/format.h>
@@ -39,6 +42,7 @@ struct CaseResult {
 std::vector<CaseResult> g_results;
 
 struct PreemptResult {
+  const char* line = "core-preempt";
   int nodes = 0;
   size_t running = 0;
   int preemptors = 0;
@@ -112,14 +116,18 @@ void BM_Cycle(benchmark::State& state) {
 
 BENCHMARK(BM_Cycle)->Arg(1000)->Arg(5000)->Arg(10000)->Unit(benchmark::kMillisecond)->Iterations(3);
 
-void BM_Preempt(benchmark::State& state) {
+// One cycle over a full cluster where 0.4 × nodes high-priority gangs wait (in their victims'
+// queues, or with `reclaim` in one more, empty queue).
+void RunFullCluster(benchmark::State& state, bool reclaim) {
   bench::FullClusterShape shape;
   shape.nodes = static_cast<int>(state.range(0));
   shape.preemptors = shape.nodes * 2 / 5;
+  shape.reclaim = reclaim;
   Snapshot snapshot = bench::MakeFullCluster(shape);
   std::optional<SchedulerConf> conf = DefaultConf(state);  // every default action
   if (!conf) return;
   PreemptResult r;
+  if (reclaim) r.line = "core-reclaim";
   r.nodes = shape.nodes;
   r.preemptors = shape.preemptors;
   for (const auto& t : snapshot.tasks) r.running += t.status == TaskStatus::kRunning;
@@ -136,9 +144,14 @@ void BM_Preempt(benchmark::State& state) {
   g_preempt_results.push_back(r);
 }
 
-// One iteration at 10,000 nodes: the victim search takes minutes there (docs/benchmarks.md).
+void BM_Preempt(benchmark::State& state) { RunFullCluster(state, /*reclaim=*/false); }
+void BM_Reclaim(benchmark::State& state) { RunFullCluster(state, /*reclaim=*/true); }
+
+// One iteration at 10,000 nodes: a second each (docs/benchmarks.md).
 BENCHMARK(BM_Preempt)->Arg(1000)->Unit(benchmark::kMillisecond)->Iterations(3);
 BENCHMARK(BM_Preempt)->Arg(10000)->Unit(benchmark::kMillisecond)->Iterations(1);
+BENCHMARK(BM_Reclaim)->Arg(1000)->Unit(benchmark::kMillisecond)->Iterations(3);
+BENCHMARK(BM_Reclaim)->Arg(10000)->Unit(benchmark::kMillisecond)->Iterations(1);
 
 }  // namespace
 
@@ -153,9 +166,9 @@ int main(int argc, char** argv) {
   }
   for (const auto& r : g_preempt_results) {
     std::printf(
-        "BENCH core-preempt nodes=%d running=%zu preemptors=%d cycle_ms=%.1f evictions=%zu "
+        "BENCH %s nodes=%d running=%zu preemptors=%d cycle_ms=%.1f evictions=%zu "
         "preemptors_served=%zu peak_rss_mb=%.0f\n",
-        r.nodes, r.running, r.preemptors, r.best_ms, r.evictions, r.preemptors_served,
+        r.line, r.nodes, r.running, r.preemptors, r.best_ms, r.evictions, r.preemptors_served,
         r.peak_rss_mb);
   }
   return 0;

@@ -69,6 +69,10 @@ std::vector<NodeIdx> NoPlanMemo::ChangedSince(uint64_t stamp) {
   return out;
 }
 
+void NoPlanMemo::ForgetOtherQueues(QueueIdx q) {
+  std::erase_if(global_, [q](const Entry& e) { return e.cls.queue != q; });
+}
+
 bool NoPlanMemo::Pass::Known(NodeIdx n) const {
   return memo_.Valid(job_, n) || memo_.Valid(global_, n);
 }

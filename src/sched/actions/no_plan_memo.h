@@ -6,9 +6,11 @@
 // held no plan for the class keeps holding none while it is unchanged, because within a cycle
 // everything else the votes read only grows stricter: evictions take budget and spare members
 // away, and a preemptor's own placed tasks raise its share. What is not node-local is the
-// caller's to report: Touch() a node whose jobs grew (a committed preemptor's nodes), Clear()
-// when a queue's share grew (reclaim), and record in kJob scope what holds only for the current
-// job (its own earlier tasks are placed, or uncommitted evictions hold budget).
+// caller's to report: Touch() a node whose jobs grew (a committed preemptor's nodes),
+// ForgetOtherQueues(q) when queue q's share grew (reclaim: q's work becomes easier to reclaim
+// for other queues' preemptors, while q's own only find it harder), and record in kJob scope
+// what holds only for the current job (its own earlier tasks are placed, or uncommitted
+// evictions hold budget).
 //
 // When a pass found no plan anywhere, the next pass for the class visits only the nodes changed
 // since (Pass::Nodes), so a run of like preemptors costs what changed, not the node count.
@@ -40,7 +42,7 @@ class NoPlanMemo {
     }
   };
   enum class Scope : uint8_t {
-    kGlobal,  // until the node changes (or Touch/Clear)
+    kGlobal,  // until the node changes (or Touch, ForgetOtherQueues)
     kJob,     // also until ClearJob(): the current preemptor job's attempt
   };
 
@@ -84,7 +86,7 @@ class NoPlanMemo {
   Pass Begin(const Class& c, bool use_global, std::optional<Scope> record);
 
   void Touch(NodeIdx n);
-  void Clear() { global_.clear(); }
+  void ForgetOtherQueues(QueueIdx q);
   void ClearJob() { job_.clear(); }
 
  private:

@@ -83,7 +83,7 @@ TEST(NoPlanMemoTest, FailuresAreStampedAfterTheTrialEvictionsOfTheirPass) {
   EXPECT_TRUE(Known(memo, *cls, 0));
 }
 
-TEST(NoPlanMemoTest, TouchClearAndJobScope) {
+TEST(NoPlanMemoTest, TouchForgetOtherQueuesAndJobScope) {
   OpenSession s(TwoNodes(), kConf);
   NoPlanMemo memo(*s);
   auto cls = NoPlanMemo::ClassOf(*s, s->task(s.Task("high-w-0")));
@@ -93,13 +93,15 @@ TEST(NoPlanMemoTest, TouchClearAndJobScope) {
   memo.Touch(1);
   EXPECT_TRUE(Known(memo, *cls, 0));
   EXPECT_FALSE(Known(memo, *cls, 1)) << "touched";
-  memo.Clear();
-  EXPECT_FALSE(Known(memo, *cls, 0)) << "cleared";
+  memo.ForgetOtherQueues(cls->queue);
+  EXPECT_TRUE(Known(memo, *cls, 0)) << "the class's own queue";
+  memo.ForgetOtherQueues(cls->queue + 1);
+  EXPECT_FALSE(Known(memo, *cls, 0)) << "forgotten with the other queues";
 
   Fail(memo, *cls, 0, Scope::kJob);
   EXPECT_TRUE(Known(memo, *cls, 0, /*use_global=*/false)) << "job entries always count";
-  memo.Clear();
-  EXPECT_TRUE(Known(memo, *cls, 0, false)) << "Clear() keeps the job's entries";
+  memo.ForgetOtherQueues(cls->queue + 1);
+  EXPECT_TRUE(Known(memo, *cls, 0, false)) << "forgetting global entries keeps the job's";
   memo.ClearJob();
   EXPECT_FALSE(Known(memo, *cls, 0, false));
 }

@@ -428,13 +428,10 @@ class VictimSearch {
     }
   }
 
-  // A committed preemptor's share grew: plans on its nodes may now take its tasks (preempt).
-  // A queue's share grew too, which reclaim's votes read everywhere.
+  // A committed preemptor's share grew: plans on its nodes may now take its tasks (preempt),
+  // and its queue's work is easier to reclaim for other queues (reclaim).
   void ForgetPlansOfCommittedJob(const Job& job) {
-    if (!e_.victims_in_own_queue) {
-      memo_.Clear();
-      return;
-    }
+    if (!e_.victims_in_own_queue) memo_.ForgetOtherQueues(job.queue);
     for (TaskIdx v : job.tasks) {
       const Task& t = s_.task(v);
       if (HoldsNode(t.status) && t.node != kNone) memo_.Touch(t.node);
