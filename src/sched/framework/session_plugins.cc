@@ -96,7 +96,7 @@ struct PluginDispatch::Registered {
   TierFns<PredicateFn> predicate_static;
   TierFns<PredicateFn> predicate_dynamic;
   TierFns<NodeOrderFn> node_order;
-  TierFns<NodeOrderFn> node_order_members;
+  TierFns<MemberNodeOrderFn> node_order_members;
   TierFns<VictimFn> preemptable;
   TierFns<VictimFn> reclaimable;
   TierFns<QueueTaskFn> preemptive;
@@ -154,10 +154,14 @@ void PluginDispatch::AddDeviceChooserFn(DeviceChooserFn fn) {
   fns_->device_choosers.push_back(std::move(fn));
 }
 
-void PluginDispatch::AddNodeOrderFn(NodeOrderFn fn, bool member_dependent) {
-  if (!Enabled(ExtensionPoint::kNodeOrder)) return;
-  Push(member_dependent ? fns_->node_order_members : fns_->node_order, current_tier_,
-       std::move(fn));
+void PluginDispatch::AddNodeOrderFn(NodeOrderFn fn) {
+  if (Enabled(ExtensionPoint::kNodeOrder)) Push(fns_->node_order, current_tier_, std::move(fn));
+}
+
+void PluginDispatch::AddMemberNodeOrderFn(MemberNodeOrderFn fn) {
+  if (Enabled(ExtensionPoint::kNodeOrder)) {
+    Push(fns_->node_order_members, current_tier_, std::move(fn));
+  }
 }
 
 void PluginDispatch::AddEventHandler(EventHandler handler) {
@@ -218,11 +222,18 @@ double PluginDispatch::NodeScoreOwn(const Task& t, const Node& n) const {
 }
 
 double PluginDispatch::NodeScoreMembers(const Task& t, const Node& n) const {
-  double score = 0;
+  if (fns_->node_order_members.empty()) return 0;
+  one_node_.assign(1, &n);
+  one_score_.assign(1, 0.0);
+  AddNodeScoresMembers(t, one_node_, one_score_);
+  return one_score_[0];
+}
+
+void PluginDispatch::AddNodeScoresMembers(const Task& t, const std::vector<const Node*>& nodes,
+                                          std::vector<double>& scores) const {
   for (const auto& tier : fns_->node_order_members) {
-    for (const auto& fn : tier) score += fn(t, n);
+    for (const auto& fn : tier) fn(t, nodes, scores);
   }
-  return score;
 }
 
 bool PluginDispatch::HasMemberScores() const { return !fns_->node_order_members.empty(); }

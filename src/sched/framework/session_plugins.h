@@ -42,6 +42,11 @@ using TaskOrderFn = std::function<int(const Task&, const Task&)>;
 using VictimOrderFn = std::function<int(const Task& l, const Task& r)>;
 using PredicateFn = std::function<PredicateResult(const Task&, const Node&)>;
 using NodeOrderFn = std::function<double(const Task&, const Node&)>;
+// A score that also depends on where the task's job has other members (topology): adds each
+// of `nodes`' score to `scores` (same index), so that what it reads of the job once per task
+// is not read again per node.
+using MemberNodeOrderFn = std::function<void(const Task&, const std::vector<const Node*>& nodes,
+                                             std::vector<double>& scores)>;
 // Returns the candidates the plugin allows to be evicted for `preemptor`, or nullopt to abstain.
 using VictimFn = std::function<std::optional<std::vector<TaskIdx>>(
     const Task& preemptor, const std::vector<TaskIdx>& candidates, EvictionScope scope)>;
@@ -89,9 +94,10 @@ class PluginDispatch {
   // `cacheable`: the result depends only on the task's spec and the node's static attributes
   // (labels, taints), so identical tasks may share it within the session.
   void AddPredicateFn(PredicateFn fn, bool cacheable = true);
-  // `member_dependent`: the score also depends on where the task's job has other members
-  // (topology scores), so it is recomputed for every task instead of cached per node.
-  void AddNodeOrderFn(NodeOrderFn fn, bool member_dependent = false);
+  // Scores that depend only on the task and the node, cached per node for identical tasks.
+  void AddNodeOrderFn(NodeOrderFn fn);
+  // Scores recomputed for every task (topology scores: MemberNodeOrderFn).
+  void AddMemberNodeOrderFn(MemberNodeOrderFn fn);
   void AddPreemptableFn(VictimFn fn);
   void AddReclaimableFn(VictimFn fn);
   void AddPreemptiveFn(QueueTaskFn fn);
@@ -126,6 +132,9 @@ class PluginDispatch {
   double NodeScore(const Task& t, const Node& n) const;
   double NodeScoreOwn(const Task& t, const Node& n) const;
   double NodeScoreMembers(const Task& t, const Node& n) const;
+  // Adds NodeScoreMembers of each of `nodes` to `scores` (same index; the same sums).
+  void AddNodeScoresMembers(const Task& t, const std::vector<const Node*>& nodes,
+                            std::vector<double>& scores) const;
   bool HasMemberScores() const;
   std::optional<std::vector<TaskIdx>> Preemptable(
       const Task& preemptor, const std::vector<TaskIdx>& candidates,
@@ -158,6 +167,8 @@ class PluginDispatch {
   bool Enabled(ExtensionPoint p) const;
 
   std::unique_ptr<Registered> fns_;
+  mutable std::vector<const Node*> one_node_;  // NodeScoreMembers' scratch
+  mutable std::vector<double> one_score_;
   const PluginOption* current_option_ = nullptr;
   int current_tier_ = 0;
   bool cross_node_predicates_ = false;

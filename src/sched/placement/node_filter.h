@@ -32,9 +32,6 @@ class NodeFilter {
   double ScoreOwn(const Task& t, NodeIdx n) const {
     return session_.NodeScoreOwn(t, session_.node(n));
   }
-  double ScoreMembers(const Task& t, NodeIdx n) const {
-    return session_.NodeScoreMembers(t, session_.node(n));
-  }
 
  private:
   struct SpecCache {

@@ -93,15 +93,21 @@ Placer::Choice Placer::FindNode(TaskIdx ti, bool allow_pipeline, FitErrors* erro
   }
   if (!candidates->empty()) {
     // Cached scores are the task's own; scores that depend on where its job's members are
-    // (topology) are added fresh for every task.
+    // (topology) are added fresh for every task, for all candidates at once.
     bool members = session_.HasMemberScores();
+    if (members) {
+      member_nodes_.clear();
+      for (const auto& c : *candidates) member_nodes_.push_back(&session_.node(c.node));
+      member_scores_.assign(candidates->size(), 0.0);
+      session_.AddNodeScoresMembers(t, member_nodes_, member_scores_);
+    }
     NodeIdx best = kNone;
     double best_score = 0;
-    for (const auto& c : *candidates) {
-      double score = c.score;
-      if (members) score += filter_.ScoreMembers(t, c.node);
+    for (size_t i = 0; i < candidates->size(); ++i) {
+      double score = (*candidates)[i].score;
+      if (members) score += member_scores_[i];
       if (best == kNone || score > best_score) {
-        best = c.node;
+        best = (*candidates)[i].node;
         best_score = score;
       }
     }

@@ -7,8 +7,8 @@
 // predicates) → the first `feasible_nodes` feasible nodes are scored by the NodeOrder plugins
 // and the best wins (ties: the earlier candidate). Identical tasks of one job reuse the scored
 // candidate list: only nodes changed since (from the session's change log) are re-checked, and
-// scores that depend on where the job's other members are (Session::NodeScoreMembers) are added
-// afresh per task.
+// scores that depend on where the job's other members are (Session::AddNodeScoresMembers) are
+// added afresh per task, for every candidate in one call per plugin.
 //
 // When no node has idle room and `allow_pipeline` is set, a node whose future idle resources
 // (after releasing tasks leave) hold the task is returned for pipelining. Only nodes with
@@ -98,6 +98,8 @@ class Placer {
   NodeFilter filter_;
   std::unordered_map<TemplateKey, CandidateCache, TemplateKeyHash> candidate_cache_;
   std::unordered_map<TemplateKey, PipelineCache, TemplateKeyHash> pipeline_cache_;
+  std::vector<const Node*> member_nodes_;  // FindNode's scratch for member scores
+  std::vector<double> member_scores_;
   std::vector<NodeIdx> releasing_nodes_;  // nodes with releasing tasks, in index order
   std::vector<int64_t> future_gpu_;       // their future idle GPUs (milli), a quick first test
   size_t releasing_log_pos_ = 0;

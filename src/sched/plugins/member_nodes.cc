@@ -3,29 +3,30 @@
 #include <algorithm>
 
 namespace etna::sched {
+namespace {
 
-MemberNodes CollectMemberNodes(const Session& s, const Task& self) {
-  MemberNodes out;
-  if (self.job == kNone) return out;
+// Fills m->members, m->pending and m->nodes for `self`, counting in m->per_node, which holds
+// zeros on entry (sized to the nodes).
+void CollectMemberNodes(const Session& s, const Task& self, MemberNodes* m) {
+  m->members = 0;
+  m->pending = 0;
+  m->nodes.clear();
+  if (self.job == kNone) return;
   TaskIdx ti = s.IndexOf(self);
   for (TaskIdx mi : s.job(self.job).tasks) {
     if (mi == ti) continue;
-    const Task& m = s.task(mi);
-    if (m.status == TaskStatus::kPending) ++out.pending;
-    bool placed = m.node != kNone && (HoldsNode(m.status) || m.status == TaskStatus::kPipelined);
+    const Task& t = s.task(mi);
+    if (t.status == TaskStatus::kPending) ++m->pending;
+    bool placed = t.node != kNone && (HoldsNode(t.status) || t.status == TaskStatus::kPipelined);
     if (!placed) continue;
-    ++out.members;
-    auto it = std::find_if(out.nodes.begin(), out.nodes.end(),
-                           [&](const auto& e) { return e.first == m.node; });
-    if (it == out.nodes.end()) {
-      out.nodes.emplace_back(m.node, 1);
-    } else {
-      ++it->second;
-    }
+    ++m->members;
+    if (m->per_node[t.node]++ == 0) m->nodes.emplace_back(t.node, 0);
   }
-  std::sort(out.nodes.begin(), out.nodes.end());
-  return out;
+  std::sort(m->nodes.begin(), m->nodes.end());
+  for (auto& [node, count] : m->nodes) count = m->per_node[node];
 }
+
+}  // namespace
 
 void CountPerHypernode(const HyperNodeIndex* topology, MemberNodes* m) {
   if (!topology || !topology->nested() || m->nodes.empty()) {
@@ -45,9 +46,10 @@ const MemberNodes& MemberNodesCache::Get(const Session& s, const Task& self,
   if (task_ != ti || log_pos_ != log_pos) {
     task_ = ti;
     log_pos_ = log_pos;
-    std::vector<int> counts = std::move(value_.per_hypernode);
-    value_ = CollectMemberNodes(s, self);
-    value_.per_hypernode = std::move(counts);  // reuses its capacity
+    std::vector<int>& per_node = value_.per_node;
+    if (per_node.size() != s.nodes().size()) per_node.assign(s.nodes().size(), 0);
+    for (const auto& [node, count] : value_.nodes) per_node[node] = 0;
+    CollectMemberNodes(s, self, &value_);
     CountPerHypernode(topology, &value_);
   }
   return value_;

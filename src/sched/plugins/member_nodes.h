@@ -3,7 +3,9 @@
 // nodes instead of walking the gang member by member for every node they score.
 //
 // MemberNodesCache keeps the answer for one task until the session changes (its node change
-// log grows), which is what a node scan for one task needs. Given the topology, it also counts
+// log grows), which is what a node scan for one task needs, with the members on each node in a
+// dense array (only the member nodes are written and cleared again), so that a candidate's own
+// count is one read. Given the topology, it also counts
 // the members inside each hypernode, so that ForEachMemberDistance finds a candidate's distance
 // to every member in one walk up the candidate's few hypernodes: the cost of scoring a node no
 // longer grows with how many nodes the gang is spread over. Not thread-safe.
@@ -26,9 +28,10 @@ struct MemberNodes {
   // Members inside each hypernode (indexed as HyperNodeIndex::hypernodes()); empty unless the
   // cache was given a nested topology.
   std::vector<int> per_hypernode;
+  // Members on each node (indexed by NodeIdx); empty unless kept by a MemberNodesCache.
+  std::vector<int> per_node;
 };
 
-MemberNodes CollectMemberNodes(const Session& s, const Task& self);
 // Fills m->per_hypernode from m->nodes when `topology` is given and nested, else empties it.
 void CountPerHypernode(const HyperNodeIndex* topology, MemberNodes* m);
 
@@ -53,8 +56,14 @@ void ForEachMemberDistance(const HyperNodeIndex& topology, const MemberNodes& m,
     for (const auto& [node, count] : m.nodes) f(topology.Distance(candidate, node), count);
     return;
   }
-  auto it = std::lower_bound(m.nodes.begin(), m.nodes.end(), std::make_pair(candidate, 0));
-  int counted = it != m.nodes.end() && it->first == candidate ? it->second : 0;
+  int counted = 0;
+  if (!m.per_node.empty()) {
+    counted = m.per_node[candidate];
+  } else {
+    auto it = std::lower_bound(m.nodes.begin(), m.nodes.end(), candidate,
+                               [](const auto& e, NodeIdx n) { return e.first < n; });
+    counted = it != m.nodes.end() && it->first == candidate ? it->second : 0;
+  }
   if (counted > 0) f(0, counted);
   for (int32_t h : topology.Containing(candidate)) {
     int inside = m.per_hypernode[h];

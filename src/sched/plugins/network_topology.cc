@@ -48,8 +48,9 @@ void NetworkTopologyPlugin::OnSessionOpen(Session& s) {
   }
   if (!needed) return;
   topology_ = std::make_unique<HyperNodeIndex>(s.nodes(), s.hypernodes());
-  s.AddNodeOrderFn([this, &s](const Task& t, const Node& n) { return Score(s, t, n); },
-                   /*member_dependent=*/true);
+  s.AddMemberNodeOrderFn(
+      [this, &s](const Task& t, const std::vector<const Node*>& nodes,
+                 std::vector<double>& scores) { AddScores(s, t, nodes, scores); });
 }
 
 int64_t NetworkTopologyPlugin::SwitchFit(const Session& s, const Task& t, int32_t h) {
@@ -70,13 +71,19 @@ int64_t NetworkTopologyPlugin::SwitchFit(const Session& s, const Task& t, int32_
   return fit;
 }
 
-double NetworkTopologyPlugin::Score(const Session& s, const Task& t, const Node& n) {
-  if (t.job == kNone) return 0;
-  const Job& job = s.job(t.job);
-  if (!Applies(job)) return 0;
-  NodeIdx ni = s.IndexOf(n);
+void NetworkTopologyPlugin::AddScores(const Session& s, const Task& t,
+                                      const std::vector<const Node*>& nodes,
+                                      std::vector<double>& scores) {
+  if (t.job == kNone || !Applies(s.job(t.job))) return;
   const MemberNodes& m = members_.Get(s, t, topology_.get());
-  double score;
+  for (size_t i = 0; i < nodes.size(); ++i) {
+    scores[i] += Score(s, t, m, *nodes[i]) * static_cast<double>(o_.weight);
+  }
+}
+
+double NetworkTopologyPlugin::Score(const Session& s, const Task& t, const MemberNodes& m,
+                                    const Node& n) {
+  NodeIdx ni = s.IndexOf(n);
   if (m.members > 0) {
     double penalty_sum = 0;
     ForEachMemberDistance(*topology_, m, ni, [&](int32_t d, int count) {
@@ -84,17 +91,14 @@ double NetworkTopologyPlugin::Score(const Session& s, const Task& t, const Node&
           static_cast<double>(count) *
           static_cast<double>(d == 0 ? o_.intra_node_penalty : o_.inter_node_penalty * d);
     });
-    score = std::max(0.0, 100.0 - penalty_sum / m.members);
-  } else {
-    int64_t pending = m.pending;
-    double want = static_cast<double>(pending + 1);
-    int64_t on_node = CopiesThatFit(t.request, n.Idle());
-    const auto& containing = topology_->Containing(ni);
-    int64_t on_switch = containing.empty() ? on_node : SwitchFit(s, t, containing.front());
-    score = 50.0 * std::min(1.0, static_cast<double>(on_node) / want) +
-            50.0 * std::min(1.0, static_cast<double>(on_switch) / want);
+    return std::max(0.0, 100.0 - penalty_sum / m.members);
   }
-  return score * static_cast<double>(o_.weight);
+  double want = static_cast<double>(m.pending + 1);
+  int64_t on_node = CopiesThatFit(t.request, n.Idle());
+  const auto& containing = topology_->Containing(ni);
+  int64_t on_switch = containing.empty() ? on_node : SwitchFit(s, t, containing.front());
+  return 50.0 * std::min(1.0, static_cast<double>(on_node) / want) +
+         50.0 * std::min(1.0, static_cast<double>(on_switch) / want);
 }
 
 }  // namespace etna::sched

@@ -51,7 +51,10 @@ class NetworkTopologyPlugin : public Plugin {
   static bool Applies(const Job& job);
 
  private:
-  double Score(const Session& s, const Task& t, const Node& n);
+  void AddScores(const Session& s, const Task& t, const std::vector<const Node*>& nodes,
+                 std::vector<double>& scores);
+  // The score before the weight, for a task whose job's other members are `m`.
+  double Score(const Session& s, const Task& t, const MemberNodes& m, const Node& n);
   int64_t SwitchFit(const Session& s, const Task& t, int32_t hypernode);
 
   Options o_;

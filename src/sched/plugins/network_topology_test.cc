@@ -127,6 +127,11 @@ TEST(HyperNodeIndexTest, MemberDistancesFromPerHypernodeCountsMatchDistanceNodeB
     EXPECT_EQ(GroupedDistances(tree, m, c), DistancesOneByOne(tree, m, c)) << "candidate " << c;
   }
   EXPECT_EQ(GroupedDistances(tree, m, 0), (std::map<int32_t, int>{{0, 2}, {1, 1}, {2, 3}, {3, 2}}));
+  m.per_node = {2, 1, 3, 0, 1, 1};  // the dense counts a MemberNodesCache keeps: the same answer
+  for (NodeIdx c = 0; c < 6; ++c) {
+    EXPECT_EQ(GroupedDistances(tree, m, c), DistancesOneByOne(tree, m, c)) << "dense, " << c;
+  }
+  m.per_node.clear();
 
   // Overlapping switches (n1 in both a and b) do not nest: distances come node by node.
   snap.hypernodes = {{"a", 1, {0, 1}, {}}, {"b", 1, {1, 2}, {}}};

@@ -66,39 +66,48 @@ void WorkloadDefaultsPlugin::OnSessionOpen(Session& s) {
   s.AddNodeOrderFn([this, &s](const Task& t, const Node& n) { return Score(s, t, n); });
   if (small_gangs) {
     // How much of a small gang one NVLink domain can hold depends on how much of it is placed.
-    s.AddNodeOrderFn([this, &s](const Task& t, const Node& n) { return GangDomainScore(s, t, n); },
-                     /*member_dependent=*/true);
+    s.AddMemberNodeOrderFn(
+        [this, &s](const Task& t, const std::vector<const Node*>& nodes,
+                   std::vector<double>& scores) { AddGangDomainScores(s, t, nodes, scores); });
   }
   if (cross_node) {
     // The switch term depends on where the other members went.
     topology_ = std::make_unique<HyperNodeIndex>(s.nodes(), s.hypernodes());
-    s.AddNodeOrderFn([this, &s](const Task& t, const Node& n) { return TogetherScore(s, t, n); },
-                     /*member_dependent=*/true);
+    s.AddMemberNodeOrderFn(
+        [this, &s](const Task& t, const std::vector<const Node*>& nodes,
+                   std::vector<double>& scores) { AddTogetherScores(s, t, nodes, scores); });
   }
 }
 
-double WorkloadDefaultsPlugin::GangDomainScore(const Session& s, const Task& t, const Node& n) {
+void WorkloadDefaultsPlugin::AddGangDomainScores(const Session& s, const Task& t,
+                                                 const std::vector<const Node*>& nodes,
+                                                 std::vector<double>& scores) const {
   int whole = WholeGpus(t);
-  if (whole == 0 || t.job == kNone) return 0;
+  if (whole == 0 || t.job == kNone) return;
   const Job& job = s.job(t.job);
-  if (job.kind != Job::Kind::kTraining || Large(job) || job.total_request == t.request) return 0;
-  // Replaces the task's own domain term (in Score) with the gang's.
-  double own = GpuTopologyPlugin::Score(n, whole) / 100.0;
-  return 50 * (DomainFit(s, t, n, whole) - own) * static_cast<double>(weight_);
+  if (job.kind != Job::Kind::kTraining || Large(job) || job.total_request == t.request) return;
+  for (size_t i = 0; i < nodes.size(); ++i) {
+    // Replaces the task's own domain term (in Score) with the gang's.
+    double own = GpuTopologyPlugin::Score(*nodes[i], whole) / 100.0;
+    scores[i] += 50 * (DomainFit(s, t, *nodes[i], whole) - own) * static_cast<double>(weight_);
+  }
 }
 
-double WorkloadDefaultsPlugin::TogetherScore(const Session& s, const Task& t, const Node& n) {
-  if (t.request.Get(kGpu) <= 0 || t.job == kNone) return 0;
+void WorkloadDefaultsPlugin::AddTogetherScores(const Session& s, const Task& t,
+                                               const std::vector<const Node*>& nodes,
+                                               std::vector<double>& scores) {
+  if (t.request.Get(kGpu) <= 0 || t.job == kNone) return;
   const Job& job = s.job(t.job);
-  if (job.kind == Job::Kind::kInference || !Large(job)) return 0;
-  double together = 1;
-  NodeIdx ni = s.IndexOf(n);
+  if (job.kind == Job::Kind::kInference || !Large(job)) return;
   const MemberNodes& m = members_.Get(s, t, topology_.get());
-  int near = 0;
-  ForEachMemberDistance(*topology_, m, ni,
-                        [&](int32_t d, int count) { near += d <= 1 ? count : 0; });
-  if (m.members > 0) together = static_cast<double>(near) / m.members;
-  return 50 * together * static_cast<double>(weight_);
+  for (size_t i = 0; i < nodes.size(); ++i) {
+    double together = 1;
+    int near = 0;
+    ForEachMemberDistance(*topology_, m, s.IndexOf(*nodes[i]),
+                          [&](int32_t d, int count) { near += d <= 1 ? count : 0; });
+    if (m.members > 0) together = static_cast<double>(near) / m.members;
+    scores[i] += 50 * together * static_cast<double>(weight_);
+  }
 }
 
 double WorkloadDefaultsPlugin::Score(const Session& s, const Task& t, const Node& n) {
@@ -120,7 +129,7 @@ double WorkloadDefaultsPlugin::Score(const Session& s, const Task& t, const Node
   } else if (!Large(job)) {
     score = 50 * fill + 50 * GpuTopologyPlugin::Score(n, WholeGpus(t)) / 100.0;
   } else {
-    // Large training: spread (least-loaded nodes); TogetherScore adds the same-switch term.
+    // Large training: spread (least-loaded nodes); AddTogetherScores adds the same-switch term.
     score = 50 * (1 - fill) + (topology_ ? 0 : 50);
   }
   return score * static_cast<double>(weight_);

@@ -21,6 +21,7 @@
 #pragma once
 
 #include <memory>
+#include <vector>
 
 #include "sched/framework/plugin.h"
 #include "sched/model/hypernode.h"
@@ -40,9 +41,12 @@ class WorkloadDefaultsPlugin : public Plugin {
 
  private:
   double Score(const Session& s, const Task& t, const Node& n);
-  double TogetherScore(const Session& s, const Task& t, const Node& n);
+  // Large training: the share of the placed members under the node's switch (MemberNodeOrderFn).
+  void AddTogetherScores(const Session& s, const Task& t, const std::vector<const Node*>& nodes,
+                         std::vector<double>& scores);
   // Small training gangs: the gang's domain fit (DomainFit) in place of the task's own.
-  double GangDomainScore(const Session& s, const Task& t, const Node& n);
+  void AddGangDomainScores(const Session& s, const Task& t, const std::vector<const Node*>& nodes,
+                           std::vector<double>& scores) const;
 
   int64_t weight_;
   std::unique_ptr<HyperNodeIndex> topology_;
