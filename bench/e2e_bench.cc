@@ -11,7 +11,9 @@
 //             scheduler_rss_mb=<n> controllers_rss_mb=<n>
 // submit_s: first submit to last create answered. fill_s: first submit to the last bind.
 // jobs_per_s: jobs with every pod bound / fill_s. bind_*: per pod, its Job's create sent to the
-// pod seen bound on the watch. *_rss_mb: each process's peak resident memory.
+// pod seen bound on the watch. gpus_allocated: GPUs of the pods bound at the end (a bound pod
+// deleted again, e.g. on a node whose lease lapsed, no longer counts; stderr says how many).
+// *_rss_mb: each process's peak resident memory.
 //
 // Usage: e2e_bench [--etna build/src/cli/etna] [--nodes 1000] [--jobs 10000] [--scale 10000]
 //                  [--seed 42] [--clients 16] [--quiet-s 5] [--keep] [--timeline]
@@ -145,9 +147,16 @@ class BindLog {
     std::lock_guard lock(mu_);
     submitted_[job] = at;
   }
-  void OnPod(const json& pod) {
+  void OnPod(const std::string& type, const json& pod) {
     const json& meta = pod["metadata"];
     std::lock_guard lock(mu_);
+    if (type == "DELETED") {  // a bound pod deleted no longer holds its GPUs
+      if (bound_uids_.erase(meta.value("uid", "")) == 0) return;
+      auto job = index_.find(meta["annotations"].value(etna::api::types::kJobNameAnnotation, ""));
+      if (job != index_.end()) --bound_pods_[job->second];
+      ++deleted_bound_;
+      return;
+    }
     created_uids_.insert(meta.value("uid", ""));
     if (pod["spec"].value("nodeName", "").empty()) return;
     auto now = Steady::now();
@@ -166,6 +175,11 @@ class BindLog {
   size_t created() {
     std::lock_guard lock(mu_);
     return created_uids_.size();
+  }
+  // Bound pods deleted since (a node's lease lapsed, a job restarted them).
+  size_t deleted_bound() {
+    std::lock_guard lock(mu_);
+    return deleted_bound_;
   }
   Steady::time_point last_bind() {
     std::lock_guard lock(mu_);
@@ -202,6 +216,7 @@ class BindLog {
   std::unordered_set<std::string> bound_uids_;
   std::unordered_set<std::string> created_uids_;
   std::vector<double> latencies_ms_;
+  size_t deleted_bound_ = 0;
   Steady::time_point last_bind_{};
 };
 
@@ -344,8 +359,9 @@ int main(int argc, char** argv) {
   auto watch_transport = etna::client::MakeHttpTransport(*config);
   etna::client::InformerOptions watch_options;
   watch_options.path = etna::client::Path("pods");
-  etna::client::Informer watch(watch_transport.get(), watch_options,
-                               [&](const std::string&, const json& pod) { binds.OnPod(pod); });
+  etna::client::Informer watch(
+      watch_transport.get(), watch_options,
+      [&](const std::string& type, const json& pod) { binds.OnPod(type, pod); });
   watch.Start();
   if (!watch.WaitForSync(std::chrono::seconds(60))) Die("the pod watch did not sync");
 
@@ -404,6 +420,10 @@ int main(int argc, char** argv) {
          controllers_rss = controllers.PeakRssMb();
   std::fprintf(stderr, "e2e_bench: %zu of %d pods bound, %d of %d jobs started\n", binds.bound(),
                pods, started, flags.jobs);
+  if (size_t deleted = binds.deleted_bound()) {
+    std::fprintf(stderr, "e2e_bench: %zu bound pods were deleted again (not counted in gpus)\n",
+                 deleted);
+  }
   std::fprintf(stderr, "e2e_bench: CPU seconds: server %.1f, scheduler %.1f, controllers %.1f\n",
                server.CpuSeconds(), scheduler.CpuSeconds(), controllers.CpuSeconds());
   std::printf(
