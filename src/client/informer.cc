@@ -31,11 +31,16 @@ std::string Escape(const std::string& s) {
 }  // namespace
 
 Informer::Informer(Transport* transport, InformerOptions options, Handler handler)
-    : transport_(transport), options_(std::move(options)), handler_(std::move(handler)) {}
+    : transport_(transport), options_(std::move(options)) {
+  if (handler) handlers_.push_back(std::move(handler));
+}
+
+void Informer::AddHandler(Handler handler) { handlers_.push_back(std::move(handler)); }
 
 Informer::~Informer() { Stop(); }
 
 void Informer::Start() {
+  if (thread_.joinable()) return;
   {
     std::lock_guard lock(mu_);
     stop_ = false;
@@ -128,7 +133,9 @@ bool Informer::Relist() {
     cache_ = std::move(fresh);
     rv_ = list.value("/metadata/resourceVersion"_json_pointer, std::string());
   }
-  for (const auto& [type, object] : events) handler_(type, object);
+  for (const auto& [type, object] : events) {
+    for (const auto& handler : handlers_) handler(type, object);
+  }
   {
     std::lock_guard lock(mu_);
     synced_ = true;
@@ -147,7 +154,7 @@ void Informer::Apply(const std::string& type, const json& object) {
     }
     rv_ = ResourceVersionOf(object);
   }
-  handler_(type, object);
+  for (const auto& handler : handlers_) handler(type, object);
 }
 
 bool Informer::WatchOnce(bool* failed, int timeout_seconds) {

@@ -4,7 +4,8 @@
 // the handler. A watch the server ends is reopened from the last resourceVersion seen; an
 // expired one (410, as an HTTP status or an ERROR event) leads to a relist, and the relist's
 // differences with the cache are delivered as ADDED, MODIFIED and DELETED. Connection failures
-// retry with exponential backoff. The handler runs on the informer's thread.
+// retry with exponential backoff. The handlers (one per reader sharing the informer, as
+// client-go's shared informers) run on the informer's thread, in the order they were added.
 // Thread-safety: Start/Stop from the owner; the cache accessors from any thread.
 #pragma once
 
@@ -43,6 +44,10 @@ class Informer {
   Informer(const Informer&) = delete;
   Informer& operator=(const Informer&) = delete;
 
+  // Another handler for every later event (before Start or the first SyncNow, so that it sees
+  // the first list too).
+  void AddHandler(Handler handler);
+  // Starts the list-watch thread; a no-op when already started.
   void Start();
   void Stop();
   // True once the first list has been delivered (false on timeout or stop).
@@ -77,7 +82,7 @@ class Informer {
 
   Transport* transport_;
   InformerOptions options_;
-  Handler handler_;
+  std::vector<Handler> handlers_;
   mutable std::mutex mu_;
   std::condition_variable cv_;
   std::map<std::string, nlohmann::json> cache_;  // "<ns>/<name>"

@@ -102,6 +102,24 @@ TEST_F(InformerTest, ListsThenFollowsChanges) {
   EXPECT_EQ(visited, (std::vector<std::string>{"b", "c"}));
 }
 
+// Shared by several readers: each added handler sees the first list and every event, and a
+// second Start is a no-op (each controller of a process starts the informers it reads).
+TEST_F(InformerTest, EveryAddedHandlerSeesTheListAndTheEvents) {
+  CreatePod(*transport_, "a");
+  Events first, second;
+  Informer informer(transport_.get(), {"/api/v1/namespaces/default/pods"}, first.Handler());
+  informer.AddHandler(second.Handler());
+  informer.Start();
+  informer.Start();
+  ASSERT_TRUE(informer.WaitForSync(10s));
+  CreatePod(*transport_, "b");
+  ASSERT_TRUE(first.WaitFor("ADDED b"));
+  ASSERT_TRUE(second.WaitFor("ADDED b"));
+  EXPECT_EQ(first.seen(), (std::vector<std::string>{"ADDED a", "ADDED b"}));
+  EXPECT_EQ(second.seen(), first.seen());
+  EXPECT_EQ(informer.lists(), 1);
+}
+
 TEST_F(InformerTest, ExpiredWatchRelistsAndDeliversTheDifference) {
   CreatePod(*transport_, "a");
   CreatePod(*transport_, "b");

@@ -7,6 +7,8 @@
 #include <exception>
 #include <set>
 
+#include "controllers/shared_informers.h"
+
 namespace etna::controllers {
 
 using nlohmann::json;
@@ -42,12 +44,17 @@ client::Informer* Controller::Watch(const std::string& path, Handler handler) {
     handler = [this](const std::string&, const json& object) { queue_.Add(KeyOf(object)); };
   }
   if (informers_.empty()) primary_handler_ = handler;
+  if (options_.informers) {
+    informers_.push_back(options_.informers->Get(path, std::move(handler)));
+    return informers_.back();
+  }
   informer_transports_.push_back(options_.factory());
   client::InformerOptions io;
   io.path = path;
-  informers_.push_back(std::make_unique<client::Informer>(informer_transports_.back().get(),
-                                                          std::move(io), std::move(handler)));
-  return informers_.back().get();
+  own_informers_.push_back(std::make_unique<client::Informer>(informer_transports_.back().get(),
+                                                              std::move(io), std::move(handler)));
+  informers_.push_back(own_informers_.back().get());
+  return informers_.back();
 }
 
 bool Controller::Start(std::chrono::milliseconds sync_timeout) {
@@ -66,7 +73,7 @@ void Controller::Stop() {
   for (auto& worker : workers_) {
     if (worker.joinable()) worker.join();
   }
-  for (auto& informer : informers_) informer->Stop();
+  for (auto& informer : own_informers_) informer->Stop();  // shared ones stop with their owner
 }
 
 void Controller::RunWorker(int index) {

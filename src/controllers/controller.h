@@ -1,6 +1,7 @@
 // Controller: the base of etna's controllers, as client-go's controller pattern. Informers (each
-// on its own transport from the factory) keep caches of the objects a controller reads and turn
-// their events into keys on a WorkQueue; one worker thread reconciles a key at a time from the
+// on its own transport from the factory, or shared by the process's controllers:
+// shared_informers.h) keep caches of the objects a controller reads and turn their events into
+// keys on a WorkQueue; one worker thread reconciles a key at a time from the
 // caches (several workers when ControllerOptions::workers > 1: the WorkQueue hands a key to
 // one worker at a time, so different keys reconcile in parallel and one key never does).
 // Reconcile is level-triggered: it reads the current state and converges, so it is
@@ -33,6 +34,8 @@
 
 namespace etna::controllers {
 
+class SharedInformers;
+
 struct ControllerOptions {
   client::TransportFactory factory;
   const Clock* clock = nullptr;  // nullptr: the system clock
@@ -40,6 +43,9 @@ struct ControllerOptions {
   std::chrono::milliseconds backoff_initial{20};
   std::chrono::milliseconds backoff_max{5000};
   ControllerMetrics* metrics = nullptr;  // nullptr: the controller's own
+  // One informer per collection shared by the controllers of a process (the manager's);
+  // null: the controller's own. Outlives the controller.
+  SharedInformers* informers = nullptr;
   // Worker threads reconciling different keys at once (client-go's workers; Volcano's
   // --worker-threads); each blocks on its API writes, so more workers batch more of them into
   // one group commit.
@@ -106,7 +112,8 @@ class Controller {
   client::RestClient rest_;
   WorkQueue queue_;
   std::vector<std::unique_ptr<client::Transport>> informer_transports_;
-  std::vector<std::unique_ptr<client::Informer>> informers_;
+  std::vector<std::unique_ptr<client::Informer>> own_informers_;
+  std::vector<client::Informer*> informers_;  // own or shared, in Watch order
   Handler primary_handler_;
   std::atomic<bool> stop_{false};
   std::vector<std::thread> workers_;

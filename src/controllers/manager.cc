@@ -33,8 +33,10 @@ Status ControllerManager::CreateControllers() {
         fmt::format("controllers: --worker-threads: {} is not >= 1", options_.job_workers));
   }
   if (!options_.factory) return Status::InvalidArgument("controllers: no transport factory");
+  informers_ = std::make_unique<SharedInformers>(options_.factory);
   ControllerOptions o;
   o.factory = options_.factory;
+  o.informers = informers_.get();
   o.clock = options_.clock;
   o.resync_period = options_.resync_period;
   o.metrics = &metrics_;
@@ -71,6 +73,7 @@ Status ControllerManager::Start(std::chrono::milliseconds sync_timeout) {
 void ControllerManager::Stop() {
   ready_ = false;
   for (auto& c : controllers_) c->Stop();
+  if (informers_) informers_->Stop();
 }
 
 bool ControllerManager::SyncUntilIdle() {

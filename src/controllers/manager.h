@@ -1,5 +1,6 @@
 // ControllerManager: runs etna's controllers together (job, queue, podgroup, node lifecycle),
-// each with its own informers, for `etna controllers` and in-process for `etna dev`.
+// on one informer per collection (SharedInformers), for `etna controllers` and in-process for
+// `etna dev`.
 // Thread-safety: Start/Stop (or CreateControllers/SyncUntilIdle) from the owner thread.
 #pragma once
 
@@ -10,6 +11,7 @@
 #include <vector>
 
 #include "controllers/controller.h"
+#include "controllers/shared_informers.h"
 
 namespace etna::controllers {
 
@@ -47,12 +49,15 @@ class ControllerManager {
   metrics::Registry& metrics_registry() { return metrics_.registry(); }
   // Every controller started and its informers synced.
   bool ready() const { return ready_; }
+  // How many informers the controllers share (one per collection they read).
+  size_t informer_count() const { return informers_ ? informers_->size() : 0; }
 
  private:
   ControllerManagerOptions options_;
   metrics::Registry own_registry_;
   ControllerMetrics metrics_;
   std::atomic<bool> ready_{false};
+  std::unique_ptr<SharedInformers> informers_;  // stopped before the controllers go
   std::vector<std::unique_ptr<Controller>> controllers_;
 };
 
