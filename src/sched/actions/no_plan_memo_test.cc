@@ -45,11 +45,16 @@ bool Known(NoPlanMemo& memo, const NoPlanMemo::Class& cls, NodeIdx n, bool use_g
   return memo.Begin(cls, use_global, std::nullopt).Known(n);
 }
 
-TEST(NoPlanMemoTest, RemembersPerClassUntilTheNodeChanges) {
-  OpenSession s(TwoNodes(), kConf);
-  NoPlanMemo memo(*s);
-  auto cls = NoPlanMemo::ClassOf(*s, s->task(s.Task("high-w-0")));
-  ASSERT_TRUE(cls);
+// A memo over TwoNodes() and the class of high-w-0.
+class TwoNodesMemo : public ::testing::Test {
+ protected:
+  void SetUp() override { ASSERT_TRUE(cls); }
+  OpenSession s{TwoNodes(), kConf};
+  NoPlanMemo memo{*s};
+  std::optional<NoPlanMemo::Class> cls = NoPlanMemo::ClassOf(*s, s->task(s.Task("high-w-0")));
+};
+
+TEST_F(TwoNodesMemo, RemembersPerClassUntilTheNodeChanges) {
   EXPECT_FALSE(Known(memo, *cls, 0));
   Fail(memo, *cls, 0, Scope::kGlobal);
   EXPECT_TRUE(Known(memo, *cls, 0));
@@ -68,11 +73,7 @@ TEST(NoPlanMemoTest, RemembersPerClassUntilTheNodeChanges) {
   EXPECT_FALSE(Known(memo, *cls, 0));
 }
 
-TEST(NoPlanMemoTest, FailuresAreStampedAfterTheTrialEvictionsOfTheirPass) {
-  OpenSession s(TwoNodes(), kConf);
-  NoPlanMemo memo(*s);
-  auto cls = NoPlanMemo::ClassOf(*s, s->task(s.Task("high-w-0")));
-  ASSERT_TRUE(cls);
+TEST_F(TwoNodesMemo, FailuresAreStampedAfterTheTrialEvictionsOfTheirPass) {
   NoPlanMemo::Pass pass = memo.Begin(*cls, true, Scope::kGlobal);
   {
     Statement trial(*s);  // planning node 0 tries an eviction and undoes it
@@ -83,11 +84,7 @@ TEST(NoPlanMemoTest, FailuresAreStampedAfterTheTrialEvictionsOfTheirPass) {
   EXPECT_TRUE(Known(memo, *cls, 0));
 }
 
-TEST(NoPlanMemoTest, TouchForgetOtherQueuesAndJobScope) {
-  OpenSession s(TwoNodes(), kConf);
-  NoPlanMemo memo(*s);
-  auto cls = NoPlanMemo::ClassOf(*s, s->task(s.Task("high-w-0")));
-  ASSERT_TRUE(cls);
+TEST_F(TwoNodesMemo, TouchForgetOtherQueuesAndJobScope) {
   Fail(memo, *cls, 0, Scope::kGlobal);
   Fail(memo, *cls, 1, Scope::kGlobal);
   memo.Touch(1);
@@ -106,11 +103,7 @@ TEST(NoPlanMemoTest, TouchForgetOtherQueuesAndJobScope) {
   EXPECT_FALSE(Known(memo, *cls, 0, false));
 }
 
-TEST(NoPlanMemoTest, AfterAPassFindsNothingTheNextVisitsOnlyChangedNodes) {
-  OpenSession s(TwoNodes(), kConf);
-  NoPlanMemo memo(*s);
-  auto cls = NoPlanMemo::ClassOf(*s, s->task(s.Task("high-w-0")));
-  ASSERT_TRUE(cls);
+TEST_F(TwoNodesMemo, AfterAPassFindsNothingTheNextVisitsOnlyChangedNodes) {
   {
     NoPlanMemo::Pass pass = memo.Begin(*cls, true, Scope::kGlobal);
     EXPECT_EQ(pass.Nodes(), nullptr) << "nothing known yet: every node";
