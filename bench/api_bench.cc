@@ -1,10 +1,13 @@
 // API server benchmark: runs `etna server` (a separate process, TLS, SQLite in a temp dir) and
-// loads it from C++ clients on loopback. Prints exactly one line:
+// loads it from C++ clients on loopback. Prints exactly two lines:
 //   BENCH api creates_per_s=<n> gets_per_s=<n> list_100k_pods_ms=<x> watchers=<n>
 //             watch_fanout_events_per_s=<n> p99_create_ms=<x> rss_mb=<n>
+//   BENCH api-node-watch watchers=<n> pods=<n> elapsed_s=<x> server_cpu_s=<x>
 // creates: 64 clients, each create durable (fsynced, group commit). gets: 64 clients. list: one
 // unpaged list of 100,000 pods (pre-loaded into the store before the server starts). watch:
 // 1,000 open watch streams, each receiving every one of 100 new pods. rss: the server's peak.
+// node-watch: 1,000 streams with fieldSelector spec.nodeName=node-<i> (what every agent
+// watches), 1,000 pods one per node; the server's CPU seconds for delivering them.
 //
 // Usage: api_bench [--etna PATH] [--clients 64] [--creates 12800] [--list-pods 100000]
 //                  [--watchers 1000] [--events 100] [--keep DIR]
@@ -20,6 +23,7 @@
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
+#include <functional>
 #include <nlohmann/json.hpp>
 #include <random>
 #include <sstream>
@@ -146,6 +150,60 @@ void MustOk(const etna::Result<etna::net::http::ClientResponse>& r, int want, co
   }
 }
 
+// Opens `watchers` watch streams of namespace `ns`'s pods from its current resourceVersion (the
+// w-th with `selector(w)` as fieldSelector, when given), creates `pods` pods there from 4
+// writers (`pod(i)` each), and waits until every watcher has seen `each` events. Returns the
+// seconds from the first create to the last event, and counts the complete watchers.
+double WatchFanOut(const etna::net::http::ClientOptions& options, const std::string& ns,
+                   int watchers, int pods, int each,
+                   const std::function<std::string(int)>& selector,
+                   const std::function<json(int)>& pod, int* complete) {
+  std::string rv;
+  {
+    etna::net::http::HttpClient http(options);
+    auto r = http.Do("GET", "/api/v1/namespaces/" + ns + "/pods");
+    MustOk(r, 200, "list before watching");
+    rv = json::parse(r->body)["metadata"]["resourceVersion"];
+  }
+  std::atomic<int> done{0};
+  std::vector<std::thread> threads;
+  for (int w = 0; w < watchers; ++w) {
+    threads.emplace_back([&, w] {
+      etna::net::http::HttpClient http(options);
+      std::string path = "/api/v1/namespaces/" + ns + "/pods?watch=true&resourceVersion=" + rv;
+      if (selector) path += "&fieldSelector=" + selector(w);
+      int seen = 0;
+      auto status = http.Stream("GET", path, [&](std::string_view data) {
+        seen += static_cast<int>(std::count(data.begin(), data.end(), '\n'));
+        return seen < each;
+      });
+      if (seen >= each) {
+        ++done;
+      } else {
+        std::fprintf(stderr, "api_bench: a watcher ended after %d events: %s\n", seen,
+                     status.ok() ? "closed" : status.status().ToString().c_str());
+      }
+    });
+  }
+  auto t0 = Clock::now();
+  {
+    std::vector<std::thread> writers;
+    for (int c = 0; c < 4; ++c) {
+      writers.emplace_back([&, c] {
+        etna::net::http::HttpClient http(options);
+        for (int i = c; i < pods; i += 4) {
+          MustOk(http.Do("POST", "/api/v1/namespaces/" + ns + "/pods", pod(i).dump()), 201,
+                 "create watched pod");
+        }
+      });
+    }
+    for (auto& t : writers) t.join();
+  }
+  for (auto& t : threads) t.join();
+  *complete = done;
+  return Ms(Clock::now() - t0) / 1000;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -179,7 +237,7 @@ int main(int argc, char** argv) {
   auto options = ClientFor(server, data_dir, token);
   {
     etna::net::http::HttpClient admin(options);
-    for (const char* ns : {"load", "fan"}) {
+    for (const char* ns : {"load", "fan", "nodew"}) {
       MustOk(admin.Do("POST", "/api/v1/namespaces", json{{"metadata", {{"name", ns}}}}.dump()), 201,
              "create namespace");
     }
@@ -249,53 +307,28 @@ int main(int argc, char** argv) {
   }
 
   // Watch fan-out: every watcher must see every event.
-  std::string rv;
-  {
-    etna::net::http::HttpClient http(options);
-    auto r = http.Do("GET", "/api/v1/namespaces/fan/pods");
-    MustOk(r, 200, "list fan");
-    rv = json::parse(r->body)["metadata"]["resourceVersion"];
-  }
-  std::atomic<int> complete{0};
-  std::atomic<int> failed{0};
-  std::vector<std::thread> watchers;
-  for (int w = 0; w < flags.watchers; ++w) {
-    watchers.emplace_back([&] {
-      etna::net::http::HttpClient http(options);
-      int seen = 0;
-      auto status =
-          http.Stream("GET", "/api/v1/namespaces/fan/pods?watch=true&resourceVersion=" + rv,
-                      [&](std::string_view data) {
-                        seen += static_cast<int>(std::count(data.begin(), data.end(), '\n'));
-                        return seen < flags.events;
-                      });
-      if (seen >= flags.events) {
-        ++complete;
-      } else {
-        ++failed;
-        std::fprintf(stderr, "api_bench: a watcher ended after %d events: %s\n", seen,
-                     status.ok() ? "closed" : status.status().ToString().c_str());
-      }
-    });
-  }
-  t0 = Clock::now();
-  {
-    std::vector<std::thread> writers;
-    for (int c = 0; c < 4; ++c) {
-      writers.emplace_back([&, c] {
-        etna::net::http::HttpClient http(options);
-        for (int i = c; i < flags.events; i += 4) {
-          MustOk(http.Do("POST", "/api/v1/namespaces/fan/pods",
-                         PodObject("fan", fmt::format("fan-{}", i)).dump()),
-                 201, "create fan");
-        }
-      });
-    }
-    for (auto& t : writers) t.join();
-  }
-  for (auto& t : watchers) t.join();
-  double fan_s = Ms(Clock::now() - t0) / 1000;
+  int complete = 0;
+  double fan_s = WatchFanOut(
+      options, "fan", flags.watchers, flags.events, flags.events, nullptr,
+      [](int i) { return PodObject("fan", fmt::format("fan-{}", i)); }, &complete);
   double fanout = static_cast<double>(complete) * flags.events / fan_s;
+  int failed = flags.watchers - complete;
+
+  // Agents' watches: each watcher follows one node's pods (fieldSelector spec.nodeName), and
+  // each of the pods lands on one of those nodes; the server's CPU for the phase is the figure.
+  double cpu_before = server.daemon.CpuSeconds();
+  int node_complete = 0;
+  double node_s = WatchFanOut(
+      options, "nodew", flags.watchers, flags.watchers, 1,
+      [](int w) { return fmt::format("spec.nodeName%3Dnode-{}", w); },
+      [](int i) {
+        json p = PodObject("nodew", fmt::format("nodew-{}", i));
+        p["spec"]["nodeName"] = fmt::format("node-{}", i);
+        return p;
+      },
+      &node_complete);
+  double node_cpu_s = server.daemon.CpuSeconds() - cpu_before;
+  failed += flags.watchers - node_complete;
   long rss = static_cast<long>(server.daemon.PeakRssMb());
 
   server.daemon.Stop();
@@ -307,6 +340,8 @@ int main(int argc, char** argv) {
   std::printf(
       "BENCH api creates_per_s=%.0f gets_per_s=%.0f list_100k_pods_ms=%.1f watchers=%d "
       "watch_fanout_events_per_s=%.0f p99_create_ms=%.1f rss_mb=%ld\n",
-      creates_per_s, gets_per_s, list_ms, complete.load(), fanout, p99, rss);
+      creates_per_s, gets_per_s, list_ms, complete, fanout, p99, rss);
+  std::printf("BENCH api-node-watch watchers=%d pods=%d elapsed_s=%.2f server_cpu_s=%.2f\n",
+              node_complete, flags.watchers, node_s, node_cpu_s);
   return failed == 0 ? 0 : 1;
 }

@@ -1,6 +1,7 @@
 // Kubernetes field selectors (k8s.io/apimachinery/pkg/fields.ParseSelector) and matching.
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <cctype>
 #include <string>
 
@@ -104,9 +105,27 @@ Result<FieldSelector> FieldSelector::Parse(std::string_view text) {
           fmt::format("invalid field selector \"{}\": \"{}\" has no field name", text, term));
     }
     ETNA_ASSIGN_OR_RETURN(std::string value, Unescape(term.substr(i + op_len), text));
+    // The stored text lacks metadata.resourceVersion (spliced in when read): no needle for it.
+    if (equals && !value.empty() && field != "metadata.resourceVersion") {
+      size_t dot = field.rfind('.');
+      std::string_view last = dot == std::string_view::npos ? field : field.substr(dot + 1);
+      std::string key = nlohmann::json(std::string(last)).dump() + ":";
+      selector.needles_.push_back({key + nlohmann::json(value).dump(), key + value});
+    }
     selector.requirements_.push_back({std::string(field), equals, std::move(value)});
   }
   return selector;
+}
+
+bool FieldSelector::MayMatchCompact(std::string_view compact) const {
+  for (const auto& needles : needles_) {
+    if (std::none_of(needles.begin(), needles.end(), [&](const std::string& n) {
+          return compact.find(n) != std::string_view::npos;
+        })) {
+      return false;
+    }
+  }
+  return true;
 }
 
 bool FieldSelector::Matches(const nlohmann::json& object) const {

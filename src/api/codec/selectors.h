@@ -58,10 +58,17 @@ class FieldSelector {
   // `involvedObject.namespace=` matches an absent namespace); numbers and booleans compare by
   // their JSON text.
   bool Matches(const nlohmann::json& object) const;
+  // False when `compact` (an object as compact JSON, as the server stores it) cannot match: an
+  // `=` term with a non-empty value whose `"<last key>":<value>` (the value quoted or as a JSON
+  // literal) appears nowhere in the text. True otherwise (Matches decides). Lets a watch of
+  // `spec.nodeName=<node>` (every agent's) skip decoding the events of other nodes' pods.
+  bool MayMatchCompact(std::string_view compact) const;
   const std::vector<Requirement>& requirements() const { return requirements_; }
 
  private:
   std::vector<Requirement> requirements_;
+  // Per `=` term with a non-empty value: the texts one of which the JSON must contain.
+  std::vector<std::vector<std::string>> needles_;
 };
 
 }  // namespace etna::api::codec

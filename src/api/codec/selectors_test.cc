@@ -194,5 +194,31 @@ TEST(FieldSelectorTest, Matches) {
   }
 }
 
+// MayMatchCompact never refuses what Matches accepts, on the compact text the server stores,
+// and refuses an `=` term whose key and value appear nowhere (another node's pod).
+TEST(FieldSelectorTest, MayMatchCompactIsANecessaryCondition) {
+  const Json pod = {{"metadata", {{"name", "p1"}, {"namespace", "default"}, {"uid", "a\"b"}}},
+                    {"spec", {{"nodeName", "n1"}, {"priority", 5}, {"hostNetwork", false}}},
+                    {"status", {{"phase", "Running"}}}};
+  const std::string compact = pod.dump();
+  for (std::string selector :
+       {"metadata.name=p1", "metadata.name!=p2", "metadata.name=p1,status.phase=Running",
+        "spec.priority=5", "spec.hostNetwork=false", "spec.schedulerName=", "metadata.name.x=",
+        "metadata.uid=a\"b", "spec.nodeName=n1", "metadata.resourceVersion=7", ""}) {
+    Result<FieldSelector> s = FieldSelector::Parse(selector);
+    ASSERT_TRUE(s.ok()) << selector;
+    if (s->Matches(pod) || selector == "metadata.resourceVersion=7") {
+      EXPECT_TRUE(s->MayMatchCompact(compact)) << selector;
+    }
+  }
+  for (std::string selector : {"spec.nodeName=n2", "metadata.name=p2",
+                               "spec.nodeName=n1,status.phase=Failed", "spec.priority=6"}) {
+    Result<FieldSelector> s = FieldSelector::Parse(selector);
+    ASSERT_TRUE(s.ok()) << selector;
+    EXPECT_FALSE(s->Matches(pod)) << selector;
+    EXPECT_FALSE(s->MayMatchCompact(compact)) << selector;
+  }
+}
+
 }  // namespace
 }  // namespace etna::api::codec

@@ -26,6 +26,7 @@ struct Page {
 
 bool Passes(const ListOptions& options, const store::KeyValue& kv, json* decoded) {
   if (!options.Filtered()) return true;
+  if (!options.fields.MayMatchCompact(kv.value)) return false;
   auto object = DecodeStored(kv.value, kv.mod_revision);
   if (!object.ok()) return false;
   if (!options.labels.Empty() &&

@@ -47,6 +47,7 @@ std::string WatchStream::FormatEvent(const WatchFormat& format, const char* type
     line += "}\n";
     return line;
   }
+  if (!format.fields.MayMatchCompact(stored)) return "";  // no decode for others' objects
   auto object = DecodeStored(stored, revision);
   if (!object.ok()) return "";
   if (!format.labels.Empty() &&
