@@ -109,8 +109,14 @@ Result<FieldSelector> FieldSelector::Parse(std::string_view text) {
     if (equals && !value.empty() && field != "metadata.resourceVersion") {
       size_t dot = field.rfind('.');
       std::string_view last = dot == std::string_view::npos ? field : field.substr(dot + 1);
-      std::string key = nlohmann::json(std::string(last)).dump() + ":";
-      selector.needles_.push_back({key + nlohmann::json(value).dump(), key + value});
+      // Quoted as the stored JSON quotes them; bytes that are not UTF-8 (which no stored string
+      // holds, so such a term never matches) are replaced rather than thrown on.
+      auto quoted = [](std::string_view text) {
+        return nlohmann::json(std::string(text))
+            .dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
+      };
+      std::string key = quoted(last) + ":";
+      selector.needles_.push_back({key + quoted(value), key + value});
     }
     selector.requirements_.push_back({std::string(field), equals, std::move(value)});
   }

@@ -218,6 +218,11 @@ TEST(FieldSelectorTest, MayMatchCompactIsANecessaryCondition) {
     EXPECT_FALSE(s->Matches(pod)) << selector;
     EXPECT_FALSE(s->MayMatchCompact(compact)) << selector;
   }
+  // Bytes that are not UTF-8 in a term (from a URL) neither throw nor match.
+  Result<FieldSelector> bad = FieldSelector::Parse("spec.nodeName=n\xff" "1");
+  ASSERT_TRUE(bad.ok());
+  EXPECT_FALSE(bad->Matches(pod));
+  EXPECT_FALSE(bad->MayMatchCompact(compact));
 }
 
 }  // namespace
