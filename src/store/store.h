@@ -92,6 +92,9 @@ class Watcher {
   // queue is drained (events queued before an overflow are dropped: the client re-lists anyway).
   virtual Result<std::optional<Event>> Next(std::chrono::milliseconds timeout) = 0;
   virtual void SetNotify(std::function<void()> fn) = 0;
+  // Later events for which `keep` is false are dropped unqueued and wake no one (a watch whose
+  // selector cannot match them); they still count as seen. Queued events stay.
+  virtual void SetFilter(std::function<bool(const Event&)> keep) = 0;
   virtual void Cancel() = 0;
 };
 

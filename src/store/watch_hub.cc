@@ -31,6 +31,11 @@ void WatchQueue::SetNotify(std::function<void()> fn) {
   if (now) now();
 }
 
+void WatchQueue::SetFilter(std::function<bool(const Event&)> keep) {
+  std::lock_guard lock(mu_);
+  keep_ = std::move(keep);
+}
+
 void WatchQueue::Cancel() { Close(Status::Unavailable("watch cancelled")); }
 
 bool WatchQueue::Deliver(const std::vector<Event>& events, bool bounded) {
@@ -42,6 +47,10 @@ bool WatchQueue::Deliver(const std::vector<Event>& events, bool bounded) {
     size_t added = 0;
     for (const Event& e : events) {
       if (e.revision <= after_ || !HasPrefix(e.key, prefix_)) continue;
+      if (keep_ && !keep_(e)) {
+        after_ = e.revision;
+        continue;
+      }
       if (bounded && queue_.size() >= capacity_) {
         closed_ = Status::ResourceExhausted(fmt::format(
             "watch on \"{}\" fell more than {} events behind at revision {}; re-list and re-watch",

@@ -26,6 +26,7 @@ class WatchQueue : public Watcher {
 
   Result<std::optional<Event>> Next(std::chrono::milliseconds timeout) override;
   void SetNotify(std::function<void()> fn) override;
+  void SetFilter(std::function<bool(const Event&)> keep) override;
   void Cancel() override;
 
   // Queues the events under the prefix with revision > after_revision. With `bounded`, closes the
@@ -44,6 +45,7 @@ class WatchQueue : public Watcher {
   std::deque<Event> queue_;
   Status closed_;  // non-OK once closed
   std::function<void()> notify_;
+  std::function<bool(const Event&)> keep_;  // null: every event
 };
 
 class WatchHub {

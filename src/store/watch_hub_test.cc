@@ -45,6 +45,28 @@ TEST(WatchHubTest, OverflowClosesOnlyTheSlowQueue) {
   EXPECT_EQ(hub.LiveWatchers(), 1u);
 }
 
+// A filtered queue neither keeps nor is woken by the events its filter drops, and they do not
+// count toward its capacity; the ones it keeps arrive in order.
+TEST(WatchHubTest, FilterDropsEventsUnqueuedAndUnwoken) {
+  WatchHub hub(2);
+  auto q = hub.Register("/pods/", 0, {});
+  int wakes = 0;
+  q->SetNotify([&] { ++wakes; });
+  q->SetFilter([](const Event& e) { return e.key.ends_with("mine"); });
+  for (Revision r = 1; r <= 5; ++r) hub.Publish({Ev(r, "/pods/other")});
+  EXPECT_EQ(wakes, 0);
+  hub.Publish({Ev(6, "/pods/mine"), Ev(7, "/pods/other"), Ev(8, "/pods/mine")});
+  EXPECT_EQ(wakes, 1);
+  std::vector<Revision> got;
+  while (true) {
+    auto e = q->Next(std::chrono::milliseconds(0));
+    ASSERT_TRUE(e.ok()) << "five dropped events must not overflow a queue of two";
+    if (!e->has_value()) break;
+    got.push_back((*e)->revision);
+  }
+  EXPECT_EQ(got, (std::vector<Revision>{6, 8}));
+}
+
 TEST(KeysTest, PrefixRanges) {
   EXPECT_EQ(PrefixEnd("/pods/"), "/pods0");
   EXPECT_EQ(PrefixEnd(std::string("/a\xff", 3)), "/b");

@@ -67,6 +67,13 @@ std::string WatchStream::FormatEvent(const WatchFormat& format, const char* type
 
 void WatchStream::Start(std::function<void()> wake) {
   wake_ = wake;
+  if (watcher_ && !format_.fields.Empty()) {
+    // What FormatEvent would drop unread is dropped before it is queued: an agent's watch is
+    // not woken by every other node's pods.
+    watcher_->SetFilter([fields = format_.fields](const store::Event& e) {
+      return fields.MayMatchCompact(e.value);
+    });
+  }
   if (watcher_) watcher_->SetNotify(wake);
   if (deadline_ && ticker_) ticker_->Schedule(*deadline_, wake);
 }
