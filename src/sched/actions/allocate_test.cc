@@ -10,13 +10,7 @@ using testkit::ClusterBuilder;
 using testkit::FindJob;
 using testkit::Schedule;
 
-constexpr char kConf[] = R"(
-actions: "allocate"
-tiers:
-- plugins:
-  - name: priority
-  - name: gang
-)";
+constexpr const char* kConf = testkit::kAllocatePriorityGangConf;
 
 TEST(AllocateTest, PlacesGangOnGpusAndNamesDevices) {
   ClusterBuilder b;

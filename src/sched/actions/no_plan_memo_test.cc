@@ -12,13 +12,7 @@ namespace {
 using testkit::ClusterBuilder;
 using testkit::OpenSession;
 
-constexpr char kConf[] = R"(
-actions: "allocate"
-tiers:
-- plugins:
-  - name: priority
-  - name: gang
-)";
+constexpr const char* kConf = testkit::kAllocatePriorityGangConf;
 
 Snapshot TwoNodes() {
   ClusterBuilder b;

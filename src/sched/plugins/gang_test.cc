@@ -12,13 +12,7 @@ using testkit::FindJob;
 using testkit::NominationMap;
 using testkit::Schedule;
 
-constexpr char kConf[] = R"(
-actions: "allocate"
-tiers:
-- plugins:
-  - name: priority
-  - name: gang
-)";
+constexpr const char* kConf = testkit::kAllocatePriorityGangConf;
 
 TEST(GangTest, JobWithFewerTasksThanMinAvailableIsInvalid) {
   ClusterBuilder b;

@@ -156,6 +156,15 @@ Decision ScheduleWith(const Snapshot& snapshot, std::string_view conf_yaml,
 // pod name → node name of every bind.
 std::map<std::string, std::string> BindMap(const Decision& d);
 // Pod names evicted, sorted.
+// The smallest configuration most unit tests schedule with: allocate, priority and gang.
+inline constexpr char kAllocatePriorityGangConf[] = R"(
+actions: "allocate"
+tiers:
+- plugins:
+  - name: priority
+  - name: gang
+)";
+
 std::vector<std::string> Evicted(const Decision& d);
 // Pod name → nominated node.
 std::map<std::string, std::string> NominationMap(const Decision& d);
