@@ -136,6 +136,7 @@ Snapshot MakeFullCluster(const FullClusterShape& shape) {
   }
   for (int p = 0; p < shape.preemptors; ++p) {
     int size = 1 + static_cast<int>(rng.Uniform(kGpusPerNode));
+    // Drawn either way, so that the reclaim case has the same preemptor sizes as the preempt one.
     auto queue = static_cast<QueueIdx>(rng.Uniform(shape.queues));
     AddOneGpuJob(size, shape.reclaim ? static_cast<QueueIdx>(shape.queues) : queue, 100, &s);
   }

@@ -33,7 +33,8 @@ Status ControllerManager::CreateControllers() {
         fmt::format("controllers: --worker-threads: {} is not >= 1", options_.job_workers));
   }
   if (!options_.factory) return Status::InvalidArgument("controllers: no transport factory");
-  informers_ = std::make_unique<SharedInformers>(options_.factory);
+  // Kept if made before: controllers already made hold pointers to its informers.
+  if (!informers_) informers_ = std::make_unique<SharedInformers>(options_.factory);
   ControllerOptions o;
   o.factory = options_.factory;
   o.informers = informers_.get();

@@ -47,7 +47,9 @@ std::string WatchStream::FormatEvent(const WatchFormat& format, const char* type
     line += "}\n";
     return line;
   }
-  if (!format.fields.MayMatchCompact(stored)) return "";  // no decode for others' objects
+  // Live events were filtered so as the store queued them (Start); the initial objects and the
+  // history queued before Start were not.
+  if (!format.fields.MayMatchCompact(stored)) return "";
   auto object = DecodeStored(stored, revision);
   if (!object.ok()) return "";
   if (!format.labels.Empty() &&

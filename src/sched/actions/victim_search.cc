@@ -381,9 +381,17 @@ class VictimSearch {
     size_t live = 0;
   };
 
+  // Where the victims of preemptors in queue `q` come from: q (preempt), every queue (reclaim).
+  QueueIdx GangBucket(QueueIdx q) const { return e_.victims_in_own_queue ? q : kNone; }
+
+  bool HasRunningTask(const Job& j) const {
+    return std::any_of(j.tasks.begin(), j.tasks.end(),
+                       [&](TaskIdx v) { return Running(s_.task(v)); });
+  }
+
   // The order of the victims of preemptors in queue `q` (preempt: q's gangs; reclaim: all).
   GangOrder& GangOrderFor(QueueIdx q) {
-    QueueIdx bucket = e_.victims_in_own_queue ? q : kNone;
+    QueueIdx bucket = GangBucket(q);
     auto [it, inserted] = gang_orders_.try_emplace(bucket);
     if (!inserted) return it->second;
     struct Ranked {
@@ -394,16 +402,13 @@ class VictimSearch {
         return std::tie(queue_priority, job_priority, lost_since, run_start, job);
       }
     };
+    bool least_work_lost = policy_.victim_order == VictimOrder::kLeastWorkLost;
     std::vector<Ranked> ranked;
     for (JobIdx g = 0; g < static_cast<JobIdx>(s_.jobs().size()); ++g) {
       const Job& gj = s_.job(g);
       if (gj.queue == kNone || (bucket != kNone && gj.queue != bucket)) continue;
-      if (std::none_of(gj.tasks.begin(), gj.tasks.end(),
-                       [&](TaskIdx v) { return Running(s_.task(v)); })) {
-        continue;
-      }
+      if (!HasRunningTask(gj)) continue;
       auto [run, safe] = RunAndSafePoint(gj);
-      bool least_work_lost = policy_.victim_order == VictimOrder::kLeastWorkLost;
       ranked.push_back({bucket != kNone ? 0 : s_.queue(gj.queue).priority, gj.priority,
                         least_work_lost ? -safe : 0, run, g});
     }
@@ -415,15 +420,10 @@ class VictimSearch {
 
   // Between preemptor jobs (nothing uncommitted): steps past gangs that no longer run.
   void AdvanceGangOrder(QueueIdx q) {
-    auto it = gang_orders_.find(e_.victims_in_own_queue ? q : kNone);
+    auto it = gang_orders_.find(GangBucket(q));
     if (it == gang_orders_.end()) return;
     GangOrder& order = it->second;
-    while (order.live < order.gangs.size()) {
-      const Job& g = s_.job(order.gangs[order.live]);
-      if (std::any_of(g.tasks.begin(), g.tasks.end(),
-                      [&](TaskIdx v) { return Running(s_.task(v)); })) {
-        break;
-      }
+    while (order.live < order.gangs.size() && !HasRunningTask(s_.job(order.gangs[order.live]))) {
       ++order.live;
     }
   }
