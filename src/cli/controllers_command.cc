@@ -77,7 +77,8 @@ const Command& ControllersCommand() {
       {
           {"kubeconfig", 0, "FILE", "the API server and credentials (required)"},
           {"controllers", 0, "LIST",
-           "comma-separated subset of job,queue,podgroup,node (default: all)"},
+           "comma-separated subset of job,queue,podgroup,node,replicaset,deployment,daemonset "
+           "(default: all)"},
           {"lease-grace-seconds", 0, "N",
            "extra seconds past a node Lease's duration before the node is declared lost", "5"},
           {"resync-seconds", 0, "N", "re-check every object this often", "30"},

@@ -1,6 +1,7 @@
 // `etna scheduler`: the scheduler daemon against an API server.
 //
-//   etna scheduler --kubeconfig FILE [--conf FILE] [--period 1s] [--scheduler-name volcano,etna]
+//   etna scheduler --kubeconfig FILE [--conf FILE] [--period 1s]
+//                  [--scheduler-names volcano,etna,default-scheduler]
 //                  [--time-zone Europe/Berlin]
 //
 // Without --conf the configuration is read (and reloaded) from the ConfigMap
@@ -25,7 +26,10 @@ namespace {
 
 int RunDaemon(Invocation& inv) {
   std::string kubeconfig = inv.Get("kubeconfig"), conf_file = inv.Get("conf");
-  std::string period = inv.Get("period"), names = inv.Get("scheduler-name");
+  std::string period = inv.Get("period");
+  // --scheduler-name is the flag's earlier spelling, still accepted.
+  std::string names =
+      inv.Has("scheduler-name") ? inv.Get("scheduler-name") : inv.Get("scheduler-names");
   std::string listen = inv.Get("listen");
   if (kubeconfig.empty()) return inv.UsageError("--kubeconfig is required");
   scheduler::SchedulerOptions options;
@@ -36,7 +40,7 @@ int RunDaemon(Invocation& inv) {
   if (!zone.ok()) return inv.UsageError("--time-zone: " + zone.status().message());
   options.time_zone = *zone;
   options.scheduler_names = sched::SplitCommaList(names);
-  if (options.scheduler_names.empty()) return inv.UsageError("--scheduler-name: empty list");
+  if (options.scheduler_names.empty()) return inv.UsageError("--scheduler-names: empty list");
   if (!conf_file.empty()) {
     auto text = ReadFile(conf_file);
     if (!text.ok()) {
@@ -92,7 +96,11 @@ const Command& SchedulerCommand() {
            "preempt and reclaim)"},
           {"period", 0, "DURATION", "time between cycles when nothing happens (500ms, 2s, ...)",
            "1s"},
-          {"scheduler-name", 0, "LIST", "the spec.schedulerName values served", "volcano,etna"},
+          {"scheduler-names", 0, "LIST",
+           "the spec.schedulerName values served; beside another scheduler, leave out "
+           "default-scheduler",
+           "volcano,etna,default-scheduler"},
+          {"scheduler-name", 0, "LIST", "the earlier spelling of --scheduler-names"},
           {"time-zone", 0, "ZONE",
            "the IANA time zone Queue timePolicies are judged in (Europe/Berlin, UTC, ...); "
            "default: the host's"},

@@ -76,6 +76,16 @@ void Informer::ForEach(const std::function<void(const json&)>& fn) const {
   for (const auto& [key, object] : cache_) fn(object);
 }
 
+void Informer::ForEachInNamespace(const std::string& ns,
+                                  const std::function<void(const json&)>& fn) const {
+  const std::string prefix = ns + "/";
+  std::lock_guard lock(mu_);
+  for (auto it = cache_.lower_bound(prefix);
+       it != cache_.end() && it->first.compare(0, prefix.size(), prefix) == 0; ++it) {
+    fn(it->second);
+  }
+}
+
 std::optional<json> Informer::Get(const std::string& ns, const std::string& name) const {
   std::lock_guard lock(mu_);
   auto it = cache_.find(ns + "/" + name);

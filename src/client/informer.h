@@ -58,6 +58,9 @@ class Informer {
   // Calls fn on every cached object in key order, under the cache's lock: fn must not call back
   // into this informer, and must not keep the reference.
   void ForEach(const std::function<void(const nlohmann::json&)>& fn) const;
+  // ForEach over the objects of namespace `ns` only (one range of the cache).
+  void ForEachInNamespace(const std::string& ns,
+                          const std::function<void(const nlohmann::json&)>& fn) const;
   std::optional<nlohmann::json> Get(const std::string& ns, const std::string& name) const;
   // How often the collection was listed (1 + relists).
   int lists() const { return lists_; }

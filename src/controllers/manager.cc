@@ -2,15 +2,19 @@
 
 #include <fmt/format.h>
 
+#include "controllers/daemon_set_controller.h"
+#include "controllers/deployment_controller.h"
 #include "controllers/job_controller.h"
 #include "controllers/node_controller.h"
 #include "controllers/podgroup_controller.h"
 #include "controllers/queue_controller.h"
+#include "controllers/replica_set_controller.h"
 
 namespace etna::controllers {
 
 const std::vector<std::string>& ControllerManager::AllControllers() {
-  static const std::vector<std::string> kAll = {"job", "queue", "podgroup", "node"};
+  static const std::vector<std::string> kAll = {"job",        "queue",      "podgroup", "node",
+                                                "replicaset", "deployment", "daemonset"};
   return kAll;
 }
 
@@ -54,6 +58,9 @@ Status ControllerManager::CreateControllers() {
   if (wanted("node")) {
     controllers_.push_back(std::make_unique<NodeLifecycleController>(o, options_.lease_grace));
   }
+  if (wanted("replicaset")) controllers_.push_back(std::make_unique<ReplicaSetController>(o));
+  if (wanted("deployment")) controllers_.push_back(std::make_unique<DeploymentController>(o));
+  if (wanted("daemonset")) controllers_.push_back(std::make_unique<DaemonSetController>(o));
   return Status::Ok();
 }
 

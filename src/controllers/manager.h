@@ -1,6 +1,6 @@
-// ControllerManager: runs etna's controllers together (job, queue, podgroup, node lifecycle),
-// on one informer per collection (SharedInformers), for `etna controllers` and in-process for
-// `etna dev`.
+// ControllerManager: runs etna's controllers together (job, queue, podgroup, node lifecycle,
+// replicaset, deployment, daemonset), on one informer per collection (SharedInformers), for
+// `etna controllers` and in-process for `etna dev`.
 // Thread-safety: Start/Stop (or CreateControllers/SyncUntilIdle) from the owner thread.
 #pragma once
 
@@ -18,7 +18,7 @@ namespace etna::controllers {
 struct ControllerManagerOptions {
   client::TransportFactory factory;
   const Clock* clock = nullptr;  // nullptr: the system clock
-  // Which controllers run: any of "job", "queue", "podgroup", "node"; empty: all.
+  // Which controllers run: any of AllControllers(); empty: all.
   std::set<std::string> controllers;
   std::chrono::milliseconds resync_period{30000};
   // Worker threads of the job controller (Volcano's --worker-threads).

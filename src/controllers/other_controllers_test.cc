@@ -80,12 +80,13 @@ TEST_F(ManagerTest, UnknownControllerIsRefused) {
   EXPECT_NE(s.message().find("jobs"), std::string::npos);
 }
 
-// The controllers read pods, podgroups and commands through one informer each (12 watches, 7
-// collections), and every controller still sees the events: a job's pods appear (job
-// controller) and a bare pod gets its PodGroup (podgroup controller) off the one pod informer.
+// The controllers read pods, podgroups, replicasets, nodes and commands through one informer
+// each (20 watches, 10 collections), and every controller still sees the events: a job's pods
+// appear (job controller) and a bare pod gets its PodGroup (podgroup controller) off the one pod
+// informer.
 TEST_F(ManagerTest, ControllersShareOneInformerPerCollection) {
   Make();
-  EXPECT_EQ(manager_->informer_count(), 7u);
+  EXPECT_EQ(manager_->informer_count(), 10u);
   MustCreate("queues", "", {{"metadata", {{"name", "q1"}}}, {"spec", {{"weight", 1}}}});
   MustCreate("jobs", "default", Job("shared", {{"queue", "q1"}}));
   Sync();

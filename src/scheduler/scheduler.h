@@ -65,7 +65,7 @@ struct SchedulerOptions {
   std::string conf_yaml;  // a configuration file's text; empty: the ConfigMap or default
   std::chrono::milliseconds period{1000};
   std::chrono::milliseconds debounce{20};  // wait after a wakeup so a burst is one cycle
-  std::vector<std::string> scheduler_names{"volcano", "etna"};
+  std::vector<std::string> scheduler_names{"volcano", "etna", "default-scheduler"};
   int bind_workers = 16;
   bool run_loop = true;  // false: cycles only through RunOnce (tests)
   std::chrono::milliseconds sync_timeout{30000};

@@ -147,9 +147,9 @@ TEST(SchedulerTest, RestartKeepsBoundPodsAndTheirGpus) {
 TEST(SchedulerTest, OtherSchedulersPodsAreIgnoredButTheirResourcesCount) {
   Kit kit;
   kit.AddNode("n1", 4);
-  kit.AddPod("theirs", "", 2, "", "default-scheduler");
+  kit.AddPod("theirs", "", 2, "", "another-scheduler");
   ASSERT_TRUE(kit.rest().Bind("default", "theirs", "n1").ok());
-  kit.AddPod("pending-theirs", "", 1, "", "default-scheduler");
+  kit.AddPod("pending-theirs", "", 1, "", "another-scheduler");
   kit.AddGang("g", 3, 3, 1);
   auto s = kit.MakeScheduler();
   ASSERT_TRUE(WaitFor([&] { return s->cache().Assemble(0).snapshot.tasks.size() == 3; }));
@@ -161,6 +161,18 @@ TEST(SchedulerTest, OtherSchedulersPodsAreIgnoredButTheirResourcesCount) {
   ASSERT_TRUE(s->RunOnce().ok());
   EXPECT_EQ(kit.NodeOf("h-0"), "n1");
   EXPECT_EQ(kit.NodeOf("h-1"), "n1");
+}
+
+// Where etna is the only scheduler, a pod that names none (kubectl run, a Deployment's) is
+// defaulted to default-scheduler by admission and scheduled: served by default.
+TEST(SchedulerTest, DefaultSchedulerPodsAreServedByDefault) {
+  Kit kit;
+  kit.AddNode("n1", 4);
+  kit.AddPod("plain", "", 1, "", "default-scheduler");
+  auto s = kit.MakeScheduler();
+  ASSERT_TRUE(WaitFor([&] { return s->cache().Assemble(0).snapshot.tasks.size() == 1; }));
+  ASSERT_TRUE(s->RunOnce().ok());
+  EXPECT_EQ(kit.NodeOf("plain"), "n1");
 }
 
 // A job restarted by its policy (RestartJob) gets new pods in a group the scheduler had marked

@@ -216,7 +216,7 @@ void ParseVolcanoConf(const std::string& text, const std::vector<std::string>& s
             o.InForce(at, fmt::format("pods with schedulerName {} are scheduled", value));
           } else {
             o.Ignored(at, fmt::format("{}: the scheduler serves schedulerName {} (etna scheduler "
-                                      "--scheduler-name); {} is the name of Volcano's scheduler "
+                                      "--scheduler-names); {} is the name of Volcano's scheduler "
                                       "Deployment, not a schedulerName the seed's pods use",
                                       value, names, value));
           }

@@ -8,37 +8,20 @@ Usage: dev_test.py ETNA_BINARY SEED_DIR EXAMPLES_DIR
 """
 import os
 import re
-import shutil
-import subprocess
 import sys
-import tempfile
 import time
 
-KUBECTL = os.environ.get("KUBECTL", "kubectl")
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from dev import Dev  # noqa: E402
 
 
 def main():
     etna, seed, examples = sys.argv[1:4]
-    work = tempfile.mkdtemp(prefix="etna-dev-")
-    log = open(os.path.join(work, "dev.log"), "w+")
-    dev = subprocess.Popen([etna, "dev", "--data-dir", work, "--listen", "127.0.0.1:0"],
-                           stdout=log, stderr=subprocess.STDOUT)
-    try:
-        deadline = time.monotonic() + 60
-        while "etna dev: ready" not in open(log.name).read():
-            if dev.poll() is not None or time.monotonic() > deadline:
-                raise AssertionError("etna dev did not get ready:\n" + open(log.name).read())
-            time.sleep(0.05)
-        out = open(log.name).read()
+    with Dev(etna) as dev:
+        k = dev.k
+        out = dev.output()
         assert re.search(r"8 simulated nodes with 44 GPUs", out), out
-        kubeconfig = os.path.join(work, "kubeconfig")
-        assert f"export KUBECONFIG={kubeconfig}" in out, out
-
-        def k(*args):
-            r = subprocess.run([KUBECTL, "--kubeconfig", kubeconfig] + list(args),
-                               capture_output=True, text=True, timeout=60)
-            assert r.returncode == 0, f"kubectl {args}: {r.stderr}"
-            return r.stdout
+        assert f"export KUBECONFIG={dev.kubeconfig}" in out, out
 
         assert len(k("get", "nodes", "-o", "name").split()) == 8
         # The namespaces the seed's files use without creating them (its Deployment and HPA in
@@ -48,7 +31,7 @@ def main():
         k("apply", "-f", os.path.join(seed, "volcano-queues.yaml"))
         job = open(os.path.join(examples, "seed-training-runnable.yaml")).read()
         job = job.replace("${EPOCH_SECONDS:-2}", "0.2")
-        path = os.path.join(work, "job.yaml")
+        path = os.path.join(dev.work, "job.yaml")
         open(path, "w").write(job)
         k("apply", "-f", path)
         deadline = time.monotonic() + 90
@@ -62,10 +45,6 @@ def main():
         assert len(nodes) == 1 and nodes.pop().startswith("h100-"), nodes
         chief = k("logs", "bert-finetune-training-chief-0")
         assert "rank=0 world_size=4" in chief and "chief: done" in chief, chief
-    finally:
-        dev.terminate()
-        dev.wait(timeout=30)
-        shutil.rmtree(work, ignore_errors=True)
     print("PASS")
 
 

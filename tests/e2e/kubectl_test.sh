@@ -59,8 +59,14 @@ expect_output "mig ConfigMap" "nvidia-mig-config" "${K[@]}" get configmap -n vol
 expect_output "describe job" "Min Available" "${K[@]}" describe vcjob bert-finetune-training
 expect_output "describe queue" "Weight" "${K[@]}" describe queue production-training
 
+# The seed's DCGM exporter DaemonSet and its ConfigMaps apply; the MPS DaemonSet, printed
+# without apiVersion, is refused by kubectl with a message naming it.
+expect_output "DaemonSet applied" "daemonset.apps/gpu-monitoring created" \
+  "${K[@]}" apply -f "$SEED/gpu-monitoring.yaml"
+expect_output "DaemonSet columns" "NODE SELECTOR" "${K[@]}" get ds -n volcano-system
+expect_fail "MPS DaemonSet without apiVersion" "apiVersion not set" \
+  "${K[@]}" apply -f "$SEED/mps.yaml"
 # Files with objects etna does not serve: a clear error, the supported objects still applied.
-expect_fail "DaemonSet is not served" "DaemonSet" "${K[@]}" apply -f "$SEED/gpu-monitoring.yaml"
 expect_output "monitoring ConfigMaps applied" "prometheus-gpu-rules" \
   "${K[@]}" get configmap -n monitoring
 expect_fail "KEDA ScaledObject without apiVersion" "apiVersion not set" \

@@ -110,5 +110,23 @@ TEST(PodEnv, BuildLaunchResolvesDownwardApiAndGpuOverrides) {
   std::filesystem::remove_all(dir);
 }
 
+// The seed's DCGM exporter mounts a ConfigMap volume: the process runtime names the volume and
+// what it supports instead of starting the container without it.
+TEST(PodEnv, AVolumeKindTheProcessRuntimeLacksIsNamed) {
+  std::string dir =
+      std::filesystem::temp_directory_path() / ("etna_pod_env_cm_" + std::to_string(getpid()));
+  PodContext ctx;
+  ctx.data_dir = dir;
+  ctx.pod_dir = dir + "/pods/u2";
+  json pod = json::parse(R"({"metadata":{"name":"p","namespace":"ns","uid":"u2"},
+    "spec":{"volumes":[{"name":"pod-gpu-metrics","configMap":{"name":"dcgm-exporter-config"}}]}})");
+  auto l = BuildLaunch(pod, json::parse(R"({"name":"main","command":["true"]})"), ctx);
+  ASSERT_FALSE(l.ok());
+  EXPECT_EQ(l.status().message(),
+            "spec.volumes[0]: volume \"pod-gpu-metrics\": only emptyDir, hostPath and "
+            "persistentVolumeClaim are supported by the process runtime");
+  std::filesystem::remove_all(dir);
+}
+
 }  // namespace
 }  // namespace etna::agent::runtime

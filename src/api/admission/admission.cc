@@ -28,6 +28,8 @@ Handler Find(const std::string& group, const std::string& kind) {
       {"coordination.k8s.io", "Lease", internal::AdmitLease},
       {"scheduling.k8s.io", "PriorityClass", internal::AdmitPriorityClass},
       {"apps", "Deployment", internal::AdmitDeployment},
+      {"apps", "ReplicaSet", internal::AdmitReplicaSet},
+      {"apps", "DaemonSet", internal::AdmitDaemonSet},
       {"autoscaling", "HorizontalPodAutoscaler", internal::AdmitHorizontalPodAutoscaler},
       {"batch.volcano.sh", "Job", internal::AdmitJob},
       {"scheduling.volcano.sh", "Queue", internal::AdmitQueue},
@@ -57,8 +59,8 @@ const resources::ResourceInfo& QueueBindingResource() {
 }
 
 const resources::ResourceInfo& PriorityClassResource() {
-  static const resources::ResourceInfo& info = *resources::ResourceRegistry::Default().Find(
-      "scheduling.k8s.io", "v1", "priorityclasses");
+  static const resources::ResourceInfo& info =
+      *resources::ResourceRegistry::Default().Find("scheduling.k8s.io", "v1", "priorityclasses");
   return info;
 }
 

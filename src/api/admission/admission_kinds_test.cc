@@ -220,6 +220,36 @@ TEST(KindsAdmission, Table) {
        "{selector: {matchLabels: {app: x}}, template: {metadata: {labels: {app: y}}, spec: "
        "{containers: [{name: c, image: i}]}}}}",
        "spec.template.metadata.labels", "FieldValueInvalid", "does not match"},
+      {"deployment both limits zero",
+       "{apiVersion: apps/v1, kind: Deployment, metadata: {name: d, namespace: a}, spec: "
+       "{selector: {matchLabels: {app: x}}, strategy: {rollingUpdate: {maxSurge: 0, "
+       "maxUnavailable: '0%'}}, template: {metadata: {labels: {app: x}}, spec: "
+       "{containers: [{name: c, image: i}]}}}}",
+       "spec.strategy.rollingUpdate.maxUnavailable", "FieldValueInvalid", "may not be 0"},
+      {"deployment bad percent",
+       "{apiVersion: apps/v1, kind: Deployment, metadata: {name: d, namespace: a}, spec: "
+       "{selector: {matchLabels: {app: x}}, strategy: {rollingUpdate: {maxSurge: 'ten'}}, "
+       "template: {metadata: {labels: {app: x}}, spec: {containers: [{name: c, image: i}]}}}}",
+       "spec.strategy.rollingUpdate.maxSurge", "FieldValueInvalid", "percent string"},
+      {"recreate with rollingUpdate",
+       "{apiVersion: apps/v1, kind: Deployment, metadata: {name: d, namespace: a}, spec: "
+       "{selector: {matchLabels: {app: x}}, strategy: {type: Recreate, rollingUpdate: {}}, "
+       "template: {metadata: {labels: {app: x}}, spec: {containers: [{name: c, image: i}]}}}}",
+       "spec.strategy.rollingUpdate", "FieldValueForbidden", "Recreate"},
+      {"replicaset negative replicas",
+       "{apiVersion: apps/v1, kind: ReplicaSet, metadata: {name: r, namespace: a}, spec: "
+       "{replicas: -1, selector: {matchLabels: {app: x}}, template: {metadata: {labels: {app: "
+       "x}}, spec: {containers: [{name: c, image: i}]}}}}",
+       "spec.replicas", "FieldValueInvalid", "greater than or equal to 0"},
+      {"daemonset without selector (the seed's MPS daemon)",
+       "{apiVersion: apps/v1, kind: DaemonSet, metadata: {name: m, namespace: a}, spec: "
+       "{template: {spec: {containers: [{name: c, image: i}]}}}}",
+       "spec.selector", "FieldValueRequired", "Required value"},
+      {"daemonset update strategy",
+       "{apiVersion: apps/v1, kind: DaemonSet, metadata: {name: m, namespace: a}, spec: "
+       "{selector: {matchLabels: {app: x}}, updateStrategy: {type: Always}, template: {metadata: "
+       "{labels: {app: x}}, spec: {containers: [{name: c, image: i}]}}}}",
+       "spec.updateStrategy.type", "FieldValueNotSupported", "\"OnDelete\""},
       {"hpa max below min",
        "{apiVersion: autoscaling/v2, kind: HorizontalPodAutoscaler, metadata: {name: h, namespace: "
        "a}, spec: {scaleTargetRef: {kind: Deployment, name: d}, minReplicas: 3, maxReplicas: 2}}",
@@ -281,6 +311,37 @@ TEST(KindsAdmission, Table) {
     EXPECT_NE(e->message.find(c.message), std::string::npos)
         << c.name << ": \"" << e->message << "\" lacks \"" << c.message << "\"";
   }
+}
+
+// The DaemonSet controller places its pods on their nodes itself, so nothing hands them GPUs:
+// a DaemonSet asking for one is refused by the field's name.
+TEST(AdmissionKindsTest, DaemonSetMayNotRequestDevices) {
+  const std::string base =
+      "{apiVersion: apps/v1, kind: DaemonSet, metadata: {name: m, namespace: a}, spec: "
+      "{selector: {matchLabels: {app: x}}, template: {metadata: {labels: {app: x}}, spec: "
+      "{containers: [{name: c, image: i, resources: {requests: {cpu: 100m, memory: 64Mi}, "
+      "limits: {";
+  Json admitted;
+  EXPECT_TRUE(AdmitYaml(base + "cpu: 500m}}}]}}}}", &admitted).empty());
+  EXPECT_EQ(admitted["spec"]["updateStrategy"]["type"], "RollingUpdate");
+  EXPECT_EQ(admitted["spec"]["updateStrategy"]["rollingUpdate"]["maxUnavailable"], 1);
+  auto errs = AdmitYaml(base + "nvidia.com/gpu: 1}}}]}}}}");
+  ASSERT_EQ(errs.size(), 1u);
+  EXPECT_EQ(errs[0].field, "spec.template.spec.containers[0].resources.limits[nvidia.com/gpu]");
+  EXPECT_NE(errs[0].message.find("cpu, memory and ephemeral-storage only"), std::string::npos);
+}
+
+// Kubernetes' rolling defaults: 25 % surge and unavailability.
+TEST(AdmissionKindsTest, DeploymentRollingUpdateDefaultsToAQuarter) {
+  Json d;
+  EXPECT_TRUE(AdmitYaml("{apiVersion: apps/v1, kind: Deployment, metadata: {name: d, namespace: "
+                        "a}, spec: {selector: {matchLabels: {app: x}}, template: {metadata: "
+                        "{labels: {app: x}}, spec: {containers: [{name: c, image: i}]}}}}",
+                        &d)
+                  .empty());
+  EXPECT_EQ(d["spec"]["strategy"]["rollingUpdate"]["maxSurge"], "25%");
+  EXPECT_EQ(d["spec"]["strategy"]["rollingUpdate"]["maxUnavailable"], "25%");
+  EXPECT_EQ(d["spec"]["replicas"], 1);
 }
 
 TEST(KindsAdmission, AnnotationsTotalSize) {

@@ -53,7 +53,7 @@ TEST_F(SeedTest, FullyAdmittedFiles) {
   for (const Case& c : std::vector<Case>{{"volcano-queues.yaml", 6},
                                          {"preemption.yaml", 2},
                                          {"volcano-cluster-config.yaml", 4},
-                                         {"gpu-monitoring.yaml", 2}}) {
+                                         {"gpu-monitoring.yaml", 3}}) {
     FakeLookup lookup = SeedLookup();
     auto results = AdmitFile(c.file, lookup);
     EXPECT_EQ(results.size(), c.served) << c.file;

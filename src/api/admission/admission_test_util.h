@@ -100,6 +100,8 @@ inline std::optional<resources::ResourceInfo> InfoFor(const std::string& api_ver
       {"coordination.k8s.io/v1", "Lease", "leases", true},
       {"scheduling.k8s.io/v1", "PriorityClass", "priorityclasses", false},
       {"apps/v1", "Deployment", "deployments", true},
+      {"apps/v1", "ReplicaSet", "replicasets", true},
+      {"apps/v1", "DaemonSet", "daemonsets", true},
       {"autoscaling/v2", "HorizontalPodAutoscaler", "horizontalpodautoscalers", true},
       {"batch.volcano.sh/v1alpha1", "Job", "jobs", true},
       {"scheduling.volcano.sh/v1beta1", "Queue", "queues", false},

@@ -1,9 +1,12 @@
-// Admission of PriorityClass (scheduling.k8s.io), Deployment (apps/v1) and
-// HorizontalPodAutoscaler (autoscaling/v2), as the Kubernetes API server validates them.
+// Admission of PriorityClass (scheduling.k8s.io), Deployment, ReplicaSet and DaemonSet (apps/v1)
+// and HorizontalPodAutoscaler (autoscaling/v2), as the Kubernetes API server validates them.
 #include <fmt/format.h>
+
+#include <algorithm>
 
 #include "api/admission/kinds.h"
 #include "api/admission/quantity.h"
+#include "api/types/fields.h"
 
 namespace etna::api::admission::internal {
 
@@ -76,28 +79,97 @@ void AdmitPriorityClass(Context& c) {
   }
 }
 
-void AdmitDeployment(Context& c) {
-  Errors& errs = c.errs;
-  Json* spec = MutableField(c.object, "spec");
-  if (!spec || !spec->is_object()) {
-    errs.Required("spec");
+namespace {
+
+// An int-or-percent field of spec.strategy.rollingUpdate: a non-negative integer or "<n>%".
+// Returns whether it resolves to 0 (unset counts as the 25 % default, so not 0).
+bool ValidateIntOrPercent(const Json& rolling, const char* key, const std::string& path,
+                          Errors& errs) {
+  const Json* v = Field(rolling, key);
+  if (!v) return false;
+  std::string p = Child(path, key);
+  if (v->is_number_integer()) {
+    CheckNonNegative(v->get<int64_t>(), p, errs);
+    return v->get<int64_t>() == 0;
+  }
+  if (v->is_string()) {
+    const std::string& text = v->get_ref<const std::string&>();
+    bool digits =
+        text.size() >= 2 && text.back() == '%' &&
+        std::all_of(text.begin(), text.end() - 1, [](char ch) { return ch >= '0' && ch <= '9'; });
+    if (!digits) {
+      errs.Invalid(p, text,
+                   "a valid percent string must be a numeric string followed by an ending '%' "
+                   "(e.g. '1%',  or '93%', regex used for validation is '[0-9]+%')");
+      return false;
+    }
+    if (std::stoll(text.substr(0, std::min<size_t>(text.size() - 1, 15))) > 100 &&
+        std::string(key) == "maxUnavailable") {
+      errs.Invalid(p, text, "must not be greater than 100%");
+    }
+    return std::stoll(text.substr(0, std::min<size_t>(text.size() - 1, 15))) == 0;
+  }
+  errs.Invalid(p, *v, "must be an integer or a percent string");
+  return false;
+}
+
+// spec.<field> of a Deployment (strategy: RollingUpdate or Recreate) or a DaemonSet
+// (updateStrategy: RollingUpdate or OnDelete): the type defaults to RollingUpdate, whose
+// maxUnavailable and maxSurge default as given and may not both be 0; `other` takes no
+// rollingUpdate.
+void AdmitUpdateStrategy(Json& spec, const char* field, const char* other,
+                         const Json& default_unavailable, const Json& default_surge,
+                         Errors& errs) {
+  const std::string path = Child("spec", field);
+  if (!Field(spec, field)) spec[field] = Json{{"type", "RollingUpdate"}};
+  Json* st = MutableField(spec, field);
+  if (!st || !st->is_object()) {
+    GetObject(spec, field, "spec", errs);
     return;
   }
-  SetDefault(*spec, "replicas", 1);
-  SetDefault(*spec, "revisionHistoryLimit", 10);
-  SetDefault(*spec, "progressDeadlineSeconds", 600);
-  if (!Field(*spec, "strategy")) (*spec)["strategy"] = Json{{"type", "RollingUpdate"}};
-  if (auto r = GetInt(*spec, "replicas", "spec", errs)) CheckNonNegative(*r, "spec.replicas", errs);
-  if (auto m = GetInt(*spec, "minReadySeconds", "spec", errs)) {
+  SetDefault(*st, "type", "RollingUpdate");
+  auto t = GetString(*st, "type", path, errs);
+  if (!t) return;
+  if (*t != "RollingUpdate" && *t != other) {
+    errs.NotSupported(Child(path, "type"), *t, {other, "RollingUpdate"});
+    return;
+  }
+  if (*t == other) {
+    if (Field(*st, "rollingUpdate")) {
+      errs.Forbidden(Child(path, "rollingUpdate"),
+                     fmt::format("may not be specified when strategy `type` is '{}'", other));
+    }
+    return;
+  }
+  if (!Field(*st, "rollingUpdate")) (*st)["rollingUpdate"] = Json::object();
+  if (!GetObject(*st, "rollingUpdate", path, errs)) return;
+  Json& rolling = (*st)["rollingUpdate"];
+  if (!rolling.contains("maxUnavailable")) rolling["maxUnavailable"] = default_unavailable;
+  if (!rolling.contains("maxSurge")) rolling["maxSurge"] = default_surge;
+  const std::string p = Child(path, "rollingUpdate");
+  bool surge_zero = ValidateIntOrPercent(rolling, "maxSurge", p, errs);
+  bool unavailable_zero = ValidateIntOrPercent(rolling, "maxUnavailable", p, errs);
+  if (surge_zero && unavailable_zero) {
+    errs.Invalid(Child(p, "maxUnavailable"), rolling["maxUnavailable"],
+                 "may not be 0 when `maxSurge` is 0");
+  }
+}
+
+// What the spec of a ReplicaSet, a Deployment and a DaemonSet share: minReadySeconds, a
+// non-empty selector that the template's labels satisfy (immutable on update, as apps/v1 has
+// it), and a pod template of restartPolicy Always; replicas (defaulted to 1) but for a
+// DaemonSet.
+void AdmitReplicatedSpec(Context& c, Json& spec, const char* kind) {
+  Errors& errs = c.errs;
+  if (std::string(kind) != "daemonset") {
+    SetDefault(spec, "replicas", 1);
+    if (auto r = GetInt(spec, "replicas", "spec", errs))
+      CheckNonNegative(*r, "spec.replicas", errs);
+  }
+  if (auto m = GetInt(spec, "minReadySeconds", "spec", errs)) {
     CheckNonNegative(*m, "spec.minReadySeconds", errs);
   }
-  if (const Json* st = GetObject(*spec, "strategy", "spec", errs)) {
-    if (auto t = GetString(*st, "type", "spec.strategy", errs);
-        t && *t != "RollingUpdate" && *t != "Recreate") {
-      errs.NotSupported("spec.strategy.type", *t, {"Recreate", "RollingUpdate"});
-    }
-  }
-  const Json* selector = GetObject(*spec, "selector", "spec", errs);
+  const Json* selector = GetObject(spec, "selector", "spec", errs);
   if (!selector) {
     errs.Required("spec.selector");
   } else {
@@ -105,10 +177,11 @@ void AdmitDeployment(Context& c) {
     const Json* ml = Field(*selector, "matchLabels");
     const Json* me = Field(*selector, "matchExpressions");
     if ((!ml || ml->empty()) && (!me || me->empty())) {
-      errs.Invalid("spec.selector", *selector, "empty selector is invalid for deployment");
+      errs.Invalid("spec.selector", *selector,
+                   fmt::format("empty selector is invalid for {}", kind));
     }
   }
-  Json* tmpl = MutableField(*spec, "template");
+  Json* tmpl = MutableField(spec, "template");
   if (!tmpl || !tmpl->is_object()) {
     errs.Required("spec.template");
     return;
@@ -138,6 +211,69 @@ void AdmitDeployment(Context& c) {
       errs.Invalid("spec.selector", *selector, "field is immutable");
     }
   }
+}
+
+}  // namespace
+
+void AdmitReplicaSet(Context& c) {
+  Json* spec = MutableField(c.object, "spec");
+  if (!spec || !spec->is_object()) {
+    c.errs.Required("spec");
+    return;
+  }
+  AdmitReplicatedSpec(c, *spec, "replicaset");
+}
+
+void AdmitDaemonSet(Context& c) {
+  Errors& errs = c.errs;
+  Json* spec = MutableField(c.object, "spec");
+  if (!spec || !spec->is_object()) {
+    errs.Required("spec");
+    return;
+  }
+  SetDefault(*spec, "revisionHistoryLimit", 10);
+  AdmitUpdateStrategy(*spec, "updateStrategy", "OnDelete", 1, 0, errs);
+  AdmitReplicatedSpec(c, *spec, "daemonset");
+  // etna's DaemonSet controller places its pods on their nodes itself (as Kubernetes did before
+  // 1.12), so a node daemon never waits in a queue; the scheduler, which hands out GPUs, never
+  // sees them, so they cannot ask for any.
+  const Json& containers = api::types::Array(*spec, {"template", "spec", "containers"});
+  for (size_t i = 0; i < containers.size(); ++i) {
+    for (const char* list : {"requests", "limits"}) {
+      const Json& amounts = api::types::Object(containers[i], {"resources", list});
+      for (const auto& [name, value] : amounts.items()) {
+        if (name == "cpu" || name == "memory" || name == "ephemeral-storage" ||
+            name.rfind("hugepages-", 0) == 0) {
+          continue;
+        }
+        errs.Forbidden(
+            fmt::format("spec.template.spec.containers[{}].resources.{}[{}]", i, list, name),
+            "etna places DaemonSet pods on their nodes without the scheduler, which alone hands "
+            "out devices: a DaemonSet may request cpu, memory and ephemeral-storage only");
+      }
+    }
+  }
+}
+
+void AdmitDeployment(Context& c) {
+  Errors& errs = c.errs;
+  Json* spec = MutableField(c.object, "spec");
+  if (!spec || !spec->is_object()) {
+    errs.Required("spec");
+    return;
+  }
+  SetDefault(*spec, "revisionHistoryLimit", 10);
+  SetDefault(*spec, "progressDeadlineSeconds", 600);
+  if (auto h = GetInt(*spec, "revisionHistoryLimit", "spec", errs)) {
+    CheckNonNegative(*h, "spec.revisionHistoryLimit", errs);
+  }
+  auto deadline = GetInt(*spec, "progressDeadlineSeconds", "spec", errs);
+  if (deadline && *deadline < 1) {
+    errs.Invalid("spec.progressDeadlineSeconds", *deadline, "must be greater than 0");
+  }
+  GetBool(*spec, "paused", "spec", errs);
+  AdmitUpdateStrategy(*spec, "strategy", "Recreate", "25%", "25%", errs);
+  AdmitReplicatedSpec(c, *spec, "deployment");
 }
 
 void AdmitHorizontalPodAutoscaler(Context& c) {

@@ -76,6 +76,8 @@ void AdmitSecret(Context& c);
 void AdmitLease(Context& c);
 void AdmitPriorityClass(Context& c);
 void AdmitDeployment(Context& c);
+void AdmitReplicaSet(Context& c);
+void AdmitDaemonSet(Context& c);
 void AdmitHorizontalPodAutoscaler(Context& c);
 
 // Job update rule (job_update.cc): `spec` against `old_spec`.

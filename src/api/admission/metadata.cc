@@ -190,34 +190,4 @@ void ValidateLabelSelector(const Json& selector, const std::string& path, Errors
   }
 }
 
-bool SelectorMatches(const Json& selector, const Json* labels) {
-  auto label = [&](const std::string& k) -> const Json* {
-    return labels ? Field(*labels, k) : nullptr;
-  };
-  if (const Json* ml = Field(selector, "matchLabels"); ml && ml->is_object()) {
-    for (const auto& [k, v] : ml->items()) {
-      const Json* l = label(k);
-      if (!l || *l != v) return false;
-    }
-  }
-  if (const Json* me = Field(selector, "matchExpressions"); me && me->is_array()) {
-    for (const Json& req : *me) {
-      const Json* k = Field(req, "key");
-      const Json* op = Field(req, "operator");
-      if (!k || !k->is_string() || !op || !op->is_string()) return false;
-      const Json* l = label(k->get<std::string>());
-      bool in = false;
-      if (const Json* vs = Field(req, "values"); vs && vs->is_array() && l) {
-        for (const Json& v : *vs) in = in || v == *l;
-      }
-      std::string o = op->get<std::string>();
-      if ((o == "In" && !in) || (o == "NotIn" && in) || (o == "Exists" && !l) ||
-          (o == "DoesNotExist" && l)) {
-        return false;
-      }
-    }
-  }
-  return true;
-}
-
 }  // namespace etna::api::admission::internal

@@ -13,7 +13,6 @@ std::vector<std::string> NotInForce(const resources::ResourceInfo& info) {
     const char* missing;
   };
   static const Entry kStoredOnly[] = {
-      {"apps", "Deployment", "no ReplicaSet or pods are created for it"},
       {"autoscaling", "HorizontalPodAutoscaler", "nothing scales its target"},
   };
   std::vector<std::string> warnings;

@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "api/admission/admission.h"
+#include "api/types/label_selector.h"
 
 namespace etna::api::admission::internal {
 
@@ -95,9 +96,7 @@ void ValidateMetadata(const Json& object, bool namespaced, bool name_is_label, E
 
 // Validates a label selector (matchLabels, matchExpressions) at `path`.
 void ValidateLabelSelector(const Json& selector, const std::string& path, Errors& errs);
-// True when `labels` (a JSON object or null) satisfies `selector` (matchLabels and
-// matchExpressions); an empty selector matches everything.
-bool SelectorMatches(const Json& selector, const Json* labels);
+using api::types::SelectorMatches;  // api/types/label_selector.h
 
 // A Go duration (common/time.h's grammar: "500us", "30s", "1m30s") that is not negative.
 bool IsNonNegativeDuration(std::string_view s);

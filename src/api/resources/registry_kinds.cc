@@ -159,7 +159,42 @@ void AddKubernetesGroups(std::vector<ResourceInfo>& out) {
             Col("Images", "string", "Images referenced by each container in the template.", 1),
             Col("Selector", "string", "Label selector for pods.", 1)});
   deploy.categories = {"all"};
+  deploy.subresources = {"scale"};
   out.push_back(std::move(deploy));
+  ResourceInfo rs =
+      Make({"apps", "v1", "ReplicaSet", "replicasets", {"rs"}, true, true, true},
+           {NameColumn(), Col("Desired", "integer", "Number of desired pods."),
+            Col("Current", "integer", "Number of actual replicas."),
+            Col("Ready", "integer", "The number of ready replicas for this replica set."),
+            AgeColumn(), Col("Containers", "string", "Names of each container in the template.", 1),
+            Col("Images", "string", "Images referenced by each container in the template.", 1),
+            Col("Selector", "string", "Label selector for pods.", 1)});
+  rs.categories = {"all"};
+  rs.subresources = {"scale"};
+  out.push_back(std::move(rs));
+  ResourceInfo ds = Make(
+      {"apps", "v1", "DaemonSet", "daemonsets", {"ds"}, true, true, true},
+      {NameColumn(),
+       Col("Desired", "integer",
+           "The desired number of nodes that should be running the daemon pod."),
+       Col("Current", "integer",
+           "The number of nodes that are running at least 1 daemon pod and are supposed to run "
+           "the daemon pod."),
+       Col("Ready", "integer",
+           "numberReady is the number of nodes that should be running the daemon pod and have "
+           "one or more of the daemon pod running with a Ready Condition."),
+       Col("Up-to-date", "integer",
+           "The total number of nodes that are running updated daemon pod"),
+       Col("Available", "integer",
+           "The number of nodes that should be running the daemon pod and have one or more of "
+           "the daemon pod running and available (ready for at least spec.minReadySeconds)"),
+       Col("Node Selector", "string",
+           "NodeSelector is a selector which must be true for the pod to fit on a node."),
+       AgeColumn(), Col("Containers", "string", "Names of each container in the template.", 1),
+       Col("Images", "string", "Images referenced by each container in the template.", 1),
+       Col("Selector", "string", "Label selector for pods.", 1)});
+  ds.categories = {"all"};
+  out.push_back(std::move(ds));
   ResourceInfo hpa =
       Make({"autoscaling",
             "v2",

@@ -1,4 +1,5 @@
-// Schemas of apps/v1 Deployment and autoscaling/v2 HorizontalPodAutoscaler.
+// Schemas of apps/v1 Deployment, ReplicaSet and DaemonSet, and of autoscaling/v2
+// HorizontalPodAutoscaler.
 #include "api/resources/schema_node.h"
 
 namespace etna::api::resources::schema {
@@ -16,6 +17,24 @@ void AddAppsSchemas(Table& table) {
             {"revisionHistoryLimit", Scalar()},
             {"paused", Scalar()},
             {"progressDeadlineSeconds", Scalar()}})},
+      {"status", Any()},
+  });
+  table[{"apps", "ReplicaSet"}] = TopLevel({
+      {"spec", Obj({{"replicas", Scalar()},
+                    {"selector", LabelSelector()},
+                    {"template", PodTemplateSpec()},
+                    {"minReadySeconds", Scalar()}})},
+      {"status", Any()},
+  });
+  table[{"apps", "DaemonSet"}] = TopLevel({
+      {"spec",
+       Obj({{"selector", LabelSelector()},
+            {"template", PodTemplateSpec()},
+            {"updateStrategy",
+             Obj({{"type", Scalar()},
+                  {"rollingUpdate", Obj({{"maxUnavailable", Scalar()}, {"maxSurge", Scalar()}})}})},
+            {"minReadySeconds", Scalar()},
+            {"revisionHistoryLimit", Scalar()}})},
       {"status", Any()},
   });
   table[{"autoscaling", "HorizontalPodAutoscaler"}] = TopLevel({

@@ -243,7 +243,7 @@ TEST(SchemaTest, UnknownKindsAreNotChecked) {
   ResourceInfo info;
   info.group = "apps";
   info.version = "v1";
-  info.kind = "DaemonSet";
+  info.kind = "StatefulSet";
   EXPECT_EQ(UnknownFields(info, Json::parse(R"({"spec": {"notInSchema": 1}})")), Paths{});
 }
 

@@ -67,6 +67,8 @@ std::optional<json> BuiltInCells(const ResourceInfo& info, const json& o, Clock:
   if (kind == "Node") return NodeCells(o, now);
   if (kind == "Event") return EventCells(o, now);
   if (kind == "Deployment") return DeploymentCells(o, now);
+  if (kind == "ReplicaSet") return ReplicaSetCells(o, now);
+  if (kind == "DaemonSet") return DaemonSetCells(o, now);
   if (kind == "HorizontalPodAutoscaler") return HpaCells(o, now);
   if (kind == "Namespace") return json::array({name, String(o, {"status", "phase"}), age});
   if (kind == "ConfigMap") {

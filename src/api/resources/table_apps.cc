@@ -1,5 +1,6 @@
-// Deployment and HorizontalPodAutoscaler cells, as kubectl's printers compute them
-// (printDeployment, printHorizontalPodAutoscaler / formatHPAMetrics).
+// Deployment, ReplicaSet, DaemonSet and HorizontalPodAutoscaler cells, as kubectl's printers
+// compute them (printDeployment, printReplicaSet, printDaemonSet, printHorizontalPodAutoscaler /
+// formatHPAMetrics).
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
@@ -10,6 +11,7 @@
 #include "api/resources/table.h"
 #include "api/resources/table_printers.h"
 #include "api/types/deployment.h"
+#include "api/types/label_selector.h"
 
 namespace etna::api::resources::internal {
 
@@ -19,37 +21,6 @@ namespace {
 std::string Quantity(const json* q) {
   if (q == nullptr) return "<unknown>";
   return q->is_string() ? q->get<std::string>() : q->dump();
-}
-
-// metav1.FormatLabelSelector: "app=x,tier in (a,b)", "<none>" when empty.
-std::string FormatSelector(const json* selector) {
-  if (selector == nullptr || !selector->is_object()) return "<none>";
-  std::vector<std::string> parts;
-  if (const json* labels = Find(*selector, {"matchLabels"}); labels && labels->is_object()) {
-    std::map<std::string, std::string> sorted;
-    for (const auto& [k, v] : labels->items())
-      sorted[k] = v.is_string() ? v.get<std::string>() : "";
-    for (const auto& [k, v] : sorted) parts.push_back(k + "=" + v);
-  }
-  for (const json& e : Array(*selector, {"matchExpressions"})) {
-    const std::string key = String(e, {"key"});
-    const std::string op = String(e, {"operator"});
-    std::vector<std::string> values;
-    for (const json& v : Array(e, {"values"})) {
-      if (v.is_string()) values.push_back(v.get<std::string>());
-    }
-    if (op == "In") {
-      parts.push_back(fmt::format("{} in ({})", key, fmt::join(values, ",")));
-    } else if (op == "NotIn") {
-      parts.push_back(fmt::format("{} notin ({})", key, fmt::join(values, ",")));
-    } else if (op == "Exists") {
-      parts.push_back(key);
-    } else if (op == "DoesNotExist") {
-      parts.push_back("!" + key);
-    }
-  }
-  if (parts.empty()) return "<none>";
-  return fmt::format("{}", fmt::join(parts, ","));
 }
 
 // One metric of formatHPAMetrics; `status` may be null.
@@ -106,20 +77,59 @@ std::string FormatHpaMetrics(const json& hpa) {
                      list.size() - kMax);
 }
 
-}  // namespace
-
-json DeploymentCells(const json& d, Clock::time_point now) {
-  const api::types::Deployment view(d);
+// The wide columns every replicated workload ends with: Containers, Images, Selector.
+std::vector<json> WorkloadWideCells(const api::types::ReplicatedView& view) {
   std::vector<std::string> names, images;
   for (const json& c : view.containers()) {
     names.push_back(String(c, {"name"}));
     images.push_back(String(c, {"image"}));
   }
-  return json::array({view.name(), fmt::format("{}/{}", view.ready_replicas(), view.replicas()),
-                      view.updated_replicas(), view.available_replicas(),
-                      TimestampSince(Find(d, {"metadata", "creationTimestamp"}), now),
-                      fmt::format("{}", fmt::join(names, ",")),
-                      fmt::format("{}", fmt::join(images, ",")), FormatSelector(view.selector())});
+  return {fmt::format("{}", fmt::join(names, ",")), fmt::format("{}", fmt::join(images, ",")),
+          api::types::FormatLabelSelector(view.selector())};
+}
+
+json WithWideCells(json cells, const api::types::ReplicatedView& view) {
+  for (json& cell : WorkloadWideCells(view)) cells.push_back(std::move(cell));
+  return cells;
+}
+
+}  // namespace
+
+json DeploymentCells(const json& d, Clock::time_point now) {
+  const api::types::Deployment view(d);
+  return WithWideCells(
+      json::array({view.name(), fmt::format("{}/{}", view.ready_replicas(), view.replicas()),
+                   view.updated_replicas(), view.available_replicas(),
+                   TimestampSince(Find(d, {"metadata", "creationTimestamp"}), now)}),
+      view);
+}
+
+json ReplicaSetCells(const json& rs, Clock::time_point now) {
+  const api::types::ReplicaSet view(rs);
+  return WithWideCells(
+      json::array({view.name(), view.replicas(), view.status_replicas(), view.ready_replicas(),
+                   TimestampSince(Find(rs, {"metadata", "creationTimestamp"}), now)}),
+      view);
+}
+
+json DaemonSetCells(const json& ds, Clock::time_point now) {
+  const api::types::ReplicatedView view(ds);
+  std::map<std::string, std::string> sorted;
+  for (const auto& [k, v] : api::types::Object(ds, {"spec", "template", "spec", "nodeSelector"}).items()) {
+    sorted[k] = v.is_string() ? v.get<std::string>() : "";
+  }
+  std::vector<std::string> node_selector;
+  for (const auto& [k, v] : sorted) node_selector.push_back(k + "=" + v);
+  return WithWideCells(
+      json::array({view.name(), Integer(ds, {"status", "desiredNumberScheduled"}),
+                   Integer(ds, {"status", "currentNumberScheduled"}),
+                   Integer(ds, {"status", "numberReady"}),
+                   Integer(ds, {"status", "updatedNumberScheduled"}),
+                   Integer(ds, {"status", "numberAvailable"}),
+                   node_selector.empty() ? std::string("<none>")
+                                         : fmt::format("{}", fmt::join(node_selector, ",")),
+                   TimestampSince(Find(ds, {"metadata", "creationTimestamp"}), now)}),
+      view);
 }
 
 json HpaCells(const json& hpa, Clock::time_point now) {

@@ -40,6 +40,8 @@ json PodCells(const json& pod, Clock::time_point now);
 json NodeCells(const json& node, Clock::time_point now);
 json EventCells(const json& event, Clock::time_point now);
 json DeploymentCells(const json& deployment, Clock::time_point now);
+json ReplicaSetCells(const json& replica_set, Clock::time_point now);
+json DaemonSetCells(const json& daemon_set, Clock::time_point now);
 json HpaCells(const json& hpa, Clock::time_point now);
 
 // A CRD printer column: the value at the column's JSON path, typed as the column says.

@@ -233,6 +233,7 @@ net::http::Response ApiServer::Dispatch(const net::http::Request& request, const
     }
     return Evict(request, ri, info);
   }
+  if (ri.subresource == "scale") return ScaleSubresource(request, ri, info);
   if (ri.verb == "get") return Get(request, ri, info);
   if (ri.verb == "list") return List(request, ri, info);
   if (ri.verb == "watch") return Watch(request, ri, info);

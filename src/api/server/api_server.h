@@ -88,6 +88,10 @@ class ApiServer {
                             const resources::ResourceInfo& info);
   net::http::Response Log(const net::http::Request& request, const RequestInfo& ri,
                           const resources::ResourceInfo& info);
+  // GET, PUT and PATCH of .../deployments|replicasets/<name>/scale (autoscaling/v1 Scale):
+  // reads and writes spec.replicas (scale_subresource.cc).
+  net::http::Response ScaleSubresource(const net::http::Request& request, const RequestInfo& ri,
+                                       const resources::ResourceInfo& info);
   // GET /api/v1/nodes/<name>/proxy/<gpus|metrics|healthz>: relayed from the node's agent.
   net::http::Response NodeProxy(const net::http::Request& request, const RequestInfo& ri,
                                 const resources::ResourceInfo& info);

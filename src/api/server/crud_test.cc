@@ -76,24 +76,32 @@ TEST_F(CrudTest, QueueCreateKeepsTheStateWrittenInStatus) {
 // A kind etna stores but runs no controller for is admitted with a Warning header that says so
 // (kubectl prints it), so "created" is never read as "in force"; kinds etna acts on get none.
 TEST_F(CrudTest, StoredOnlyKindsCarryAWarningThatNamesWhatIsMissing) {
+  json hpa = json::parse(R"({
+    "apiVersion": "autoscaling/v2", "kind": "HorizontalPodAutoscaler", "metadata": {"name": "web"},
+    "spec": {"scaleTargetRef": {"apiVersion": "apps/v1", "kind": "Deployment", "name": "web"},
+             "minReplicas": 1, "maxReplicas": 3}})");
+  testing::Reply created =
+      Do("POST", "/apis/autoscaling/v2/namespaces/default/horizontalpodautoscalers", hpa.dump());
+  ASSERT_EQ(created.status, 201) << created.body;
+  ASSERT_EQ(created.headers.size(), 1u);
+  EXPECT_EQ(created.headers[0].first, "Warning");
+  EXPECT_EQ(created.headers[0].second,
+            "299 - \"etna stores this HorizontalPodAutoscaler but runs no HorizontalPodAutoscaler "
+            "controller yet: nothing scales its target\"");
+  hpa["spec"]["maxReplicas"] = 4;
+  testing::Reply updated =
+      Do("PUT", "/apis/autoscaling/v2/namespaces/default/horizontalpodautoscalers/web", hpa.dump());
+  ASSERT_EQ(updated.status, 200) << updated.body;
+  EXPECT_EQ(updated.headers.size(), 1u);
   json deployment = json::parse(R"({
     "apiVersion": "apps/v1", "kind": "Deployment", "metadata": {"name": "web"},
     "spec": {"replicas": 2, "selector": {"matchLabels": {"app": "web"}},
              "template": {"metadata": {"labels": {"app": "web"}},
                           "spec": {"containers": [{"name": "c", "image": "busybox"}]}}}})");
-  testing::Reply created =
+  testing::Reply deployed =
       Do("POST", "/apis/apps/v1/namespaces/default/deployments", deployment.dump());
-  ASSERT_EQ(created.status, 201) << created.body;
-  ASSERT_EQ(created.headers.size(), 1u);
-  EXPECT_EQ(created.headers[0].first, "Warning");
-  EXPECT_EQ(created.headers[0].second,
-            "299 - \"etna stores this Deployment but runs no Deployment controller yet: no "
-            "ReplicaSet or pods are created for it\"");
-  deployment["spec"]["replicas"] = 3;
-  testing::Reply updated =
-      Do("PUT", "/apis/apps/v1/namespaces/default/deployments/web", deployment.dump());
-  ASSERT_EQ(updated.status, 200) << updated.body;
-  EXPECT_EQ(updated.headers.size(), 1u);
+  ASSERT_EQ(deployed.status, 201) << deployed.body;
+  EXPECT_TRUE(deployed.headers.empty());
   testing::Reply queue = Do("POST", kQueues, Queue("q1").dump());
   ASSERT_EQ(queue.status, 201) << queue.body;
   EXPECT_TRUE(queue.headers.empty());
@@ -420,6 +428,47 @@ TEST_F(CrudTest, BootstrapMakesTheStartingNamespacesQueuesAndPriorityClasses) {
   }
   // A second bootstrap (a restart) keeps them and succeeds.
   EXPECT_TRUE(server_->Bootstrap().ok());
+}
+
+// kubectl scale and the HorizontalPodAutoscaler read and write spec.replicas through the scale
+// subresource (autoscaling/v1 Scale) of Deployments and ReplicaSets.
+TEST_F(CrudTest, ScaleSubresourceReadsAndWritesReplicas) {
+  for (std::string kind : {"Deployment", "ReplicaSet"}) {
+    std::string plural = kind == "Deployment" ? "deployments" : "replicasets";
+    std::string base = "/apis/apps/v1/namespaces/default/" + plural;
+    json object = json::parse(R"({
+      "apiVersion": "apps/v1", "metadata": {"name": "web"},
+      "spec": {"replicas": 2, "selector": {"matchLabels": {"app": "web"}},
+               "template": {"metadata": {"labels": {"app": "web"}},
+                            "spec": {"containers": [{"name": "c", "image": "busybox"}]}}}})");
+    object["kind"] = kind;
+    ASSERT_EQ(Do("POST", base, object.dump()).status, 201);
+    testing::Reply got = Do("GET", base + "/web/scale");
+    ASSERT_EQ(got.status, 200) << got.body;
+    EXPECT_EQ(got.Json()["kind"], "Scale");
+    EXPECT_EQ(got.Json()["apiVersion"], "autoscaling/v1");
+    EXPECT_EQ(got.Json()["spec"]["replicas"], 2);
+    EXPECT_EQ(got.Json()["status"]["selector"], "app=web");
+    testing::Reply patched = Do("PATCH", base + "/web/scale", R"({"spec":{"replicas":5}})",
+                                "application/merge-patch+json");
+    ASSERT_EQ(patched.status, 200) << patched.body;
+    EXPECT_EQ(patched.Json()["spec"]["replicas"], 5);
+    EXPECT_EQ(Do("GET", base + "/web").Json()["spec"]["replicas"], 5);
+    json scale = Do("GET", base + "/web/scale").Json();
+    scale["spec"]["replicas"] = 1;
+    testing::Reply put = Do("PUT", base + "/web/scale", scale.dump());
+    ASSERT_EQ(put.status, 200) << put.body;
+    EXPECT_EQ(Do("GET", base + "/web").Json()["spec"]["replicas"], 1);
+    // A stale resourceVersion is a conflict; a negative count names the field.
+    EXPECT_EQ(Do("PUT", base + "/web/scale", scale.dump()).status, 409);
+    scale = Do("GET", base + "/web/scale").Json();
+    scale["spec"]["replicas"] = -1;
+    testing::Reply negative = Do("PUT", base + "/web/scale", scale.dump());
+    EXPECT_EQ(negative.status, 422);
+    EXPECT_NE(negative.body.find("spec.replicas"), std::string::npos) << negative.body;
+    EXPECT_EQ(Do("DELETE", base + "/web/scale").status, 405);
+  }
+  EXPECT_EQ(Do("GET", "/api/v1/namespaces/default/pods/x/scale").status, 404);
 }
 
 }  // namespace

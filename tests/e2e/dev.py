@@ -1,0 +1,57 @@
+"""`etna dev` for end-to-end tests: started on a free port in a temporary directory, used with
+kubectl as a user would, stopped (and its directory removed) on exit; its log is printed when
+the test failed.
+
+    with Dev(etna) as dev:
+        dev.k("apply", "-f", "job.yaml")
+"""
+import os
+import shutil
+import subprocess
+import tempfile
+import time
+
+KUBECTL = os.environ.get("KUBECTL", "kubectl")
+
+
+class Dev:
+    def __init__(self, etna, prefix="etna-dev-"):
+        self.etna = etna
+        self.work = tempfile.mkdtemp(prefix=prefix)
+        self.kubeconfig = os.path.join(self.work, "kubeconfig")
+        self.log_path = os.path.join(self.work, "dev.log")
+
+    def __enter__(self):
+        self.log = open(self.log_path, "w+")
+        self.proc = subprocess.Popen(
+            [self.etna, "dev", "--data-dir", self.work, "--listen", "127.0.0.1:0"],
+            stdout=self.log, stderr=subprocess.STDOUT)
+        deadline = time.monotonic() + 60
+        while "etna dev: ready" not in self.output():
+            if self.proc.poll() is not None or time.monotonic() > deadline:
+                self.stop()
+                raise AssertionError("etna dev did not get ready:\n" + self.output())
+            time.sleep(0.05)
+        return self
+
+    def __exit__(self, exc_type, exc, tb):
+        self.stop()
+        if exc_type is not None:
+            print(self.output()[-20000:])
+        shutil.rmtree(self.work, ignore_errors=True)
+        return False
+
+    def stop(self):
+        if self.proc.poll() is None:
+            self.proc.terminate()
+            self.proc.wait(timeout=30)
+
+    def output(self):
+        return open(self.log_path).read()
+
+    def k(self, *args, timeout=120):
+        """kubectl against this etna dev; fails the test on a non-zero exit."""
+        r = subprocess.run([KUBECTL, "--kubeconfig", self.kubeconfig] + list(args),
+                           capture_output=True, text=True, timeout=timeout)
+        assert r.returncode == 0, f"kubectl {' '.join(args)}: {r.stdout}{r.stderr}"
+        return r.stdout
