@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # `make demo`: starts `etna dev` (API server, scheduler, controllers and the simulated GPU
 # nodes of examples/clusters/dev.yaml, pods as real processes), applies the seed's namespaces,
-# its queues and the runnable version of its training job, and shows the job's progress until it completes.
+# its queues and the runnable versions of its training job and its inference Deployment, shows the
+# job's progress until it completes and the Deployment rolled out.
 # `etna dev` then keeps running for kubectl until Ctrl-C.
 #
 # Usage: scripts/demo.sh BUILD_DIR [DATA_DIR] [LISTEN]
@@ -45,6 +46,8 @@ job=bert-finetune-training
 k delete vcjob "$job" --ignore-not-found --wait=true >/dev/null
 echo "== kubectl apply -f examples/jobs/seed-training-runnable.yaml"
 k apply -f "$root/examples/jobs/seed-training-runnable.yaml"
+echo "== kubectl apply -f examples/jobs/seed-inference-runnable.yaml (the seed's inference Deployment)"
+k apply -f "$root/examples/jobs/seed-inference-runnable.yaml"
 
 last=""
 for _ in $(seq 1 600); do
@@ -62,7 +65,12 @@ echo
 echo "== kubectl logs $job-chief-0"
 k logs "$job-chief-0" || true
 echo
+echo "== kubectl rollout status deployment/bert-inference-service -n inference"
+k rollout status deployment/bert-inference-service -n inference --timeout=120s || true
+k get deploy,rs,pods -n inference -o wide || true
+echo
 echo "etna dev keeps running (data in $data). Try:"
 echo "  kubectl --kubeconfig $data/kubeconfig get vcjob,podgroups,queues,pods"
+echo "  kubectl --kubeconfig $data/kubeconfig -n inference scale deploy/bert-inference-service --replicas=5"
 echo "Stop it with Ctrl-C."
 wait $dev
