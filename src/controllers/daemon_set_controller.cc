@@ -46,11 +46,8 @@ DaemonSetController::DaemonSetController(ControllerOptions options)
     daemon_sets_->ForEach([&](const Json& ds) { queue().Add(KeyOf(ds)); });
   });
   pods_ = Watch(client::Path("pods"), [this](const std::string&, const Json& pod) {
-    for (const Json& ref : types::ObjectView(pod).owner_references()) {
-      if (types::String(ref, {"kind"}) == "DaemonSet") {
-        queue().Add(types::ObjectView(pod).ns() + "/" + types::String(ref, {"name"}));
-      }
-    }
+    std::string owner = types::ObjectView(pod).ControllerName("DaemonSet");
+    if (!owner.empty()) queue().Add(types::ObjectView(pod).ns() + "/" + owner);
   });
 }
 
@@ -64,12 +61,13 @@ Status DaemonSetController::Reconcile(const std::string& key) {
   const std::string uid = view.uid();
   TimeMs now = clock().NowMs();
 
+  const DaemonPlacement placement(BuildDaemonSetPod(ds, "", hash));
   std::map<std::string, NodeState> nodes;
   nodes_->ForEach([&](const Json& node) {
     NodeState& n = nodes[types::ObjectView(node).name()];
     n.name = types::ObjectView(node).name();
     n.ready_node = NodeReady(node);
-    n.should_run = DaemonPodFitsNode(BuildDaemonSetPod(ds, n.name, hash), node);
+    n.should_run = placement.Fits(node);
   });
   pods_->ForEachInNamespace(ns, [&](const Json& pod) {
     if (types::ObjectView(pod).ControllerUid() != uid) return;

@@ -180,9 +180,9 @@ TEST(DaemonSetPodsTest, DaemonPodsTolerateTheNodeConditionTaintsAndCordons) {
                  {"taints",
                   {{{"key", "node.kubernetes.io/unreachable"}, {"effect", "NoExecute"}},
                    {{"key", "node.kubernetes.io/unschedulable"}, {"effect", "NoSchedule"}}}}}}};
-  EXPECT_TRUE(DaemonPodFitsNode(pod, node));
+  EXPECT_TRUE(DaemonPlacement(pod).Fits(node));
   node["spec"]["taints"].push_back({{"key", "dedicated"}, {"effect", "NoExecute"}});
-  EXPECT_FALSE(DaemonPodFitsNode(pod, node));
+  EXPECT_FALSE(DaemonPlacement(pod).Fits(node));
 }
 
 }  // namespace

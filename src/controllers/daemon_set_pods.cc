@@ -47,12 +47,13 @@ Json BuildDaemonSetPod(const Json& daemon_set, const std::string& node, const st
   return {{"apiVersion", "v1"}, {"kind", "Pod"}, {"metadata", std::move(meta)}, {"spec", spec}};
 }
 
-bool DaemonPodFitsNode(const Json& pod, const Json& node) {
+DaemonPlacement::DaemonPlacement(const Json& pod) : spec_(scheduler::ConvertPodSpec(pod)) {}
+
+bool DaemonPlacement::Fits(const Json& node) const {
   auto converted = scheduler::ConvertNode(node);
   if (!converted.ok()) return false;
-  std::shared_ptr<const sched::PodSpec> spec = scheduler::ConvertPodSpec(pod);
   static const sched::PodSpec kUnconstrained;
-  const sched::PodSpec& s = spec ? *spec : kUnconstrained;
+  const sched::PodSpec& s = spec_ ? *spec_ : kUnconstrained;
   if (!sched::NodeMatchesSelectorAndAffinity(s, *converted)) return false;
   return sched::FirstUntoleratedTaint(s.tolerations, *converted) == nullptr;
 }

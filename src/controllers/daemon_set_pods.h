@@ -6,8 +6,11 @@
 // sched/plugins/kube_matching.h).
 #pragma once
 
+#include <memory>
 #include <nlohmann/json.hpp>
 #include <string>
+
+#include "sched/model/snapshot.h"
 
 namespace etna::controllers {
 
@@ -18,9 +21,16 @@ inline constexpr char kControllerRevisionHashLabel[] = "controller-revision-hash
 
 // The pod of `daemon_set` for `node`, labelled with `hash`.
 Json BuildDaemonSetPod(const Json& daemon_set, const std::string& node, const std::string& hash);
-// Whether `pod` (a BuildDaemonSetPod result) may run on `node`: its node selector and required
+// Whether `pod` (a BuildDaemonSetPod result) may run on a node: its node selector and required
 // node affinity match and it tolerates every NoSchedule and NoExecute taint. A cordoned node
-// counts as schedulable, as for Kubernetes' daemon pods.
-bool DaemonPodFitsNode(const Json& pod, const Json& node);
+// counts as schedulable, as for Kubernetes' daemon pods. The pod's placement rules are read once.
+class DaemonPlacement {
+ public:
+  explicit DaemonPlacement(const Json& pod);
+  bool Fits(const Json& node) const;
+
+ private:
+  std::shared_ptr<const sched::PodSpec> spec_;  // null: unconstrained
+};
 
 }  // namespace etna::controllers

@@ -5,7 +5,6 @@
 #include <algorithm>
 
 #include "api/types/deployment.h"
-#include "api/types/label_selector.h"
 #include "api/types/pod.h"
 #include "common/time.h"
 #include "controllers/deployment_rollout.h"
@@ -16,22 +15,6 @@ namespace etna::controllers {
 namespace types = etna::api::types;
 
 namespace {
-
-// The name of the controlling owner of `object` when it is of `kind`; "" otherwise.
-std::string ControllerName(const Json& object, std::string_view kind) {
-  for (const Json& ref : types::ObjectView(object).owner_references()) {
-    const Json* controller = types::Find(ref, {"controller"});
-    if (controller && controller->is_boolean() && controller->get<bool>()) {
-      return types::String(ref, {"kind"}) == kind ? types::String(ref, {"name"}) : "";
-    }
-  }
-  return "";
-}
-
-bool Selects(const Json& owner, const Json& object) {
-  const Json* selector = types::ReplicatedView(owner).selector();
-  return selector && types::SelectorMatches(*selector, &types::ObjectView(object).labels());
-}
 
 const Json* FindCondition(const Json& object, std::string_view type) {
   for (const Json& c : types::Array(object, {"status", "conditions"})) {
@@ -68,11 +51,11 @@ DeploymentController::DeploymentController(ControllerOptions options)
   pods_ = Watch(client::Path("pods"), [this](const std::string& type, const Json& pod) {
     // Recreate waits for the old pods to end: their ends wake the Deployment.
     if (type != "DELETED" && !types::Pod(pod).IsTerminal()) return;
-    std::string rs_name = ControllerName(pod, "ReplicaSet");
+    std::string rs_name = types::ObjectView(pod).ControllerName("ReplicaSet");
     if (rs_name.empty()) return;
     auto rs = replica_sets_->Get(types::ObjectView(pod).ns(), rs_name);
     if (!rs) return;
-    std::string deployment = ControllerName(*rs, "Deployment");
+    std::string deployment = types::ObjectView(*rs).ControllerName("Deployment");
     if (!deployment.empty()) queue().Add(types::ObjectView(pod).ns() + "/" + deployment);
   });
 }
@@ -80,12 +63,12 @@ DeploymentController::DeploymentController(ControllerOptions options)
 void DeploymentController::OnReplicaSet(const Json& rs) {
   types::ObjectView view(rs);
   if (view.ControllerUid()) {
-    std::string deployment = ControllerName(rs, "Deployment");
+    std::string deployment = types::ObjectView(rs).ControllerName("Deployment");
     if (!deployment.empty()) queue().Add(view.ns() + "/" + deployment);
     return;
   }
   deployments_->ForEachInNamespace(view.ns(), [&](const Json& d) {
-    if (Selects(d, rs)) queue().Add(KeyOf(d));
+    if (SelectedBy(d, rs)) queue().Add(KeyOf(d));
   });
 }
 
@@ -96,7 +79,7 @@ Result<std::vector<Json>> DeploymentController::OwnedReplicaSets(const Json& dep
     auto controller = types::ObjectView(rs).ControllerUid();
     if (controller) {
       if (*controller == d.uid()) owned.push_back(rs);
-    } else if (Selects(deployment, rs) && !types::ObjectView(rs).IsDeleting()) {
+    } else if (SelectedBy(deployment, rs) && !types::ObjectView(rs).IsDeleting()) {
       orphans.push_back(rs);
     }
   });
@@ -254,8 +237,8 @@ Status DeploymentController::Reconcile(const std::string& key) {
   bool created = false;
   bool rolling = d.strategy() == "RollingUpdate";
   std::vector<Json*> active;
-  for (const Json* rs : all()) {
-    if (types::ReplicaSet(*rs).replicas() > 0) active.push_back(const_cast<Json*>(rs));
+  for (Json& rs : owned) {
+    if (types::ReplicaSet(rs).replicas() > 0) active.push_back(&rs);
   }
   bool scaling_event = false;
   for (Json* rs : active) {

@@ -5,7 +5,6 @@
 #include <algorithm>
 
 #include "api/types/deployment.h"
-#include "api/types/label_selector.h"
 #include "api/types/pod.h"
 #include "common/time.h"
 #include "controllers/replica_set_pods.h"
@@ -20,22 +19,6 @@ namespace {
 constexpr int64_t kBurstReplicas = 500;
 // Expectations older than this are given up on (Kubernetes' ExpectationsTimeout).
 constexpr TimeMs kExpectationsTimeoutMs = 5 * 60 * 1000;
-
-// The controlling owner reference of `object` when it is of `kind`; nullptr otherwise.
-const Json* ControllerOfKind(const Json& object, std::string_view kind) {
-  for (const Json& ref : types::ObjectView(object).owner_references()) {
-    const Json* controller = types::Find(ref, {"controller"});
-    if (controller && controller->is_boolean() && controller->get<bool>()) {
-      return types::String(ref, {"kind"}) == kind ? &ref : nullptr;
-    }
-  }
-  return nullptr;
-}
-
-bool MatchesSelector(const Json& owner, const Json& object) {
-  const Json* selector = types::ReplicatedView(owner).selector();
-  return selector && types::SelectorMatches(*selector, &types::ObjectView(object).labels());
-}
 
 // Every label of the template is on the pod with its value.
 bool FullyLabeled(const Json& pod, const Json& template_labels) {
@@ -57,14 +40,13 @@ ReplicaSetController::ReplicaSetController(ControllerOptions options)
 void ReplicaSetController::OnPod(const Json& pod) {
   types::Pod view(pod);
   if (view.ControllerUid()) {
-    if (const Json* ref = ControllerOfKind(pod, "ReplicaSet")) {
-      queue().Add(view.ns() + "/" + types::String(*ref, {"name"}));
-    }
+    std::string owner = view.ControllerName("ReplicaSet");
+    if (!owner.empty()) queue().Add(view.ns() + "/" + owner);
     return;
   }
   if (!IsActivePod(pod)) return;
   replica_sets_->ForEachInNamespace(view.ns(), [&](const Json& rs) {
-    if (MatchesSelector(rs, pod)) queue().Add(KeyOf(rs));
+    if (SelectedBy(rs, pod)) queue().Add(KeyOf(rs));
   });
 }
 
@@ -106,7 +88,7 @@ Status ReplicaSetController::Reconcile(const std::string& key) {
   std::vector<Json> owned, adopt, release;
   pods_->ForEachInNamespace(ns, [&](const Json& pod) {
     auto controller = types::ObjectView(pod).ControllerUid();
-    bool matches = MatchesSelector(*rs, pod);
+    bool matches = SelectedBy(*rs, pod);
     if (controller) {
       if (*controller != uid) return;
       if (!matches) {

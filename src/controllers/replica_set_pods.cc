@@ -5,6 +5,7 @@
 #include <tuple>
 
 #include "api/types/deployment.h"
+#include "api/types/label_selector.h"
 #include "api/types/pod.h"
 #include "common/time.h"
 
@@ -31,6 +32,11 @@ Json BuildReplicaSetPod(const Json& replica_set) {
           {"kind", "Pod"},
           {"metadata", std::move(meta)},
           {"spec", types::Object(tmpl, {"spec"})}};
+}
+
+bool SelectedBy(const Json& owner, const Json& object) {
+  const Json* selector = types::ReplicatedView(owner).selector();
+  return selector && types::SelectorMatches(*selector, &types::ObjectView(object).labels());
 }
 
 bool IsActivePod(const Json& pod) {

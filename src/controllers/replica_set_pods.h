@@ -20,6 +20,9 @@ using Json = nlohmann::json;
 Json BuildReplicaSetPod(const Json& replica_set);
 // An ownerReference to `owner` of `kind` in apps/v1 with controller: true.
 Json AppsControllerRef(const Json& owner, const std::string& kind);
+// Whether the selector of `owner` (a ReplicaSet, Deployment or DaemonSet) matches the labels of
+// `object`; an owner without a selector selects nothing.
+bool SelectedBy(const Json& owner, const Json& object);
 // Not terminal (Succeeded, Failed) and not being deleted: a pod a ReplicaSet counts.
 bool IsActivePod(const Json& pod);
 // Ready (condition Ready=True) for at least `min_ready_seconds` at `now`; when not yet, and it is

@@ -325,6 +325,13 @@ TEST(AdmissionKindsTest, DaemonSetMayNotRequestDevices) {
   EXPECT_TRUE(AdmitYaml(base + "cpu: 500m}}}]}}}}", &admitted).empty());
   EXPECT_EQ(admitted["spec"]["updateStrategy"]["type"], "RollingUpdate");
   EXPECT_EQ(admitted["spec"]["updateStrategy"]["rollingUpdate"]["maxUnavailable"], 1);
+  EXPECT_FALSE(admitted["spec"].contains("revisionHistoryLimit"));
+  auto history = AdmitYaml(
+      "{apiVersion: apps/v1, kind: DaemonSet, metadata: {name: m, namespace: a}, spec: "
+      "{revisionHistoryLimit: 3, selector: {matchLabels: {app: x}}, template: {metadata: "
+      "{labels: {app: x}}, spec: {containers: [{name: c, image: i}]}}}}");
+  ASSERT_EQ(history.size(), 1u);
+  EXPECT_EQ(history[0].field, "spec.revisionHistoryLimit");
   auto errs = AdmitYaml(base + "nvidia.com/gpu: 1}}}]}}}}");
   ASSERT_EQ(errs.size(), 1u);
   EXPECT_EQ(errs[0].field, "spec.template.spec.containers[0].resources.limits[nvidia.com/gpu]");

@@ -118,8 +118,7 @@ bool ValidateIntOrPercent(const Json& rolling, const char* key, const std::strin
 // maxUnavailable and maxSurge default as given and may not both be 0; `other` takes no
 // rollingUpdate.
 void AdmitUpdateStrategy(Json& spec, const char* field, const char* other,
-                         const Json& default_unavailable, const Json& default_surge,
-                         Errors& errs) {
+                         const Json& default_unavailable, const Json& default_surge, Errors& errs) {
   const std::string path = Child("spec", field);
   if (!Field(spec, field)) spec[field] = Json{{"type", "RollingUpdate"}};
   Json* st = MutableField(spec, field);
@@ -231,7 +230,11 @@ void AdmitDaemonSet(Context& c) {
     errs.Required("spec");
     return;
   }
-  SetDefault(*spec, "revisionHistoryLimit", 10);
+  if (Field(*spec, "revisionHistoryLimit")) {
+    errs.Forbidden("spec.revisionHistoryLimit",
+                   "etna keeps no ControllerRevisions of a DaemonSet, so there is no history to "
+                   "limit; leave the field out");
+  }
   AdmitUpdateStrategy(*spec, "updateStrategy", "OnDelete", 1, 0, errs);
   AdmitReplicatedSpec(c, *spec, "daemonset");
   // etna's DaemonSet controller places its pods on their nodes itself (as Kubernetes did before

@@ -77,19 +77,17 @@ std::string FormatHpaMetrics(const json& hpa) {
                      list.size() - kMax);
 }
 
-// The wide columns every replicated workload ends with: Containers, Images, Selector.
-std::vector<json> WorkloadWideCells(const api::types::ReplicatedView& view) {
+// `cells` followed by the wide columns every replicated workload ends with: Containers, Images,
+// Selector.
+json WithWideCells(json cells, const api::types::ReplicatedView& view) {
   std::vector<std::string> names, images;
   for (const json& c : view.containers()) {
     names.push_back(String(c, {"name"}));
     images.push_back(String(c, {"image"}));
   }
-  return {fmt::format("{}", fmt::join(names, ",")), fmt::format("{}", fmt::join(images, ",")),
-          api::types::FormatLabelSelector(view.selector())};
-}
-
-json WithWideCells(json cells, const api::types::ReplicatedView& view) {
-  for (json& cell : WorkloadWideCells(view)) cells.push_back(std::move(cell));
+  cells.push_back(fmt::format("{}", fmt::join(names, ",")));
+  cells.push_back(fmt::format("{}", fmt::join(images, ",")));
+  cells.push_back(api::types::FormatLabelSelector(view.selector()));
   return cells;
 }
 
@@ -115,7 +113,8 @@ json ReplicaSetCells(const json& rs, Clock::time_point now) {
 json DaemonSetCells(const json& ds, Clock::time_point now) {
   const api::types::ReplicatedView view(ds);
   std::map<std::string, std::string> sorted;
-  for (const auto& [k, v] : api::types::Object(ds, {"spec", "template", "spec", "nodeSelector"}).items()) {
+  for (const auto& [k, v] :
+       api::types::Object(ds, {"spec", "template", "spec", "nodeSelector"}).items()) {
     sorted[k] = v.is_string() ? v.get<std::string>() : "";
   }
   std::vector<std::string> node_selector;

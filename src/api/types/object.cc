@@ -15,6 +15,14 @@ std::optional<std::string> ObjectView::ControllerUid() const {
   return uid;
 }
 
+std::string ObjectView::ControllerName(std::string_view kind) const {
+  for (const Json& ref : owner_references()) {
+    if (Bool(ref, {"controller"}))
+      return String(ref, {"kind"}) == kind ? String(ref, {"name"}) : "";
+  }
+  return "";
+}
+
 bool ObjectView::HasOwnerOfKind(std::string_view kind) const {
   for (const Json& ref : owner_references()) {
     if (String(ref, {"kind"}) == kind) return true;

@@ -39,6 +39,8 @@ class ObjectView {
   const Json& owner_references() const { return Array(*object_, {"metadata", "ownerReferences"}); }
   // The uid of the owner reference with controller: true; nullopt when none is.
   std::optional<std::string> ControllerUid() const;
+  // The name of the controlling owner when it is of `kind`; "" otherwise.
+  std::string ControllerName(std::string_view kind) const;
   // Whether an owner reference names an owner of `kind`.
   bool HasOwnerOfKind(std::string_view kind) const;
   // Deleted and waiting for its finalizers or grace period (metadata.deletionTimestamp set).
