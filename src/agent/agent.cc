@@ -5,11 +5,14 @@
 
 #include <climits>
 #include <filesystem>
+#include <fstream>
+#include <set>
 
 #include "agent/gpu/dcgm_metrics.h"
 #include "agent/node_object.h"
 #include "agent/runtime/log_server.h"
 #include "agent/runtime/runtime.h"
+#include "agent/stats_summary.h"
 #include "client/informer.h"
 #include "client/rest.h"
 #include "net/http/server.h"
@@ -24,6 +27,19 @@ std::string SelfExe() {
   return std::string(buf, static_cast<size_t>(n));
 }
 
+// The utilization each holder set in its pod's ETNA_GPU_UTILIZATION_FILE (0-100; anything else
+// sets nothing).
+void ReadDrivenUtilization(const std::string& data_dir, GpuHolders* holders) {
+  for (auto& [index, list] : *holders) {
+    for (GpuHolder& h : list) {
+      if (h.uid.empty()) continue;
+      std::ifstream in(runtime::PodDir(data_dir, h.uid) + "/" + runtime::kGpuUtilizationFile);
+      double value = -1;
+      if (in >> value && value >= 0 && value <= 100) h.driven_utilization = static_cast<int>(value);
+    }
+  }
+}
+
 }  // namespace
 
 AgentOptions SimulatedNodeOptions(const NodeSpec& node, client::TransportFactory transports,
@@ -33,6 +49,7 @@ AgentOptions SimulatedNodeOptions(const NodeSpec& node, client::TransportFactory
   o.transports = std::move(transports);
   o.gpu_source = std::make_unique<InventoryGpuSource>(node.gpus);
   o.data_dir = data_root + "/" + node.name;
+  o.node_usage_from_pods = true;
   return o;
 }
 
@@ -47,6 +64,7 @@ uint16_t Agent::port() const { return http_ ? http_->port() : 0; }
 std::vector<GpuDevice> Agent::RefreshGpus() {
   std::vector<GpuDevice> devices;
   if (options_.gpu_source) {
+    std::lock_guard<std::mutex> source(source_mu_);
     auto d = options_.gpu_source->Devices();
     if (d.ok()) {
       devices = std::move(*d);
@@ -57,13 +75,50 @@ std::vector<GpuDevice> Agent::RefreshGpus() {
   }
   std::lock_guard<std::mutex> lock(mu_);
   gpus_ = devices;
+  gpus_read_ms_ = clock_->NowMs();
   return devices;
 }
 
 std::vector<GpuDevice> Agent::CurrentGpusLocked() const {
   std::vector<GpuDevice> gpus = gpus_;
-  if (options_.gpu_source) options_.gpu_source->ApplyHolders(holders_, &gpus);
+  if (options_.gpu_source) {
+    GpuHolders holders = holders_;
+    if (options_.gpu_source->DrivableUtilization()) {
+      ReadDrivenUtilization(options_.data_dir, &holders);
+    }
+    options_.gpu_source->ApplyHolders(holders, &gpus);
+  }
   return gpus;
+}
+
+nlohmann::json Agent::StatsSummary() {
+  TimeMs now = clock_->NowMs();
+  bool stale = false;
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    stale = now - gpus_read_ms_ >= 1000;
+  }
+  // Measured readings (NVML) are taken anew at most once a second; simulated ones follow the
+  // holders and their files at every call.
+  if (stale && options_.gpu_source && !options_.gpu_source->DrivableUtilization()) RefreshGpus();
+  SummaryInput in;
+  in.node_name = options_.node.name;
+  in.now = now;
+  in.node_from_pods = options_.node_usage_from_pods;
+  if (!in.node_from_pods) in.host = runtime::ReadHost();
+  in.pods = runtime_->Running();
+  std::set<pid_t> sessions;
+  for (const auto& p : in.pods) {
+    for (const auto& c : p.containers) sessions.insert(c.second);
+  }
+  in.sessions = runtime::ReadSessions(sessions);
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    in.gpus = CurrentGpusLocked();
+    in.holders = holders_;
+  }
+  std::lock_guard<std::mutex> lock(sampler_mu_);
+  return agent::StatsSummary(in, &sampler_);
 }
 
 std::string Agent::NotReadyReason() const {
@@ -120,6 +175,8 @@ Status Agent::Start() {
   ro.tuning.backoff_initial_ms = options_.restart_backoff_initial_ms;
   ro.tuning.backoff_max_ms = options_.restart_backoff_max_ms;
   ro.clock = clock_;
+  ro.drivable_gpu_utilization =
+      options_.gpu_source != nullptr && options_.gpu_source->DrivableUtilization();
   ro.gpus = [this] {
     std::lock_guard<std::mutex> lock(mu_);
     std::vector<client::NodeGpu> out;
@@ -133,13 +190,16 @@ Status Agent::Start() {
   so.worker_threads = 8;
   so.io_threads = 1;
   http_ = std::make_unique<net::http::HttpServer>(
-      so, runtime::MakeAgentHandler(
-              runtime_.get(), [this] { return GpuReport(); },
-              [this] {
-                std::lock_guard<std::mutex> lock(mu_);
-                return DcgmMetrics(options_.node.name, CurrentGpusLocked(), holders_);
-              },
-              [this] { return NotReadyReason(); }));
+      so, runtime::MakeAgentHandler(runtime_.get(),
+                                    {.gpu_report = [this] { return GpuReport(); },
+                                     .metrics =
+                                         [this] {
+                                           std::lock_guard<std::mutex> lock(mu_);
+                                           return DcgmMetrics(options_.node.name,
+                                                              CurrentGpusLocked(), holders_);
+                                         },
+                                     .stats_summary = [this] { return StatsSummary(); },
+                                     .not_ready = [this] { return NotReadyReason(); }}));
   ETNA_RETURN_IF_ERROR(http_->Start().WithContext("listen " + options_.listen));
 
   NodeReport report{options_.node, RefreshGpus(),  options_.internal_ip, "",

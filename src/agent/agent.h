@@ -5,8 +5,11 @@
 // Stop() (and the destructor) leave the containers running: a later Agent on the same data
 // dir adopts them.
 // Its HTTP port also serves /metrics (the GPUs' readings as dcgm-exporter writes them, each
-// attributed to the pods holding the device), /healthz, and /readyz: ready once the Node is
-// registered and the pod informer has synced.
+// attributed to the pods holding the device), /stats/summary (CPU, memory and GPUs of the node
+// and its pods: stats_summary.h), /healthz, and /readyz: ready once the Node is registered and
+// the pod informer has synced.
+// On simulated GPUs a pod drives its GPUs' utilization through the file its
+// ETNA_GPU_UTILIZATION_FILE names (runtime/pod_env.h); every reading reads those files anew.
 // Thread-safety: Start/Stop from the owner thread; port() from any thread after Start.
 #pragma once
 
@@ -22,6 +25,7 @@
 #include "agent/gpu/cluster_profile.h"
 #include "agent/gpu/gpu_holders.h"
 #include "agent/gpu/gpu_source.h"
+#include "agent/runtime/process_usage.h"
 #include "client/transport.h"
 #include "common/clock.h"
 
@@ -55,6 +59,9 @@ struct AgentOptions {
   TimeMs restart_backoff_initial_ms = 10'000;
   TimeMs restart_backoff_max_ms = 300'000;
   const Clock* clock = nullptr;  // default: the system clock
+  // The node's usage is the sum of its pods' (a simulated node on a shared host), not the
+  // host's (/proc/stat, /proc/meminfo).
+  bool node_usage_from_pods = false;
 };
 
 // Options for simulating one node of a cluster profile (`etna dev` makes one Agent per node of
@@ -81,6 +88,7 @@ class Agent {
   void HeartbeatLoop();
   void PodLoop();
   std::vector<GpuDevice> RefreshGpus();
+  nlohmann::json StatsSummary();
   // The last reading with what follows from the holders (simulated sources); holds mu_.
   std::vector<GpuDevice> CurrentGpusLocked() const;
   nlohmann::json GpuReport() const;
@@ -101,6 +109,10 @@ class Agent {
   bool pods_changed_ = false;
   std::vector<GpuDevice> gpus_;  // the last reading
   GpuHolders holders_;           // from the pods of the last sync
+  TimeMs gpus_read_ms_ = 0;      // when gpus_ was read
+  std::mutex source_mu_;         // one Devices() call at a time
+  std::mutex sampler_mu_;
+  runtime::UsageSampler sampler_;
   bool registered_ = false;
   bool pods_synced_ = false;
   std::thread heartbeat_;

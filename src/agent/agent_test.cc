@@ -191,6 +191,44 @@ TEST_F(AgentTest, SimulatedNodeReadingsFollowThePodsItRuns) {
   EXPECT_NE(util[1].find("pod=\"busy\""), std::string::npos);
 }
 
+TEST_F(AgentTest, ASimulatedPodDrivesItsGpusUtilizationAndTheSummaryShowsItsUsage) {
+  auto nodes = LoadClusterProfile(std::string(ETNA_SOURCE_DIR) + "/examples/clusters/dev.yaml");
+  ASSERT_TRUE(nodes.ok());
+  auto node = FindProfileNode(*nodes, "t4-0");
+  ASSERT_TRUE(node.ok());
+  AgentOptions o = SimulatedNodeOptions(*node, api_.Factory(), dir_);
+  o.shim_binary = ETNA_AGENT_SHIM_PATH;
+  o.sync_period = std::chrono::milliseconds(20);
+  StartAgent(std::move(o));
+  std::string go = dir_ + "/go";
+  CreatePod("loaded", "t4-0",
+            "i=0; while [ $i -lt 20000 ]; do i=$((i+1)); done; echo 42 > "
+            "$ETNA_GPU_UTILIZATION_FILE; while [ ! -f " +
+                go + " ]; do sleep 0.02; done; echo 7 > $ETNA_GPU_UTILIZATION_FILE; sleep 30",
+            "Never", json::array(), {{api::types::kGpuIdsAnnotation, "1"}});
+  json summary;
+  auto duty = [&]() -> int {
+    summary = json::parse(AgentGet(*agent_, "/stats/summary").second);
+    for (const json& p : summary["pods"]) {
+      if (p["podRef"]["name"] != "loaded") continue;
+      const json& acc = p["containers"][0].value("accelerators", json::array());
+      return acc.empty() ? -1 : acc[0].value("dutyCycle", -1);
+    }
+    return -1;
+  };
+  ASSERT_TRUE(WaitFor([&] { return duty() == 42; })) << summary.dump();
+  std::vector<std::string> util =
+      SampleLines(AgentGet(*agent_, "/metrics").second, "DCGM_FI_DEV_GPU_UTIL{gpu=\"1\"");
+  ASSERT_EQ(util.size(), 1u);
+  EXPECT_EQ(util[0].substr(util[0].rfind(' ')), " 42");
+  const json& pod = summary["pods"][0];
+  EXPECT_GT(pod["cpu"]["usageCoreNanoSeconds"].get<int64_t>(), 0);  // the counting loop
+  EXPECT_GT(pod["memory"]["workingSetBytes"].get<int64_t>(), 0);
+  EXPECT_EQ(summary["node"]["memory"]["workingSetBytes"], pod["memory"]["workingSetBytes"]);
+  std::ofstream(go).close();
+  ASSERT_TRUE(WaitFor([&] { return duty() == 7; })) << summary.dump();
+}
+
 TEST_F(AgentTest, SeveralSimulatedNodesInOneProcess) {
   auto nodes = LoadClusterProfile(std::string(ETNA_SOURCE_DIR) + "/examples/clusters/dev.yaml");
   ASSERT_TRUE(nodes.ok());

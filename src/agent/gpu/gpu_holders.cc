@@ -18,6 +18,7 @@ GpuHolders GpuHoldersFromPods(const std::vector<json>& pods) {
     GpuHolder who;
     who.pod = pod.name();
     who.ns = pod.ns();
+    who.uid = pod.uid();
     const json& containers = pod.containers();
     if (!containers.empty()) who.container = types::String(containers[0], {"name"});
     auto bound = pod.BoundGpus();

@@ -23,6 +23,9 @@ struct GpuHolder {
   std::string container;
   int32_t mig_instance = -1;  // the GPU instance id it holds; -1: the device whole or a share
   int64_t memory_mib = -1;    // a share's framebuffer (etna.io/gpu-memory-mib); -1: not a share
+  std::string uid;
+  // The utilization the pod set for its GPUs (simulated GPUs only: gpu_source.h); -1: none.
+  int driven_utilization = -1;
 
   bool operator==(const GpuHolder&) const = default;
 };

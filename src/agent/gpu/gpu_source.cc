@@ -38,11 +38,16 @@ void SetIdle(GpuDevice* d) {
 void SetBusy(const std::vector<GpuHolder>& holders, GpuDevice* d) {
   GpuMetrics& m = d->metrics;
   int util = 80 + (7 * d->gpu.index) % 16;
+  int driven = -1;
+  for (const auto& h : holders) {
+    if (h.driven_utilization >= 0) driven = std::max(driven, 0) + h.driven_utilization;
+  }
+  if (driven >= 0) util = std::min(driven, 100);
   m.gpu_utilization_percent = util;
   m.memory_utilization_percent = util / 2;
   m.temperature_c = 30 + util / 2;
   m.power_mw = 60'000 + 3'000 * int64_t{util};
-  m.sm_clock_mhz = 1410;
+  m.sm_clock_mhz = util > 0 ? 1410 : 210;
   m.memory_clock_mhz = 1215;
   bool all_shares = true;
   int64_t shares = 0;

@@ -59,6 +59,8 @@ class GpuSource {
   // leaves `devices` alone; the declared inventory simulates them.
   virtual void ApplyHolders(const GpuHolders& /*holders*/,
                             std::vector<GpuDevice>* /*devices*/) const {}
+  // Whether pods set the utilization their GPUs report (GpuHolder::driven_utilization).
+  virtual bool DrivableUtilization() const { return false; }
 };
 
 // The devices a cluster profile declares, with simulated readings (SimulateReadings) and a
@@ -69,6 +71,7 @@ class InventoryGpuSource final : public GpuSource {
   Result<std::vector<GpuDevice>> Devices() override;
   std::string Describe() const override { return "declared inventory"; }
   void ApplyHolders(const GpuHolders& holders, std::vector<GpuDevice>* devices) const override;
+  bool DrivableUtilization() const override { return true; }
   void MarkUnhealthy(int index);
 
  private:
@@ -79,12 +82,14 @@ class InventoryGpuSource final : public GpuSource {
 
 // Declared inventory: readings are simulated from allocation, deterministically.
 //   idle device: utilization 0 %, framebuffer used 0, 30 °C, 60 W, SM 210 MHz, memory 405 MHz;
-//   a device some pod holds: utilization 80-95 % (80 + 7*index mod 16), memory-copy
-//   utilization half that, 30 + util/2 °C, 60 W + 3 W per util %, SM 1410 MHz, memory
-//   1215 MHz; framebuffer used: the sum of the holders' shares (etna.io/gpu-memory-mib) when
-//   all of them hold shares, else three quarters of the device (or of each held MIG instance,
-//   whose memory comes from its profile name, "3g.40gb" = 40 GiB).
-//   Energy and NVLink counters are not simulated (left out).
+//   a device some pod holds: utilization 80-95 % (80 + 7*index mod 16) — or, when any of its
+//   holders drives it (GpuHolder::driven_utilization), the sum of the driven values capped at
+//   100 (holders that drive nothing add 0), as the device's load is its sharers' together —
+//   memory-copy utilization half that, 30 + util/2 °C, 60 W + 3 W per util %, SM 1410 MHz
+//   (210 at 0 %), memory 1215 MHz; framebuffer used: the sum of the holders' shares
+//   (etna.io/gpu-memory-mib) when all of them hold shares, else three quarters of the device (or of
+//   each held MIG instance, whose memory comes from its profile name, "3g.40gb" = 40 GiB). Energy
+//   and NVLink counters are not simulated (left out).
 // Idle readings for `devices` (what InventoryGpuSource::Devices reports) come from
 // SimulateReadings with no holders.
 void SimulateReadings(const GpuHolders& holders, std::vector<GpuDevice>* devices);

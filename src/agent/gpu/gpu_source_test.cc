@@ -67,5 +67,26 @@ TEST(InventoryGpuSource, HeldDevicesLookBusyDeterministically) {
   EXPECT_EQ(w[0].metrics.memory_used_mib, 60000);  // three quarters of the device
 }
 
+TEST(InventoryGpuSource, HoldersDriveTheUtilizationTheirDeviceReports) {
+  InventoryGpuSource source(Inventory());
+  auto devices = source.Devices();
+  ASSERT_TRUE(devices.ok());
+  GpuHolders holders;
+  holders[0] = {{"a", "ns", "c", -1, -1, "u-a", 42}};
+  holders[1] = {{"a", "ns", "c", -1, 1000, "u-a", 70},
+                {"b", "ns", "c", -1, 1000, "u-b", 50},
+                {"q", "ns", "c", -1, 1000, "u-q", -1}};  // drives nothing: adds 0
+  std::vector<GpuDevice> driven = *devices;
+  source.ApplyHolders(holders, &driven);
+  EXPECT_EQ(driven[0].metrics.gpu_utilization_percent, 42);
+  EXPECT_EQ(driven[0].metrics.power_mw, 60000 + 3000 * 42);
+  EXPECT_EQ(driven[1].metrics.gpu_utilization_percent, 100);  // 70 + 50, capped
+  holders[0][0].driven_utilization = 0;
+  source.ApplyHolders(holders, &driven);
+  EXPECT_EQ(driven[0].metrics.gpu_utilization_percent, 0);
+  EXPECT_EQ(driven[0].metrics.sm_clock_mhz, 210);
+  EXPECT_TRUE(source.DrivableUtilization());
+}
+
 }  // namespace
 }  // namespace etna::agent

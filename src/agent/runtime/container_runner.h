@@ -38,6 +38,8 @@ class ContainerRunner {
   void Stop(TimeMs kill_at_ms, TimeMs now);
 
   bool running() const { return running_; }
+  // The session (and process group) of the running container's processes; 0 when not running.
+  pid_t session() const { return running_ ? pid_ : 0; }
   bool ever_started() const { return attempt_ >= 0; }
   // Ended and will not be started again (by policy or because it was stopped).
   bool finished() const { return final_; }

@@ -181,25 +181,26 @@ std::string SelectLog(const std::string& content, const LogQuery& q, std::string
   return out;
 }
 
-net::http::Handler MakeAgentHandler(const Runtime* runtime,
-                                    std::function<nlohmann::json()> gpu_report,
-                                    std::function<std::string()> metrics,
-                                    std::function<std::string()> not_ready) {
-  return [runtime, gpu_report = std::move(gpu_report), metrics = std::move(metrics),
-          not_ready = std::move(not_ready)](const Request& request) -> Response {
+net::http::Handler MakeAgentHandler(const Runtime* runtime, AgentEndpoints endpoints) {
+  return [runtime, e = std::move(endpoints)](const Request& request) -> Response {
     if (request.method != "GET") return Text(405, "only GET\n");
     if (request.path == "/healthz") return Text(200, "ok");
     if (request.path == "/readyz") {
-      std::string reason = not_ready ? not_ready() : "";
+      std::string reason = e.not_ready ? e.not_ready() : "";
       return reason.empty() ? Text(200, "ok") : Text(503, "not ready: " + reason + "\n");
     }
     if (request.path == "/gpus") {
       Response r;
-      r.body = gpu_report ? gpu_report().dump() : "[]";
+      r.body = e.gpu_report ? e.gpu_report().dump() : "[]";
+      return r;
+    }
+    if (request.path == "/stats/summary") {
+      Response r;
+      r.body = e.stats_summary ? e.stats_summary().dump() : "{}";
       return r;
     }
     if (request.path == "/metrics") {
-      Response r = Text(200, metrics ? metrics() : "");
+      Response r = Text(200, e.metrics ? e.metrics() : "");
       r.content_type = "text/plain; version=0.0.4; charset=utf-8";
       return r;
     }

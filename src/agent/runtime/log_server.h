@@ -4,8 +4,9 @@
 // the run ends; previous is the container's run before the current one; sinceSeconds keeps the
 // lines written in the last N seconds, from log_times.h), /healthz (200 "ok" while the process
 // serves), /readyz (200 "ok" once `not_ready` returns "", else 503 with its reason), /gpus (the
-// node's devices and their live readings, JSON) and /metrics (the same readings as
-// dcgm-exporter writes them, gpu/dcgm_metrics.h).
+// node's devices and their live readings, JSON), /metrics (the same readings as
+// dcgm-exporter writes them, gpu/dcgm_metrics.h) and /stats/summary (what the node and its
+// pods use, as the kubelet's Summary API: stats_summary.h).
 // Thread-safety: the handler is called concurrently; it only reads through Runtime::LogPath
 // and the given functions, all of which must be thread-safe.
 #pragma once
@@ -36,9 +37,14 @@ size_t SelectStart(const std::string& content, const LogQuery& query, std::strin
 std::string SelectLog(const std::string& content, const LogQuery& query,
                       std::string_view times = {});
 
-net::http::Handler MakeAgentHandler(const Runtime* runtime,
-                                    std::function<nlohmann::json()> gpu_report,
-                                    std::function<std::string()> metrics,
-                                    std::function<std::string()> not_ready);
+// What the endpoints besides the logs answer; an empty function answers an empty document.
+struct AgentEndpoints {
+  std::function<nlohmann::json()> gpu_report;     // /gpus
+  std::function<std::string()> metrics;           // /metrics
+  std::function<nlohmann::json()> stats_summary;  // /stats/summary
+  std::function<std::string()> not_ready;         // /readyz: "" when ready
+};
+
+net::http::Handler MakeAgentHandler(const Runtime* runtime, AgentEndpoints endpoints);
 
 }  // namespace etna::agent::runtime

@@ -30,7 +30,7 @@ TEST(LogServer, SelectLogTailsAndLimits) {
 
 TEST(LogServer, ReadyzAnswers503WithTheReasonUntilReady) {
   std::string reason = "pod informer not synced";
-  auto handler = MakeAgentHandler(nullptr, nullptr, nullptr, [&] { return reason; });
+  auto handler = MakeAgentHandler(nullptr, {.not_ready = [&] { return reason; }});
   net::http::Request request;
   request.method = "GET";
   request.path = "/readyz";

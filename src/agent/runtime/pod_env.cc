@@ -282,6 +282,12 @@ Result<ContainerLaunch> BuildLaunch(const json& pod, const json& container, cons
     }
   }
   for (const auto& [k, v] : GpuEnv(pod, ctx.gpus)) set(k, v);
+  if (ctx.drivable_gpu_utilization) {
+    auto bound = api::types::Pod(pod).BoundGpus();
+    if (bound.ok() && !bound->empty()) {
+      set(kGpuUtilizationEnv, ctx.pod_dir + "/" + kGpuUtilizationFile);
+    }
+  }
 
   for (const char* key : {"command", "args"}) {
     for (const auto& a : container.value(key, json::array())) {

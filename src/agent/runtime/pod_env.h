@@ -15,6 +15,9 @@
 // "MIG-<gpu uuid>/<gpu instance>/0" per instance), NVIDIA_VISIBLE_DEVICES = the UUIDs,
 // CUDA_MPS_ACTIVE_THREAD_PERCENTAGE and CUDA_MPS_PINNED_DEVICE_MEM_LIMIT ("<index>=<MiB>M")
 // for shares; a pod without GPUs gets CUDA_VISIBLE_DEVICES="" and NVIDIA_VISIBLE_DEVICES=void.
+// On a node whose GPUs are simulated (PodContext::drivable_gpu_utilization), a pod given GPUs
+// also gets ETNA_GPU_UTILIZATION_FILE = <pod dir>/gpu-utilization: the number (0-100) it writes
+// there is the utilization its GPUs report (gpu/gpu_source.h), so a load test can drive them.
 // Thread-safety: pure functions, except that BuildLaunch creates directories.
 #pragma once
 
@@ -30,6 +33,9 @@
 
 namespace etna::agent::runtime {
 
+inline constexpr char kGpuUtilizationFile[] = "gpu-utilization";
+inline constexpr char kGpuUtilizationEnv[] = "ETNA_GPU_UTILIZATION_FILE";
+
 struct PodContext {
   std::string node_name;
   std::string host_ip = "127.0.0.1";
@@ -38,7 +44,8 @@ struct PodContext {
   std::string pod_dir;   // <data dir>/pods/<uid>
   std::string node_cpu = "1";
   std::string node_memory = "1Gi";
-  std::vector<client::NodeGpu> gpus;  // the node's, for MIG instance UUIDs
+  std::vector<client::NodeGpu> gpus;      // the node's, for MIG instance UUIDs
+  bool drivable_gpu_utilization = false;  // simulated GPUs: ETNA_GPU_UTILIZATION_FILE is given
 };
 
 struct ContainerLaunch {

@@ -112,6 +112,28 @@ TEST(PodEnv, BuildLaunchResolvesDownwardApiAndGpuOverrides) {
 
 // The seed's DCGM exporter mounts a ConfigMap volume: the process runtime names the volume and
 // what it supports instead of starting the container without it.
+TEST(PodEnv, SimulatedGpusGiveTheUtilizationFileToPodsWithGpus) {
+  std::string dir = ::testing::TempDir() + "/pod_env_util";
+  PodContext ctx;
+  ctx.data_dir = dir;
+  ctx.pod_dir = dir + "/pods/u1";
+  ctx.drivable_gpu_utilization = true;
+  json container = {{"name", "c"}, {"command", {"true"}}};
+  json with_gpu = {{"metadata", {{"name", "p"}, {"annotations", {{"etna.io/gpu-ids", "1"}}}}},
+                   {"spec", {{"containers", {container}}}}};
+  auto launch = BuildLaunch(with_gpu, container, ctx);
+  ASSERT_TRUE(launch.ok()) << launch.status().ToString();
+  EXPECT_EQ(EnvOf(*launch, "ETNA_GPU_UTILIZATION_FILE"), dir + "/pods/u1/gpu-utilization");
+  json no_gpu = {{"metadata", {{"name", "p"}}}, {"spec", {{"containers", {container}}}}};
+  auto plain = BuildLaunch(no_gpu, container, ctx);
+  ASSERT_TRUE(plain.ok());
+  EXPECT_EQ(EnvOf(*plain, "ETNA_GPU_UTILIZATION_FILE"), "<unset>");
+  ctx.drivable_gpu_utilization = false;  // measured GPUs: what they report is real
+  auto real = BuildLaunch(with_gpu, container, ctx);
+  ASSERT_TRUE(real.ok());
+  EXPECT_EQ(EnvOf(*real, "ETNA_GPU_UTILIZATION_FILE"), "<unset>");
+}
+
 TEST(PodEnv, AVolumeKindTheProcessRuntimeLacksIsNamed) {
   std::string dir =
       std::filesystem::temp_directory_path() / ("etna_pod_env_cm_" + std::to_string(getpid()));

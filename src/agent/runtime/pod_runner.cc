@@ -180,6 +180,14 @@ ContainerRunner* PodRunner::Find(const std::string& name) const {
   return nullptr;
 }
 
+std::vector<std::pair<std::string, pid_t>> PodRunner::RunningContainers() const {
+  std::vector<std::pair<std::string, pid_t>> out;
+  for (const auto& [name, c] : containers_) {
+    if (c->session() > 0) out.emplace_back(name, c->session());
+  }
+  return out;
+}
+
 Result<std::string> PodRunner::LogPath(const std::string& container, bool previous) const {
   std::string target = container;
   if (target.empty() && containers_.size() == 1) target = containers_[0].first;

@@ -37,6 +37,9 @@ class PodRunner {
   // The log of a container's current or previous run; NotFound / InvalidArgument otherwise.
   Result<std::string> LogPath(const std::string& container, bool previous) const;
 
+  // The containers running now (name and session), in spec order.
+  std::vector<std::pair<std::string, pid_t>> RunningContainers() const;
+  TimeMs start_ms() const { return start_ms_; }
   const std::string& dir() const { return dir_; }
   const std::string& ns() const { return ns_; }
   const std::string& name() const { return name_; }

@@ -40,8 +40,12 @@ Runtime::Runtime(RuntimeOptions options, client::RestClient* rest)
 
 PodRunner* Runtime::RunnerFor(const std::string& uid) {
   auto& r = runners_[uid];
-  if (!r) r = std::make_unique<PodRunner>(options_.data_dir + "/pods/" + uid, &options_.tuning);
+  if (!r) r = std::make_unique<PodRunner>(PodDir(options_.data_dir, uid), &options_.tuning);
   return r.get();
+}
+
+std::string PodDir(const std::string& data_dir, const std::string& uid) {
+  return data_dir + "/pods/" + uid;
 }
 
 PodContext Runtime::ContextFor(const std::string& uid) const {
@@ -50,10 +54,11 @@ PodContext Runtime::ContextFor(const std::string& uid) const {
   ctx.host_ip = options_.host_ip;
   ctx.pod_ip = options_.host_ip;
   ctx.data_dir = options_.data_dir;
-  ctx.pod_dir = options_.data_dir + "/pods/" + uid;
+  ctx.pod_dir = PodDir(options_.data_dir, uid);
   ctx.node_cpu = options_.node_cpu;
   ctx.node_memory = options_.node_memory;
   if (options_.gpus) ctx.gpus = options_.gpus();
+  ctx.drivable_gpu_utilization = options_.drivable_gpu_utilization;
   return ctx;
 }
 
@@ -118,6 +123,17 @@ void Runtime::Sync(const std::vector<json>& pods) {
     fs::remove_all(it->second->dir(), ec);
     it = runners_.erase(it);
   }
+}
+
+std::vector<RunningPod> Runtime::Running() const {
+  std::lock_guard<std::mutex> lock(mu_);
+  std::vector<RunningPod> out;
+  for (const auto& [uid, r] : runners_) {
+    auto containers = r->RunningContainers();
+    if (containers.empty()) continue;
+    out.push_back({r->ns(), r->name(), uid, r->start_ms(), std::move(containers)});
+  }
+  return out;
 }
 
 Result<std::string> Runtime::LogPath(const std::string& ns, const std::string& pod,

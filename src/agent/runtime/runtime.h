@@ -29,6 +29,17 @@ struct RuntimeOptions {
   const Clock* clock = nullptr;  // required
   // The node's GPUs now (for MIG identifiers and UUIDs by index).
   std::function<std::vector<client::NodeGpu>()> gpus;
+  bool drivable_gpu_utilization = false;  // PodContext's
+};
+
+// <data dir>/pods/<uid>: where a pod's state, logs and volumes live.
+std::string PodDir(const std::string& data_dir, const std::string& uid);
+
+// A pod with running containers, for the agent's resource usage summary.
+struct RunningPod {
+  std::string ns, name, uid;
+  TimeMs start_ms = 0;
+  std::vector<std::pair<std::string, pid_t>> containers;  // name, session
 };
 
 class Runtime {
@@ -38,6 +49,9 @@ class Runtime {
   // One pass over the pods the API shows bound to this node (`pods` may hold others; they are
   // skipped). Pods with state on disk that are not listed are killed and cleaned up.
   void Sync(const std::vector<nlohmann::json>& pods);
+
+  // The pods with at least one running container.
+  std::vector<RunningPod> Running() const;
 
   // The log file of a container's current or previous run.
   Result<std::string> LogPath(const std::string& ns, const std::string& pod,

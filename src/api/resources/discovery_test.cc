@@ -183,6 +183,7 @@ TEST(DiscoveryTest, OpenApiIndexListsEveryGroupVersion) {
   json index = OpenApiV3Index(R());
   ASSERT_TRUE(index["paths"].contains("api/v1"));
   for (const std::string& group : R().Groups()) {
+    if (group.find("metrics.k8s.io") != std::string::npos) continue;  // computed views: no schema
     bool found = false;
     for (const auto& [path, entry] : index["paths"].items()) {
       if (path.rfind("apis/" + group + "/", 0) == 0) found = true;

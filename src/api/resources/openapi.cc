@@ -64,7 +64,7 @@ std::optional<json> OpenApiV3Document(const ResourceRegistry& registry, std::str
   while (!path.empty() && path.front() == '/') path.remove_prefix(1);
   json paths = json::object();
   for (const ResourceInfo& r : registry.All()) {
-    if (GroupVersionPath(r) != path) continue;
+    if (r.computed || GroupVersionPath(r) != path) continue;
     paths[ItemPath(r)] = {{"patch", PatchOperation(r)}};
   }
   if (paths.empty()) return std::nullopt;

@@ -3,6 +3,7 @@
 #include <string>
 #include <utility>
 
+#include "api/types/pod_metrics.h"
 #include "common/strings.h"
 
 namespace etna::api::resources::internal {
@@ -261,6 +262,38 @@ void AddVolcano(std::vector<ResourceInfo>& out) {
             CrdCol("NodeCount", "integer", ".status.nodeCount"), CrdAge("Age")}));
 }
 
+// The metrics APIs (api/server/metrics_api.cc): read-only views computed from the agents'
+// readings at each request, never stored. Discovery lists them as metrics-server,
+// prometheus-adapter and KEDA list theirs.
+void AddMetrics(std::vector<ResourceInfo>& out) {
+  auto view = [](std::string group, std::string version, std::string kind, std::string plural,
+                 bool namespaced, std::vector<std::string> verbs) {
+    ResourceInfo r = Make({std::move(group),
+                           std::move(version),
+                           std::move(kind),
+                           std::move(plural),
+                           {},
+                           namespaced,
+                           false,
+                           false},
+                          {NameColumn()});
+    r.verbs = std::move(verbs);
+    r.computed = true;
+    return r;
+  };
+  out.push_back(view("metrics.k8s.io", "v1beta1", "NodeMetrics", "nodes", false, {"get", "list"}));
+  out.push_back(view("metrics.k8s.io", "v1beta1", "PodMetrics", "pods", true, {"get", "list"}));
+  for (const char* version : {"v1beta1", "v1beta2"}) {
+    ResourceInfo pods = view("custom.metrics.k8s.io", version, "MetricValueList", "pods", true, {});
+    pods.subresources = types::PodMetricNames();  // "pods/gpu_utilization", ...
+    out.push_back(std::move(pods));
+  }
+  for (const std::string& name : types::PodMetricNames()) {
+    out.push_back(
+        view("external.metrics.k8s.io", "v1beta1", "ExternalMetricValueList", name, true, {"get"}));
+  }
+}
+
 }  // namespace
 
 std::vector<ResourceInfo> ServedResources() {
@@ -268,6 +301,7 @@ std::vector<ResourceInfo> ServedResources() {
   AddCore(out);
   AddKubernetesGroups(out);
   AddVolcano(out);
+  AddMetrics(out);
   return out;
 }
 

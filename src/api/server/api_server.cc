@@ -6,6 +6,7 @@
 
 #include "api/resources/discovery.h"
 #include "api/server/api_error.h"
+#include "api/server/metrics_api.h"
 #include "api/server/request_info.h"
 
 namespace etna::api::server {
@@ -55,8 +56,11 @@ ApiServer::ApiServer(store::Store* store, ApiServerOptions options)
     : store_(store),
       options_(std::move(options)),
       registry_(resources::ResourceRegistry::Default()),
-      objects_(store, &registry_, options_.clock ? options_.clock : &system_clock_) {
+      objects_(store, &registry_, options_.clock ? options_.clock : &system_clock_),
+      summaries_(options_.summary_fetcher ? options_.summary_fetcher : FetchSummaryFromAgent,
+                 options_.clock ? options_.clock : &system_clock_, options_.metrics_max_age_ms) {
   if (!options_.clock) options_.clock = &system_clock_;
+  metrics_api_ = std::make_unique<MetricsApi>(&objects_, &summaries_, options_.clock);
   if (!options_.log_fetcher) options_.log_fetcher = FetchLogFromAgent;
   if (!options_.metrics) {
     own_registry_ = std::make_unique<metrics::Registry>();
@@ -168,6 +172,14 @@ net::http::Response ApiServer::Resource(const net::http::Request& request, const
                                         RequestLabels& labels) {
   std::optional<RequestInfo> ri = ParseRequestInfo(request);
   if (!ri) return ApiError::NotFoundPath().ToResponse();
+  if (IsMetricsGroup(ri->group)) {
+    labels.resource = ri->group;  // metric names are the client's: not a label
+    AccessRequest access{ri->verb, ri->plural + "." + ri->group, "", ri->ns, ri->name};
+    if (options_.authorizer->Decide(user, access) != AccessDecision::kAllow) {
+      return ApiError::Forbidden(ForbiddenMessage(user, access)).ToResponse();
+    }
+    return metrics_api_->Handle(request, *ri);
+  }
   const ResourceInfo* info = registry_.Find(ri->group, ri->version, ri->plural);
   if (!info) return ApiError::NotFoundPath().ToResponse();
   // Labelled only once the resource is known: request paths must not add series at will.

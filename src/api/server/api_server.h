@@ -5,7 +5,9 @@
 // limit/continue, Table), watch (streams), create, update, patch (merge, JSON, strategic, apply),
 // delete and deletecollection, the status subresources, and pods/binding, pods/eviction and
 // pods/log (whose bytes come from the agent of the pod's node, through `log_fetcher`), and
-// nodes/proxy (GET of the node agent's gpus, metrics and healthz).
+// nodes/proxy (GET of the node agent's gpus, metrics, stats/summary and healthz); and the
+// metrics APIs (metrics.k8s.io, custom.metrics.k8s.io, external.metrics.k8s.io: metrics_api.h)
+// from the agents' usage summaries.
 // Thread-safety: Handle may be called concurrently from any number of threads.
 #pragma once
 
@@ -16,6 +18,7 @@
 
 #include "api/codec/decode.h"
 #include "api/resources/registry.h"
+#include "api/server/agent_summaries.h"
 #include "api/server/api_metrics.h"
 #include "api/server/auth.h"
 #include "api/server/object_service.h"
@@ -27,6 +30,7 @@
 namespace etna::api::server {
 
 struct RequestInfo;
+class MetricsApi;
 
 // What `kubectl logs` asks for, passed to the agent of the pod's node.
 struct LogRequest {
@@ -47,6 +51,9 @@ struct ApiServerOptions {
   LogFetcher log_fetcher;  // empty: the agent's HTTP endpoint from the Node's status
   // Where requests are counted and /metrics renders from; null: the server's own registry.
   ApiMetrics* metrics = nullptr;
+  // How the metrics APIs read an agent's usage summary; empty: FetchSummaryFromAgent.
+  SummaryFetcher summary_fetcher;
+  TimeMs metrics_max_age_ms = 1000;  // how long a fetched summary is reused
 };
 
 class ApiServer {
@@ -103,6 +110,8 @@ class ApiServer {
   SystemClock system_clock_;
   const resources::ResourceRegistry& registry_;
   ObjectService objects_;
+  AgentSummaries summaries_;
+  std::unique_ptr<MetricsApi> metrics_api_;
   Ticker ticker_;
   std::unique_ptr<metrics::Registry> own_registry_;  // when options_.metrics is null
   std::unique_ptr<ApiMetrics> own_metrics_;

@@ -167,7 +167,7 @@ void ObjectService::OrphanDependents(const std::string& owner_uid) {
 
 void ObjectService::DeleteNamespaceContents(const std::string& ns) {
   for (const ResourceInfo& info : registry_->All()) {
-    if (!info.namespaced) continue;
+    if (!info.namespaced || info.computed) continue;
     auto list = store_->List(store::ResourcePrefix(info.StoreResource(), ns), 0, "", 0);
     if (!list.ok()) continue;
     for (const auto& kv : list->items) {

@@ -188,6 +188,7 @@ ApiResult<json> ObjectService::Create(const ResourceInfo& info, const std::strin
 
 Status ObjectService::IndexOwners() {
   for (const ResourceInfo& info : registry_->All()) {
+    if (info.computed) continue;
     auto list = store_->List(store::ResourcePrefix(info.StoreResource()), 0, "", 0);
     if (!list.ok()) return list.status();
     for (const auto& kv : list->items) {

@@ -6,6 +6,7 @@
 #include <mutex>
 #include <thread>
 
+#include "api/server/agent_summaries.h"
 #include "api/server/api_server.h"
 #include "api/server/handler_util.h"
 #include "api/server/request_info.h"
@@ -107,10 +108,33 @@ ApiResult<net::http::ClientOptions> AgentClient(const json& node) {
 // /containerLogs is reached through pods/log (authorized per namespace), and anything else an
 // agent may serve later stays private until it is added here deliberately.
 bool ProxiedAgentPath(const std::string& path) {
-  return path == "gpus" || path == "metrics" || path == "healthz";
+  return path == "gpus" || path == "metrics" || path == "healthz" || path == "stats/summary";
 }
 
 }  // namespace
+
+Result<json> FetchSummaryFromAgent(const json& node) {
+  std::string name = node.value("/metadata/name"_json_pointer, std::string());
+  auto agent = AgentClient(node);
+  if (!agent.ok()) return Status::Unavailable(agent.error().message);
+  agent->timeout = std::chrono::seconds(3);
+  net::http::HttpClient http(*agent);
+  auto reply = http.Do("GET", "/stats/summary");
+  if (!reply.ok()) {
+    return Status::Unavailable(fmt::format("error trying to reach the agent of node \"{}\": {}",
+                                           name, reply.status().message()));
+  }
+  if (reply->status != 200) {
+    return Status::Unavailable(
+        fmt::format("the agent of node \"{}\" answered {} to /stats/summary", name, reply->status));
+  }
+  auto parsed = json::parse(reply->body, nullptr, false);
+  if (!parsed.is_object()) {
+    return Status::Unavailable(
+        fmt::format("the agent of node \"{}\" sent a summary that is not JSON", name));
+  }
+  return parsed;
+}
 
 net::http::Response FetchLogFromAgent(const json& node, const LogRequest& request) {
   std::string node_name = node.value("/metadata/name"_json_pointer, std::string());

@@ -41,6 +41,8 @@ class ServerTest : public ::testing::Test {
   Authenticator authn_;
   Authorizer authz_;
   std::function<net::http::Response(const nlohmann::json&, const LogRequest&)> log_fetcher_;
+  // The agents' summaries the metrics APIs read; unset: every agent is unreachable.
+  SummaryFetcher summary_fetcher_;
   std::unique_ptr<ApiServer> server_;
 };
 

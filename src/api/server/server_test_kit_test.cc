@@ -37,6 +37,10 @@ ServerTest::ServerTest() {
     if (log_fetcher_) return log_fetcher_(node, r);
     return net::http::Response{};
   };
+  options.summary_fetcher = [this](const nlohmann::json& node) -> Result<nlohmann::json> {
+    if (summary_fetcher_) return summary_fetcher_(node);
+    return Status::Unavailable("no agent");
+  };
   server_ = std::make_unique<ApiServer>(&store_, options);
   EXPECT_TRUE(server_->Bootstrap().ok());
 }

@@ -333,6 +333,7 @@ std::string CompletionScript(const std::string& shell) {
   }
   // The resource types after the kubectl-style verbs.
   for (const auto& info : api::resources::ResourceRegistry::Default().All()) {
+    if (info.computed) continue;
     for (const char* verb : {"get", "delete", "describe", "wait"}) words[verb].insert(info.plural);
   }
   words["completion"].insert({"bash", "zsh"});

@@ -1,0 +1,132 @@
+#include "agent/runtime/process_usage.h"
+
+#include <dirent.h>
+#include <unistd.h>
+
+#include <cstdlib>
+#include <fstream>
+#include <sstream>
+#include <string>
+
+namespace etna::agent::runtime {
+namespace {
+
+struct StatFields {
+  pid_t session = 0;
+  int64_t cpu_ticks = 0;
+  int64_t start_ticks = 0;
+  int64_t rss_pages = 0;
+};
+
+// Fields 6 (session), 14+15 (utime, stime), 22 (starttime) and 24 (rss) of /proc/<pid>/stat.
+bool ReadStat(const std::string& pid, StatFields* out) {
+  std::ifstream in("/proc/" + pid + "/stat");
+  std::string stat;
+  if (!in || !std::getline(in, stat)) return false;
+  size_t close = stat.rfind(')');
+  if (close == std::string::npos || close + 2 > stat.size()) return false;
+  std::istringstream rest(stat.substr(close + 2));
+  std::string field;
+  for (int i = 3; i <= 24; ++i) {
+    if (!(rest >> field)) return false;
+    if (i == 3 && (field == "Z" || field == "X")) return false;
+    if (i == 6) out->session = static_cast<pid_t>(std::atol(field.c_str()));
+    if (i == 14 || i == 15) out->cpu_ticks += std::atoll(field.c_str());
+    if (i == 22) out->start_ticks = std::atoll(field.c_str());
+    if (i == 24) out->rss_pages = std::atoll(field.c_str());
+  }
+  return true;
+}
+
+int64_t BootTimeMs() {
+  std::ifstream in("/proc/stat");
+  std::string key;
+  int64_t value = 0;
+  while (in >> key) {
+    if (key == "btime" && (in >> value)) return value * 1000;
+    in.ignore(1 << 20, '\n');
+  }
+  return 0;
+}
+
+int64_t TicksToNs(int64_t ticks) {
+  static const int64_t hz = sysconf(_SC_CLK_TCK) > 0 ? sysconf(_SC_CLK_TCK) : 100;
+  return ticks * (1'000'000'000 / hz);
+}
+
+}  // namespace
+
+std::map<pid_t, ProcessUsage> ReadSessions(const std::set<pid_t>& sessions) {
+  std::map<pid_t, ProcessUsage> out;
+  if (sessions.empty()) return out;
+  static const int64_t page = sysconf(_SC_PAGESIZE) > 0 ? sysconf(_SC_PAGESIZE) : 4096;
+  static const int64_t hz = sysconf(_SC_CLK_TCK) > 0 ? sysconf(_SC_CLK_TCK) : 100;
+  const int64_t boot_ms = BootTimeMs();
+  DIR* proc = opendir("/proc");
+  if (!proc) return out;
+  while (dirent* e = readdir(proc)) {
+    if (e->d_name[0] < '0' || e->d_name[0] > '9') continue;
+    StatFields f;
+    if (!ReadStat(e->d_name, &f) || !sessions.count(f.session)) continue;
+    ProcessUsage& u = out[f.session];
+    u.cpu_ns += TicksToNs(f.cpu_ticks);
+    u.rss_bytes += f.rss_pages * page;
+    if (std::atol(e->d_name) == f.session) u.leader_start_ms = boot_ms + f.start_ticks * 1000 / hz;
+  }
+  closedir(proc);
+  return out;
+}
+
+ProcessUsage ReadHost() {
+  ProcessUsage u;
+  u.leader_start_ms = BootTimeMs();
+  std::ifstream stat("/proc/stat");
+  std::string cpu;
+  if (stat >> cpu && cpu == "cpu") {
+    // user nice system idle iowait irq softirq steal: all but idle and iowait are busy.
+    int64_t v[8] = {0};
+    for (int64_t& x : v) stat >> x;
+    u.cpu_ns = TicksToNs(v[0] + v[1] + v[2] + v[5] + v[6] + v[7]);
+  }
+  std::ifstream meminfo("/proc/meminfo");
+  std::string key;
+  int64_t kib = 0, total = 0, available = 0;
+  std::string unit;
+  while (meminfo >> key >> kib) {
+    std::getline(meminfo, unit);
+    if (key == "MemTotal:") total = kib;
+    if (key == "MemAvailable:") available = kib;
+  }
+  u.rss_bytes = (total - available) * 1024;
+  return u;
+}
+
+CpuRate UsageSampler::Rate(int64_t key, const ProcessUsage& usage, TimeMs now) {
+  auto it = samples_.find(key);
+  if (it != samples_.end() && now - it->second.at < min_interval_ms_ &&
+      usage.cpu_ns >= it->second.cpu_ns) {
+    return it->second.rate;
+  }
+  Sample next{now, usage.cpu_ns, {}};
+  TimeMs since = 0;
+  int64_t used = 0;
+  if (it != samples_.end() && usage.cpu_ns >= it->second.cpu_ns && now > it->second.at) {
+    since = now - it->second.at;
+    used = usage.cpu_ns - it->second.cpu_ns;
+  } else if (usage.leader_start_ms > 0 && now > usage.leader_start_ms) {
+    since = now - usage.leader_start_ms;
+    used = usage.cpu_ns;
+  }
+  if (since > 0)
+    next.rate = {static_cast<int64_t>(static_cast<double>(used) * 1000.0 / since), since};
+  samples_[key] = next;
+  return next.rate;
+}
+
+void UsageSampler::Retain(const std::set<int64_t>& live) {
+  for (auto it = samples_.begin(); it != samples_.end();) {
+    it = live.count(it->first) ? std::next(it) : samples_.erase(it);
+  }
+}
+
+}  // namespace etna::agent::runtime
