@@ -69,8 +69,12 @@ echo "== kubectl rollout status deployment/bert-inference-service -n inference"
 k rollout status deployment/bert-inference-service -n inference --timeout=120s || true
 k get deploy,rs,pods -n inference -o wide || true
 echo
+echo "== kubectl get hpa -n inference (the seed's HPA on the replicas' GPU utilization)"
+k get hpa -n inference || true
+echo
 echo "etna dev keeps running (data in $data). Try:"
 echo "  kubectl --kubeconfig $data/kubeconfig get vcjob,podgroups,queues,pods"
-echo "  kubectl --kubeconfig $data/kubeconfig -n inference scale deploy/bert-inference-service --replicas=5"
+echo "  echo 450 > /tmp/etna-bert-load/total   # raise the inference replicas' GPU load: the HPA scales out"
+echo "  kubectl --kubeconfig $data/kubeconfig -n inference get hpa -w"
 echo "Stop it with Ctrl-C."
 wait $dev

@@ -26,6 +26,11 @@ int RunManager(Invocation& inv) {
   if (!grace) return kUsageExitCode;
   std::optional<double> resync = inv.Number("resync-seconds", 0);
   if (!resync) return kUsageExitCode;
+  auto hpa_sync = ParseDuration(inv.Get("hpa-sync-period"));
+  if (!hpa_sync.ok()) return inv.UsageError("--hpa-sync-period: " + hpa_sync.status().message());
+  if (*hpa_sync < std::chrono::milliseconds(100)) {
+    return inv.UsageError("--hpa-sync-period: must be at least 100ms");
+  }
   std::optional<double> workers = inv.Number("worker-threads", 1);
   if (!workers) return kUsageExitCode;
   if (*workers != static_cast<int>(*workers) || *workers > 1024) {
@@ -43,6 +48,7 @@ int RunManager(Invocation& inv) {
   options.factory = [kc] { return client::MakeHttpTransport(kc); };
   options.job_workers = static_cast<int>(*workers);
   options.lease_grace = std::chrono::milliseconds(static_cast<int64_t>(*grace * 1000));
+  options.hpa_sync_period = *hpa_sync;
   options.resync_period =
       std::chrono::milliseconds(std::max<int64_t>(100, static_cast<int64_t>(*resync * 1000)));
   for (const std::string& name : sched::SplitCommaList(list)) options.controllers.insert(name);
@@ -70,15 +76,18 @@ int RunManager(Invocation& inv) {
 const Command& ControllersCommand() {
   static const Command command = {
       "controllers",
-      "run the job, queue, podgroup and node controllers",
+      "run the job, queue, podgroup, node and workload controllers",
       "etna controllers --kubeconfig FILE [flags]",
-      "Runs Volcano's job, queue and podgroup controllers and the node lifecycle\n"
-      "controller against the API server of FILE.",
+      "Runs Volcano's job, queue and podgroup controllers, the node lifecycle controller\n"
+      "and Kubernetes' ReplicaSet, Deployment, DaemonSet and HorizontalPodAutoscaler\n"
+      "controllers against the API server of FILE.",
       {
           {"kubeconfig", 0, "FILE", "the API server and credentials (required)"},
           {"controllers", 0, "LIST",
-           "comma-separated subset of job,queue,podgroup,node,replicaset,deployment,daemonset "
-           "(default: all)"},
+           "comma-separated subset of job,queue,podgroup,node,replicaset,deployment,daemonset,"
+           "hpa (default: all)"},
+          {"hpa-sync-period", 0, "D",
+           "how often each HorizontalPodAutoscaler reads its metrics and rescales", "5s"},
           {"lease-grace-seconds", 0, "N",
            "extra seconds past a node Lease's duration before the node is declared lost", "5"},
           {"resync-seconds", 0, "N", "re-check every object this often", "30"},

@@ -80,6 +80,11 @@ int RunCluster(Invocation& inv) {
   const std::string profile = inv.Get("profile");  // empty: the built-in profile
   auto period = ParseDuration(inv.Get("period"));
   if (!period.ok()) return inv.UsageError("--period: " + period.status().message());
+  auto hpa_sync = ParseDuration(inv.Get("hpa-sync-period"));
+  if (!hpa_sync.ok()) return inv.UsageError("--hpa-sync-period: " + hpa_sync.status().message());
+  if (*hpa_sync < std::chrono::milliseconds(100)) {
+    return inv.UsageError("--hpa-sync-period: must be at least 100ms");
+  }
   auto zone = ParseTimeZone(inv.Get("time-zone"));
   if (!zone.ok()) return inv.UsageError("--time-zone: " + zone.status().message());
   auto nodes = profile.empty() ? agent::ParseClusterProfile(kDevProfileYaml)
@@ -105,6 +110,7 @@ int RunCluster(Invocation& inv) {
   controllers::ControllerManagerOptions controller_options;
   controller_options.factory = transports;
   controller_options.metrics = &registry;
+  controller_options.hpa_sync_period = *hpa_sync;
   controllers::ControllerManager controllers(controller_options);
   if (Status st = controllers.Start(); !st.ok()) {
     std::fprintf(stderr, "etna dev: controllers: %s\n", st.ToString().c_str());
@@ -176,6 +182,8 @@ const Command& DevCommand() {
            "the simulated nodes (default: 4 x 8 H100 with NVSwitch, 2 x 4 A100-80GB with MIG, "
            "2 x 2 T4; see examples/clusters/)"},
           {"period", 0, "D", "the scheduler's cycle period (500ms, 2s, ...)", "1s"},
+          {"hpa-sync-period", 0, "D",
+           "how often each HorizontalPodAutoscaler reads its metrics and rescales", "5s"},
           {"time-zone", 0, "ZONE",
            "the IANA time zone Queue timePolicies are judged in (Europe/Berlin, UTC, ...); "
            "default: the host's"},

@@ -33,4 +33,20 @@ inline std::string Lower(std::string_view s) {
   return out;
 }
 
+// Percent-escapes a URL query value (everything but letters, digits and -_.~).
+inline std::string QueryEscape(std::string_view value) {
+  static constexpr char kHex[] = "0123456789ABCDEF";
+  std::string out;
+  for (unsigned char c : value) {
+    if (std::isalnum(c) || c == '-' || c == '_' || c == '.' || c == '~') {
+      out += static_cast<char>(c);
+    } else {
+      out += '%';
+      out += kHex[c >> 4];
+      out += kHex[c & 15];
+    }
+  }
+  return out;
+}
+
 }  // namespace etna

@@ -4,6 +4,7 @@
 
 #include "controllers/daemon_set_controller.h"
 #include "controllers/deployment_controller.h"
+#include "controllers/hpa_controller.h"
 #include "controllers/job_controller.h"
 #include "controllers/node_controller.h"
 #include "controllers/podgroup_controller.h"
@@ -13,8 +14,8 @@
 namespace etna::controllers {
 
 const std::vector<std::string>& ControllerManager::AllControllers() {
-  static const std::vector<std::string> kAll = {"job",        "queue",      "podgroup", "node",
-                                                "replicaset", "deployment", "daemonset"};
+  static const std::vector<std::string> kAll = {"job",        "queue",      "podgroup",  "node",
+                                                "replicaset", "deployment", "daemonset", "hpa"};
   return kAll;
 }
 
@@ -61,6 +62,10 @@ Status ControllerManager::CreateControllers() {
   if (wanted("replicaset")) controllers_.push_back(std::make_unique<ReplicaSetController>(o));
   if (wanted("deployment")) controllers_.push_back(std::make_unique<DeploymentController>(o));
   if (wanted("daemonset")) controllers_.push_back(std::make_unique<DaemonSetController>(o));
+  if (wanted("hpa")) {
+    controllers_.push_back(
+        std::make_unique<HorizontalPodAutoscalerController>(o, options_.hpa_sync_period));
+  }
   return Status::Ok();
 }
 

@@ -25,6 +25,8 @@ struct ControllerManagerOptions {
   int job_workers = 16;
   // Added to a Lease's leaseDurationSeconds before its node is declared lost.
   std::chrono::milliseconds lease_grace{5000};
+  // How often each HorizontalPodAutoscaler is synced (Kubernetes: 15 s).
+  std::chrono::milliseconds hpa_sync_period{5000};
   // Where the controllers' metrics go (`etna dev` shares one registry); null: the manager's own.
   metrics::Registry* metrics = nullptr;
 };

@@ -10,7 +10,7 @@
 //   and status.timeWindow ({open, nextOpen} for a queue with timePolicies) by JSON merge patch,
 //   only when they differ from what was last written; sent by the same workers after the
 //   cycle's binds (a failed patch is retried after the next cycle).
-// - Events: Scheduled, FailedScheduling, Preempted and Evict (events.h).
+// - Events: Scheduled, FailedScheduling, Preempted and Evict (client/event_recorder.h).
 //
 // Thread-safety: Apply from one thread (the scheduling loop); WaitForBinds from any.
 #pragma once
@@ -24,12 +24,15 @@
 #include <thread>
 #include <vector>
 
+#include "client/event_recorder.h"
 #include "client/rest.h"
 #include "sched/framework/decision.h"
 #include "scheduler/cache.h"
-#include "scheduler/events.h"
 
 namespace etna::scheduler {
+
+using client::EventRecorder;
+using client::ObjectRef;
 
 struct ApplyStats {
   uint64_t binds = 0;

@@ -26,6 +26,7 @@
 #include <vector>
 
 #include "api/types/well_known.h"
+#include "client/event_recorder.h"
 #include "client/informer.h"
 #include "client/rest.h"
 #include "client/transport.h"
@@ -35,7 +36,6 @@
 #include "sched/framework/conf.h"
 #include "scheduler/apply.h"
 #include "scheduler/cache.h"
-#include "scheduler/events.h"
 #include "scheduler/scheduler_metrics.h"
 #include "scheduler/seed_config.h"
 

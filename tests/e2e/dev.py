@@ -15,8 +15,9 @@ KUBECTL = os.environ.get("KUBECTL", "kubectl")
 
 
 class Dev:
-    def __init__(self, etna, prefix="etna-dev-"):
+    def __init__(self, etna, prefix="etna-dev-", args=()):
         self.etna = etna
+        self.args = list(args)
         self.work = tempfile.mkdtemp(prefix=prefix)
         self.kubeconfig = os.path.join(self.work, "kubeconfig")
         self.log_path = os.path.join(self.work, "dev.log")
@@ -24,7 +25,7 @@ class Dev:
     def __enter__(self):
         self.log = open(self.log_path, "w+")
         self.proc = subprocess.Popen(
-            [self.etna, "dev", "--data-dir", self.work, "--listen", "127.0.0.1:0"],
+            [self.etna, "dev", "--data-dir", self.work, "--listen", "127.0.0.1:0"] + self.args,
             stdout=self.log, stderr=subprocess.STDOUT)
         deadline = time.monotonic() + 60
         while "etna dev: ready" not in self.output():
@@ -48,6 +49,17 @@ class Dev:
 
     def output(self):
         return open(self.log_path).read()
+
+    def runnable_inference(self, examples):
+        """The runnable inference example with its simulated load kept in this dev's directory
+        (its LOAD_DIR), so that tests running at once do not share it; returns its path."""
+        load = os.path.join(self.work, "load")
+        os.makedirs(load, exist_ok=True)
+        text = open(os.path.join(examples, "seed-inference-runnable.yaml")).read()
+        path = os.path.join(self.work, "inference.yaml")
+        with open(path, "w") as f:
+            f.write(text.replace("/tmp/etna-bert-load", load))
+        return path
 
     def k(self, *args, timeout=120):
         """kubectl against this etna dev; fails the test on a non-zero exit."""

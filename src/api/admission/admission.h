@@ -73,11 +73,6 @@ std::vector<FieldError> Admit(const resources::ResourceInfo& info, Operation op,
 std::vector<FieldError> AdmitDelete(const resources::ResourceInfo& info,
                                     const nlohmann::json& object);
 
-// What etna stores of this object but does not act on yet, one sentence each, for the client as
-// Kubernetes Warning headers (kubectl prints them): kinds whose controller etna does not run yet.
-// Empty for everything etna acts on.
-std::vector<std::string> NotInForce(const resources::ResourceInfo& info);
-
 // The registry's Queue (scheduling.volcano.sh/v1beta1), QueueBinding (volcano.sh/v1beta1),
 // PriorityClass and ConfigMap resources, which admission looks up through the ObjectLookup.
 const resources::ResourceInfo& QueueResource();

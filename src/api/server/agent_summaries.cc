@@ -17,13 +17,21 @@ std::map<std::string, Result<json>> AgentSummaries::For(const std::vector<json>&
   {
     std::lock_guard<std::mutex> lock(mu_);
     TimeMs now = clock_->NowMs();
+    bool stale = false;
     for (const json& node : nodes) {
       std::string name = node.value("/metadata/name"_json_pointer, std::string());
       names.push_back(name);
-      Entry& e = entries_[name];
-      if (e.fetching || (e.fetched_ms >= 0 && now - e.fetched_ms < max_age_ms_)) continue;
+      const Entry& e = entries_[name];
+      stale = stale || (!e.fetching && (e.fetched_ms < 0 || now - e.fetched_ms >= max_age_ms_));
+    }
+    // One stale node refreshes them all: the answer is one moment's readings, not fresh
+    // readings of some pods beside older ones of the others (an HPA summing them would see a
+    // load that never was).
+    for (size_t i = 0; stale && i < nodes.size(); ++i) {
+      Entry& e = entries_[names[i]];
+      if (e.fetching) continue;
       e.fetching = true;
-      mine.push_back(&node);
+      mine.push_back(&nodes[i]);
     }
   }
   std::vector<Result<json>> fetched(mine.size(), Status::Unavailable("not fetched"));

@@ -1,8 +1,9 @@
 // The agents' usage summaries (GET /stats/summary of each node's agent, agent/stats_summary.h)
 // that the metrics APIs read, as metrics-server scrapes kubelets: fetched when a request needs
 // a node's and reused while younger than `max_age_ms` (one fetch per node however many HPAs and
-// `kubectl top`s ask at once), the stale ones of a request fetched in parallel (at most 16 at a
-// time), each with a short timeout so a hung agent cannot hold a request.
+// `kubectl top`s ask at once); when any node of a request is stale, all of its nodes are
+// fetched again, in parallel (at most 16 at a time), so one answer holds readings of one moment;
+// each fetch has a short timeout so a hung agent cannot hold a request.
 // Thread-safety: For may be called concurrently; a node being fetched is fetched once and the
 // other callers wait for it.
 #pragma once

@@ -160,9 +160,6 @@ ApiResult<json> ObjectService::Create(const ResourceInfo& info, const std::strin
   std::vector<admission::FieldError> errors =
       admission::Admit(info, admission::Operation::kCreate, object, nullptr, *this);
   if (!errors.empty()) return ApiError::Refused(info, name, errors);
-  if (fields) {
-    for (std::string& w : admission::NotInForce(info)) fields->warnings.push_back(std::move(w));
-  }
   name = object["metadata"].value("name", "");
   if (info.namespaced) {
     const ResourceInfo* ns_info = registry_->Find("", "v1", "namespaces");

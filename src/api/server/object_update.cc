@@ -81,9 +81,6 @@ ApiResult<json> ObjectService::WriteUpdate(const ResourceInfo& info,
     std::vector<admission::FieldError> errors =
         admission::Admit(info, admission::Operation::kUpdate, next, &current, *this);
     if (!errors.empty()) return ApiError::Refused(info, name, errors);
-    if (fields) {
-      for (std::string& w : admission::NotInForce(info)) fields->warnings.push_back(std::move(w));
-    }
   }
   bool finish_delete = next["metadata"].contains("deletionTimestamp") && !HasFinalizers(next) &&
                        !PodIsBoundAndLive(info, next);

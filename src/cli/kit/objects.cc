@@ -44,18 +44,6 @@ std::string ObjectRef(const ResourceInfo& info, std::string_view name) {
   return fmt::format("{}/{}", TypeName(info), name);
 }
 
-std::string QueryEscape(std::string_view value) {
-  std::string out;
-  for (unsigned char c : value) {
-    if (std::isalnum(c) || c == '-' || c == '_' || c == '.' || c == '~') {
-      out += static_cast<char>(c);
-    } else {
-      out += fmt::format("%{:02X}", c);
-    }
-  }
-  return out;
-}
-
 namespace {
 
 Status AddDocuments(const std::string& source, const std::string& text,

@@ -13,6 +13,7 @@
 #include "api/resources/registry.h"
 #include "cli/kit/jsonpath.h"
 #include "common/status.h"
+#include "common/strings.h"
 
 namespace etna::cli {
 
@@ -30,9 +31,6 @@ std::string ResourcePath(const ResourceInfo& info, std::string_view ns, std::str
 std::string TypeName(const ResourceInfo& info);
 // An object's "kind.group/name" for -o name and the apply/delete lines.
 std::string ObjectRef(const ResourceInfo& info, std::string_view name);
-
-// Percent-escapes a query value.
-std::string QueryEscape(std::string_view value);
 
 struct Manifest {
   std::string source;  // the file name, or "STDIN"

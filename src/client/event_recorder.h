@@ -1,5 +1,6 @@
-// EventRecorder: writes core/v1 Events about pods and podgroups (Scheduled, FailedScheduling,
-// Preempted, Evict, ...) from a worker thread so the cycle never waits on them. The same
+// EventRecorder: writes core/v1 Events about an object (the scheduler's Scheduled,
+// FailedScheduling, Preempted, Evict; the autoscaler's SuccessfulRescale, ...) from a worker
+// thread so the caller never waits on them. The same
 // object, reason and message again bumps the existing Event's count and lastTimestamp instead of
 // creating a new one.
 // Thread-safety: Record from any thread; Start/Stop from the owner.
@@ -16,10 +17,10 @@
 #include "client/rest.h"
 #include "common/clock.h"
 
-namespace etna::scheduler {
+namespace etna::client {
 
 struct ObjectRef {
-  std::string kind;  // "Pod", "PodGroup", "ConfigMap"
+  std::string kind;  // "Pod", "PodGroup", "ConfigMap", "HorizontalPodAutoscaler"
   std::string api_version;
   std::string ns;
   std::string name;
@@ -67,4 +68,4 @@ class EventRecorder {
   std::thread thread_;
 };
 
-}  // namespace etna::scheduler
+}  // namespace etna::client

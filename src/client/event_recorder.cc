@@ -1,4 +1,4 @@
-#include "scheduler/events.h"
+#include "client/event_recorder.h"
 
 #include <fmt/format.h>
 
@@ -6,7 +6,7 @@
 
 #include "common/time.h"
 
-namespace etna::scheduler {
+namespace etna::client {
 
 using nlohmann::json;
 
@@ -115,4 +115,4 @@ void EventRecorder::Write(const Item& item) {
   if (written_.size() > 50000) written_.clear();  // bounded memory; repeats then start afresh
 }
 
-}  // namespace etna::scheduler
+}  // namespace etna::client
