@@ -3,7 +3,7 @@ BUILD ?= build
 ASAN_BUILD ?= build-asan
 JOBS ?= $(shell nproc)
 
-.PHONY: deps build demo test test-core-asan fuzz fuzz-smoke bench bench-api bench-e2e bench-openb bench-slurm format clean
+.PHONY: deps build demo test test-core-asan fuzz fuzz-smoke bench bench-api bench-e2e bench-autoscale bench-openb bench-slurm format clean
 
 deps:
 	@scripts/install-deps.sh
@@ -49,6 +49,11 @@ bench-e2e: build
 	$(BUILD)/bench/e2e_bench --etna $(BUILD)/src/cli/etna $(ARGS)
 
 # Replays the openb trace with every policy (seeds 42-51) and compares with the FGD paper.
+# `etna dev` in process with 200 Deployments of 1-20 GPU replicas, each with an HPA on its
+# simulated GPU utilization; prints BENCH autoscale ... (a few minutes). ARGS: e.g. '--nodes 60'.
+bench-autoscale: build
+	$(BUILD)/bench/autoscale_bench $(ARGS)
+
 bench-openb: build
 	@scripts/bench-openb.sh $(BUILD)
 

@@ -78,14 +78,14 @@ const Command& ControllersCommand() {
       "controllers",
       "run the job, queue, podgroup, node and workload controllers",
       "etna controllers --kubeconfig FILE [flags]",
-      "Runs Volcano's job, queue and podgroup controllers, the node lifecycle controller\n"
-      "and Kubernetes' ReplicaSet, Deployment, DaemonSet and HorizontalPodAutoscaler\n"
-      "controllers against the API server of FILE.",
+      "Runs Volcano's job, queue and podgroup controllers, the node lifecycle controller,\n"
+      "Kubernetes' ReplicaSet, Deployment, DaemonSet and HorizontalPodAutoscaler\n"
+      "controllers and KEDA's ScaledObject operator against the API server of FILE.",
       {
           {"kubeconfig", 0, "FILE", "the API server and credentials (required)"},
           {"controllers", 0, "LIST",
            "comma-separated subset of job,queue,podgroup,node,replicaset,deployment,daemonset,"
-           "hpa (default: all)"},
+           "hpa,keda (default: all)"},
           {"hpa-sync-period", 0, "D",
            "how often each HorizontalPodAutoscaler reads its metrics and rescales", "5s"},
           {"lease-grace-seconds", 0, "N",

@@ -10,12 +10,13 @@
 #include "controllers/podgroup_controller.h"
 #include "controllers/queue_controller.h"
 #include "controllers/replica_set_controller.h"
+#include "controllers/scaled_object_controller.h"
 
 namespace etna::controllers {
 
 const std::vector<std::string>& ControllerManager::AllControllers() {
-  static const std::vector<std::string> kAll = {"job",        "queue",      "podgroup",  "node",
-                                                "replicaset", "deployment", "daemonset", "hpa"};
+  static const std::vector<std::string> kAll = {
+      "job", "queue", "podgroup", "node", "replicaset", "deployment", "daemonset", "hpa", "keda"};
   return kAll;
 }
 
@@ -66,6 +67,7 @@ Status ControllerManager::CreateControllers() {
     controllers_.push_back(
         std::make_unique<HorizontalPodAutoscalerController>(o, options_.hpa_sync_period));
   }
+  if (wanted("keda")) controllers_.push_back(std::make_unique<ScaledObjectController>(o));
   return Status::Ok();
 }
 

@@ -37,6 +37,7 @@ Handler Find(const std::string& group, const std::string& kind) {
       {"volcano.sh", "QueueBinding", internal::AdmitQueueBinding},
       {"bus.volcano.sh", "Command", internal::AdmitCommand},
       {"topology.volcano.sh", "HyperNode", internal::AdmitHyperNode},
+      {"keda.sh", "ScaledObject", internal::AdmitScaledObject},
   };
   for (const Entry& e : kTable) {
     if (group == e.group && kind == e.kind) return e.handler;

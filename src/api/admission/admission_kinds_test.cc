@@ -2,6 +2,8 @@
 // field and reason), plus defaults, updates and deletes.
 #include <gtest/gtest.h>
 
+#include <set>
+
 #include "api/admission/admission_test_util.h"
 
 namespace etna::api::admission {
@@ -336,6 +338,31 @@ TEST(AdmissionKindsTest, DaemonSetMayNotRequestDevices) {
   ASSERT_EQ(errs.size(), 1u);
   EXPECT_EQ(errs[0].field, "spec.template.spec.containers[0].resources.limits[nvidia.com/gpu]");
   EXPECT_NE(errs[0].message.find("cpu, memory and ephemeral-storage only"), std::string::npos);
+}
+
+// The seed's ScaledObject with its apiVersion added still lacks the query; etna's refusals name
+// what it cannot run.
+TEST(AdmissionKindsTest, ScaledObjectNeedsAQueryAndRefusesWhatEtnaCannotRun) {
+  const std::string seed =
+      "{apiVersion: keda.sh/v1alpha1, kind: ScaledObject, metadata: {name: inference-scaler, "
+      "namespace: a}, spec: {scaleTargetRef: {name: inference-deployment}, minReplicaCount: 1, "
+      "maxReplicaCount: 10, triggers: [{type: prometheus, metricType: AverageValue, metadata: "
+      "{serverAddress: 'http://prometheus:9090', metricName: gpu_utilization_avg, threshold: "
+      "'70'";
+  auto errs = AdmitYaml(seed + "}}]}}");
+  ASSERT_EQ(errs.size(), 1u) << Describe(errs);
+  EXPECT_EQ(errs[0].field, "spec.triggers[0].metadata.query");
+  EXPECT_NE(errs[0].message.find("PromQL query"), std::string::npos);
+  EXPECT_TRUE(AdmitYaml(seed + ", query: 'avg(DCGM_FI_DEV_GPU_UTIL)'}}]}}").empty());
+  auto cpu = AdmitYaml(
+      "{apiVersion: keda.sh/v1alpha1, kind: ScaledObject, metadata: {name: s, namespace: a}, "
+      "spec: {scaleTargetRef: {name: d}, fallback: {failureThreshold: 3, replicas: 2}, "
+      "minReplicaCount: 5, maxReplicaCount: 2, triggers: [{type: cpu, metadata: {value: '50'}}]}}");
+  std::set<std::string> fields;
+  for (const auto& e : cpu) fields.insert(e.field);
+  EXPECT_EQ(fields, (std::set<std::string>{"spec.maxReplicaCount", "spec.fallback",
+                                           "spec.triggers[0].type"}))
+      << Describe(cpu);
 }
 
 // Kubernetes' rolling defaults: 25 % surge and unavailability.

@@ -103,6 +103,7 @@ inline std::optional<resources::ResourceInfo> InfoFor(const std::string& api_ver
       {"apps/v1", "ReplicaSet", "replicasets", true},
       {"apps/v1", "DaemonSet", "daemonsets", true},
       {"autoscaling/v2", "HorizontalPodAutoscaler", "horizontalpodautoscalers", true},
+      {"keda.sh/v1alpha1", "ScaledObject", "scaledobjects", true},
       {"batch.volcano.sh/v1alpha1", "Job", "jobs", true},
       {"scheduling.volcano.sh/v1beta1", "Queue", "queues", false},
       {"scheduling.volcano.sh/v1beta1", "PodGroup", "podgroups", true},

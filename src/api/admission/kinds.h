@@ -79,6 +79,7 @@ void AdmitDeployment(Context& c);
 void AdmitReplicaSet(Context& c);
 void AdmitDaemonSet(Context& c);
 void AdmitHorizontalPodAutoscaler(Context& c);
+void AdmitScaledObject(Context& c);
 
 // Job update rule (job_update.cc): `spec` against `old_spec`.
 void ValidateJobUpdate(Context& c, const Json& spec, const Json& old_spec);

@@ -262,6 +262,19 @@ void AddVolcano(std::vector<ResourceInfo>& out) {
             CrdCol("NodeCount", "integer", ".status.nodeCount"), CrdAge("Age")}));
 }
 
+// KEDA's ScaledObject (keda.sh/v1alpha1), with the printer columns of KEDA's CRD.
+void AddKeda(std::vector<ResourceInfo>& out) {
+  out.push_back(
+      Make({"keda.sh", "v1alpha1", "ScaledObject", "scaledobjects", {"so"}, true, true},
+           {NameColumn(), CrdCol("ScaleTargetKind", "string", ".status.scaleTargetKind"),
+            CrdCol("ScaleTargetName", "string", ".spec.scaleTargetRef.name"),
+            CrdCol("Min", "integer", ".spec.minReplicaCount"),
+            CrdCol("Max", "integer", ".spec.maxReplicaCount"),
+            CrdCol("Ready", "string", ".status.conditions[?(@.type==\"Ready\")].status"),
+            CrdCol("Active", "string", ".status.conditions[?(@.type==\"Active\")].status"),
+            CrdAge("Age")}));
+}
+
 // The metrics APIs (api/server/metrics_api.cc): read-only views computed from the agents'
 // readings at each request, never stored. Discovery lists them as metrics-server,
 // prometheus-adapter and KEDA list theirs.
@@ -301,6 +314,7 @@ std::vector<ResourceInfo> ServedResources() {
   AddCore(out);
   AddKubernetesGroups(out);
   AddVolcano(out);
+  AddKeda(out);
   AddMetrics(out);
   return out;
 }

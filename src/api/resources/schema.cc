@@ -103,6 +103,7 @@ const Table& Schemas() {
     AddCoreSchemas(*t);
     AddAppsSchemas(*t);
     AddVolcanoSchemas(*t);
+    AddKedaSchemas(*t);
     return t;
   }();
   return *table;

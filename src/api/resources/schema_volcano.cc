@@ -1,6 +1,6 @@
 // Schemas of Volcano's kinds (batch.volcano.sh Job, scheduling.volcano.sh Queue and PodGroup,
-// bus.volcano.sh Command, topology.volcano.sh HyperNode) and the seed's QueueBinding, with the
-// seed's extension fields that docs/design.md lists (marked "seed").
+// bus.volcano.sh Command, topology.volcano.sh HyperNode), the seed's QueueBinding and KEDA's
+// ScaledObject, with the seed's extension fields that docs/design.md lists (marked "seed").
 #include "api/resources/schema_node.h"
 
 namespace etna::api::resources::schema {
@@ -130,6 +130,34 @@ void AddVolcanoSchemas(Table& table) {
   });
   table[{"topology.volcano.sh", "HyperNode"}] =
       TopLevel({{"spec", HyperNodeSpec()}, {"status", Any()}});
+}
+
+void AddKedaSchemas(Table& table) {
+  NodePtr trigger = Obj({{"type", Scalar()},
+                         {"name", Scalar()},
+                         {"metadata", Any()},
+                         {"metricType", Scalar()},
+                         {"useCachedMetrics", Scalar()},
+                         {"authenticationRef", Any()}});
+  NodePtr spec = Obj({
+      {"scaleTargetRef", Obj({{"apiVersion", Scalar()},
+                              {"kind", Scalar()},
+                              {"name", Scalar()},
+                              {"envSourceContainerName", Scalar()}})},
+      {"pollingInterval", Scalar()},
+      {"cooldownPeriod", Scalar()},
+      {"initialCooldownPeriod", Scalar()},
+      {"idleReplicaCount", Scalar()},
+      {"minReplicaCount", Scalar()},
+      {"maxReplicaCount", Scalar()},
+      {"advanced",
+       Obj({{"restoreToOriginalReplicaCount", Scalar()},
+            {"horizontalPodAutoscalerConfig", Obj({{"name", Scalar()}, {"behavior", Any()}})},
+            {"scalingModifiers", Any()}})},
+      {"fallback", Any()},
+      {"triggers", ArrayOf(trigger)},
+  });
+  table[{"keda.sh", "ScaledObject"}] = TopLevel({{"spec", spec}, {"status", Any()}});
 }
 
 }  // namespace etna::api::resources::schema

@@ -29,15 +29,45 @@ std::string TimestampSince(const json* timestamp, Clock::time_point now) {
   return HumanDuration(std::chrono::duration_cast<std::chrono::seconds>(now - *t));
 }
 
+// `list[?(@.field=="value")]` of a path: the first element of `list` whose field equals value.
+const json* FilteredElement(const json& object, std::string_view step) {
+  size_t open = step.find("[?(@.");
+  std::string_view list = step.substr(0, open);
+  std::string_view filter = step.substr(open + 5);
+  size_t eq = filter.find("==\"");
+  size_t close = filter.find("\")]");
+  if (eq == std::string_view::npos || close == std::string_view::npos || close < eq) {
+    return nullptr;
+  }
+  std::string_view field = filter.substr(0, eq), value = filter.substr(eq + 3, close - eq - 3);
+  auto it = object.is_object() ? object.find(list) : object.end();
+  if (it == object.end() || !it->is_array()) return nullptr;
+  for (const json& e : *it) {
+    auto f = e.is_object() ? e.find(field) : e.end();
+    if (f != e.end() && f->is_string() && *f == value) return &e;
+  }
+  return nullptr;
+}
+
 json CrdCell(const PrinterColumn& column, const json& object, Clock::time_point now) {
-  // Simple JSON paths only (".status.state.phase"), as the CRD table convertor supports.
+  // Plain JSON paths (".status.state.phase") and one filter per step
+  // (".status.conditions[?(@.type=="Ready")].status"), the forms CRDs' columns use.
   const json* v = &object;
   std::string_view path = column.json_path;
   while (v != nullptr && !path.empty()) {
     if (path.front() == '.') path.remove_prefix(1);
     size_t end = path.find('.');
+    size_t filter = path.find("[?(");
+    if (filter != std::string_view::npos && (end == std::string_view::npos || filter < end)) {
+      end = path.find(")]", filter);
+      end = end == std::string_view::npos ? end : path.find('.', end);
+    }
     std::string_view key = path.substr(0, end);
     path = end == std::string_view::npos ? std::string_view() : path.substr(end);
+    if (key.find("[?(@.") != std::string_view::npos) {
+      v = FilteredElement(*v, key);
+      continue;
+    }
     auto it = v->is_object() ? v->find(key) : v->end();
     v = v->is_object() && it != v->end() ? &*it : nullptr;
   }

@@ -200,6 +200,23 @@ TEST(TableTest, EventsAndSimpleKinds) {
             json({"etna", "a_1", "<unknown>"}));
 }
 
+// KEDA's columns, whose Ready and Active read a condition through a JSONPath filter.
+TEST(TableTest, ScaledObjectColumnsFilterItsConditions) {
+  json so = Created(
+      {{"metadata", {{"name", "bert-scaler"}}},
+       {"spec",
+        {{"scaleTargetRef", {{"name", "bert"}}}, {"minReplicaCount", 0}, {"maxReplicaCount", 6}}},
+       {"status",
+        {{"scaleTargetKind", "apps/v1.Deployment"},
+         {"conditions",
+          {{{"type", "Ready"}, {"status", "True"}}, {{"type", "Active"}, {"status", "False"}}}}}}},
+      30);
+  EXPECT_EQ(RenderOne("keda.sh", "v1alpha1", "scaledobjects", so)["rows"][0]["cells"],
+            json({"bert-scaler", "apps/v1.Deployment", "bert", 0, 6, "True", "False", "30s"}));
+  so["status"].erase("conditions");
+  EXPECT_EQ(RenderOne("keda.sh", "v1alpha1", "scaledobjects", so)["rows"][0]["cells"][5], nullptr);
+}
+
 TEST(TableTest, DeploymentAndHpa) {
   json deploy = Created(
       {{"metadata", {{"name", "web"}}},

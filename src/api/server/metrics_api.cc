@@ -9,6 +9,7 @@
 #include "api/types/label_selector.h"
 #include "api/types/pod.h"
 #include "api/types/pod_metrics.h"
+#include "common/resource.h"
 #include "common/time.h"
 
 namespace etna::api::server {
@@ -20,6 +21,7 @@ namespace types = etna::api::types;
 constexpr char kMetricsGroup[] = "metrics.k8s.io";
 constexpr char kCustomGroup[] = "custom.metrics.k8s.io";
 constexpr char kExternalGroup[] = "external.metrics.k8s.io";
+constexpr char kScaledObjectLabel[] = "scaledobject.keda.sh/name";
 
 net::http::Response NotFound(std::string message) {
   return ApiError{404, "NotFound", std::move(message)}.ToResponse();
@@ -328,6 +330,14 @@ net::http::Response MetricsApi::ExternalMetrics(const net::http::Request& reques
                                                 const RequestInfo& ri) {
   const std::string& metric = ri.plural;
   if (!ri.namespace_in_path || !ri.name.empty()) return ApiError::NotFoundPath().ToResponse();
+  auto selector = Selector(request);
+  if (!selector.ok()) return selector.error().ToResponse();
+  for (const auto& r : selector->requirements()) {
+    if (r.key == kScaledObjectLabel && r.op == codec::LabelSelector::Op::kEquals &&
+        r.values.size() == 1) {
+      return ScaledObjectMetric(ri.ns, r.values[0], metric);
+    }
+  }
   if (!types::IsPodMetric(metric)) {
     return NotFound(fmt::format(
         "the server could not find the external metric {}: etna serves the per-pod metrics "
@@ -335,8 +345,6 @@ net::http::Response MetricsApi::ExternalMetrics(const net::http::Request& reques
         "DCGM_FI_DEV_FB_USED, cpu_usage and memory_working_set_bytes (each also with _avg)",
         metric));
   }
-  auto selector = Selector(request);
-  if (!selector.ok()) return selector.error().ToResponse();
   json items = json::array();
   for (const PodReading& r : Readings(ri.ns, nullptr, &*selector)) {
     auto value = types::PodMetricMilli(metric, r.summary);
@@ -348,6 +356,37 @@ net::http::Response MetricsApi::ExternalMetrics(const net::http::Request& reques
   }
   return ObjectReply(200, ListOf(std::string(kExternalGroup) + "/v1beta1",
                                  "ExternalMetricValueList", std::move(items)));
+}
+
+net::http::Response MetricsApi::ScaledObjectMetric(const std::string& ns, const std::string& name,
+                                                   const std::string& metric) {
+  const auto* info = objects_->registry().Find("keda.sh", "v1alpha1", "scaledobjects");
+  auto so = objects_->GetObject(*info, ns, name);
+  if (!so.ok()) {
+    return NotFound(fmt::format("the external metric {} of ScaledObject {}/{}: {}", metric, ns,
+                                name, so.error().message));
+  }
+  const json* value = types::Find(*so, {"status", "metricValues", metric});
+  if (!value) {
+    return NotFound(
+        fmt::format("ScaledObject {}/{} has no value for {} yet (it has not been "
+                    "polled, or it has no such trigger)",
+                    ns, name, metric));
+  }
+  if (value->contains("error")) {
+    return ApiError::Unavailable(fmt::format("the trigger {} of ScaledObject {}/{} failed: {}",
+                                             metric, ns, name,
+                                             value->value("error", std::string())))
+        .ToResponse();
+  }
+  auto milli = ParseQuantity(value->value("value", std::string()), ResourceUnit::kMilli);
+  if (!milli.ok()) return ApiError::Internal("a ScaledObject's value is not a number").ToResponse();
+  json item = {{"metricName", metric},
+               {"metricLabels", {{kScaledObjectLabel, name}}},
+               {"timestamp", value->value("timestamp", FormatRfc3339(clock_->NowMs()))},
+               {"value", types::MilliQuantity(*milli)}};
+  return ObjectReply(200, ListOf(std::string(kExternalGroup) + "/v1beta1",
+                                 "ExternalMetricValueList", json::array({item})));
 }
 
 }  // namespace etna::api::server

@@ -18,6 +18,9 @@
 // `namespace`, `pod`, and the workloads that own it: `replicaset`, `deployment` (through its
 // ReplicaSet), `daemonset`, `statefulset`, `job`. So the seed's selector
 // `deployment: bert-inference-service` selects that Deployment's pods.
+// An external metric selected by `scaledobject.keda.sh/name=<so>` is a KEDA trigger's: its value
+// is the one the ScaledObject controller last read and wrote in the ScaledObject's
+// status.metricValues (a failed trigger is 503 with the Prometheus error).
 // Only running pods bound to a node whose agent answered count; the others have no reading
 // and are left out, as metrics-server leaves them out. An unknown metric is 404 naming it.
 // Thread-safety: Handle may be called concurrently.
@@ -59,6 +62,8 @@ class MetricsApi {
   net::http::Response PodMetrics(const net::http::Request& request, const RequestInfo& ri);
   net::http::Response CustomMetrics(const net::http::Request& request, const RequestInfo& ri);
   net::http::Response ExternalMetrics(const net::http::Request& request, const RequestInfo& ri);
+  net::http::Response ScaledObjectMetric(const std::string& ns, const std::string& name,
+                                         const std::string& metric);
 
   ObjectService* objects_;
   AgentSummaries* summaries_;

@@ -1,0 +1,106 @@
+#include "controllers/prometheus_query.h"
+
+#include <fmt/format.h>
+
+#include <cmath>
+#include <cstdlib>
+#include <nlohmann/json.hpp>
+
+#include "common/strings.h"
+#include "net/http/client.h"
+
+namespace etna::controllers {
+
+using nlohmann::json;
+
+Result<double> PrometheusValue(const std::string& body, const PrometheusQuery& q) {
+  json answer = json::parse(body, nullptr, false);
+  if (!answer.is_object()) {
+    return Status::Unavailable(
+        fmt::format("prometheus at {} answered something that is not JSON", q.server_address));
+  }
+  if (answer.value("status", "") != "success") {
+    return Status::InvalidArgument(fmt::format("prometheus query \"{}\" failed: {}: {}", q.query,
+                                               answer.value("errorType", "error"),
+                                               answer.value("error", "")));
+  }
+  const json& data = answer.value("data", json::object());
+  const std::string type = data.value("resultType", "");
+  const json& result = data.value("result", json());
+  json sample;
+  if (type == "scalar") {
+    sample = result;
+  } else if (type == "vector") {
+    if (!result.is_array() || result.empty()) {
+      if (q.ignore_null_values) return 0.0;
+      return Status::NotFound(fmt::format(
+          "prometheus query \"{}\" returned no series (ignoreNullValues is false)", q.query));
+    }
+    if (result.size() > 1) {
+      return Status::InvalidArgument(fmt::format(
+          "prometheus query \"{}\" returned {} elements; it must return one (aggregate it, "
+          "e.g. with avg() or sum())",
+          q.query, result.size()));
+    }
+    sample = result[0].value("value", json());
+  } else {
+    return Status::InvalidArgument(
+        fmt::format("prometheus query \"{}\" returned a {}: it must return a vector or a scalar",
+                    q.query, type));
+  }
+  if (!sample.is_array() || sample.size() != 2 || !sample[1].is_string()) {
+    return Status::InvalidArgument(
+        fmt::format("prometheus query \"{}\" returned a sample without a value", q.query));
+  }
+  const std::string text = sample[1].get<std::string>();
+  char* end = nullptr;
+  double value = std::strtod(text.c_str(), &end);
+  if (end == text.c_str() || std::isnan(value) || std::isinf(value)) {
+    return Status::InvalidArgument(
+        fmt::format("prometheus query \"{}\" returned {}, not a number", q.query, text));
+  }
+  return value;
+}
+
+Result<double> HttpPrometheus::Query(const PrometheusQuery& q) {
+  std::string address = q.server_address;
+  net::http::ClientOptions o;
+  o.timeout = std::chrono::seconds(5);
+  if (address.rfind("https://", 0) == 0) {
+    address = address.substr(8);
+  } else if (address.rfind("http://", 0) == 0) {
+    o.tls = false;
+    address = address.substr(7);
+  } else {
+    return Status::InvalidArgument(
+        fmt::format("serverAddress \"{}\": must start with http:// or https://", q.server_address));
+  }
+  size_t slash = address.find('/');
+  std::string prefix = slash == std::string::npos ? "" : address.substr(slash);
+  while (!prefix.empty() && prefix.back() == '/') prefix.pop_back();
+  std::string host_port = address.substr(0, slash);
+  size_t colon = host_port.rfind(':');
+  o.host = host_port.substr(0, colon);
+  int port = o.tls ? 443 : 80;
+  if (colon != std::string::npos) port = std::atoi(host_port.c_str() + colon + 1);
+  if (o.host.empty() || port <= 0 || port > 65535) {
+    return Status::InvalidArgument(
+        fmt::format("serverAddress \"{}\": no host and port", q.server_address));
+  }
+  o.port = static_cast<uint16_t>(port);
+  std::string target = prefix + "/api/v1/query?query=" + QueryEscape(q.query);
+  if (!q.ns.empty()) target += "&namespace=" + QueryEscape(q.ns);
+  net::http::HttpClient http(o);
+  auto reply = http.Do("GET", target);
+  if (!reply.ok()) {
+    return Status::Unavailable(fmt::format("prometheus at {} is unreachable: {}", q.server_address,
+                                           reply.status().message()));
+  }
+  if (reply->status != 200 && reply->status != 400 && reply->status != 422) {
+    return Status::Unavailable(
+        fmt::format("prometheus at {} answered HTTP {}", q.server_address, reply->status));
+  }
+  return PrometheusValue(reply->body, q);
+}
+
+}  // namespace etna::controllers
