@@ -34,6 +34,7 @@
 
 #include "agent/agent.h"
 #include "agent/gpu/cluster_profile.h"
+#include "agent/runtime/shim.h"
 #include "api/types/pod.h"
 #include "cli/api_runtime.h"
 #include "client/rest.h"
@@ -206,7 +207,7 @@ int Run(const Flags& flags) {
       client::NodeGpu gpu;
       gpu.index = g;
       gpu.uuid = agent::SimulatedGpuUuid(node.name, g);
-      gpu.model = "NVIDIA H100 80GB HBM3";
+      gpu.model = "NVIDIA-H100-80GB-HBM3";
       gpu.memory_mib = 81559;
       node.gpus.push_back(gpu);
     }
@@ -269,6 +270,7 @@ int Run(const Flags& flags) {
           std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
       if (n < flags.deployments) Die(fmt::format("a pass reconciled {} HPAs", n));
       passes.push_back(ms);
+      std::fprintf(stderr, "autoscale_bench: pass %d: %d HPAs in %.1f ms\n", p + 1, n, ms);
     }
   }
 
@@ -341,4 +343,9 @@ int Run(const Flags& flags) {
 }  // namespace
 }  // namespace etna
 
-int main(int argc, char** argv) { return etna::Run(etna::ParseFlags(argc, argv)); }
+int main(int argc, char** argv) {
+  // The agents start containers through this binary, as `etna agent-shim` (runtime/shim.h).
+  if (argc > 1 && std::string(argv[1]) == "agent-shim")
+    return etna::agent::runtime::RunShim(argc - 1, argv + 1);
+  return etna::Run(etna::ParseFlags(argc, argv));
+}

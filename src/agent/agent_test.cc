@@ -169,14 +169,7 @@ TEST_F(AgentTest, MetricsNameThePodHoldingAGpuAndReadyzSaysReady) {
 }
 
 TEST_F(AgentTest, SimulatedNodeReadingsFollowThePodsItRuns) {
-  auto nodes = LoadClusterProfile(std::string(ETNA_SOURCE_DIR) + "/examples/clusters/dev.yaml");
-  ASSERT_TRUE(nodes.ok());
-  auto node = FindProfileNode(*nodes, "t4-0");
-  ASSERT_TRUE(node.ok());
-  AgentOptions o = SimulatedNodeOptions(*node, api_.Factory(), dir_);
-  o.shim_binary = ETNA_AGENT_SHIM_PATH;
-  o.sync_period = std::chrono::milliseconds(20);
-  StartAgent(std::move(o));
+  StartSimulatedAgent("t4-0");
   CreatePod("busy", "t4-0", "sleep 30", "Never", json::array(),
             {{api::types::kGpuIdsAnnotation, "1"}});
   std::string text;
@@ -192,14 +185,7 @@ TEST_F(AgentTest, SimulatedNodeReadingsFollowThePodsItRuns) {
 }
 
 TEST_F(AgentTest, ASimulatedPodDrivesItsGpusUtilizationAndTheSummaryShowsItsUsage) {
-  auto nodes = LoadClusterProfile(std::string(ETNA_SOURCE_DIR) + "/examples/clusters/dev.yaml");
-  ASSERT_TRUE(nodes.ok());
-  auto node = FindProfileNode(*nodes, "t4-0");
-  ASSERT_TRUE(node.ok());
-  AgentOptions o = SimulatedNodeOptions(*node, api_.Factory(), dir_);
-  o.shim_binary = ETNA_AGENT_SHIM_PATH;
-  o.sync_period = std::chrono::milliseconds(20);
-  StartAgent(std::move(o));
+  StartSimulatedAgent("t4-0");
   std::string go = dir_ + "/go";
   CreatePod("loaded", "t4-0",
             "i=0; while [ $i -lt 20000 ]; do i=$((i+1)); done; echo 42 > "

@@ -98,6 +98,18 @@ class AgentTest : public ::testing::Test {
     ASSERT_TRUE(s.ok()) << s.ToString();
   }
 
+  // Starts the agent of node `name` of examples/clusters/dev.yaml, its GPUs simulated.
+  void StartSimulatedAgent(const std::string& name) {
+    auto nodes = LoadClusterProfile(std::string(ETNA_SOURCE_DIR) + "/examples/clusters/dev.yaml");
+    ASSERT_TRUE(nodes.ok()) << nodes.status().ToString();
+    auto node = FindProfileNode(*nodes, name);
+    ASSERT_TRUE(node.ok()) << node.status().ToString();
+    AgentOptions o = SimulatedNodeOptions(*node, api_.Factory(), dir_);
+    o.shim_binary = ETNA_AGENT_SHIM_PATH;
+    o.sync_period = std::chrono::milliseconds(20);
+    StartAgent(std::move(o));
+  }
+
   // Starts node `name`'s agent over the project's fake NVML library reporting `config`.
   void StartFakeNvmlAgent(const std::string& name, const json& config) {
     std::ofstream(dir_ + "/nvml.json") << config.dump();

@@ -33,11 +33,16 @@ Controller::Controller(std::string name, ControllerOptions options)
       metrics_(options_.metrics ? options_.metrics : own_metrics_.get()),
       transport_(options_.factory()),
       rest_(transport_.get()),
+      events_(&rest_, clock_, name_),
       queue_(clock_) {
   queue_.SetBackoff(options_.backoff_initial, options_.backoff_max);
+  events_.Start();
 }
 
-Controller::~Controller() { Stop(); }
+Controller::~Controller() {
+  Stop();
+  events_.Stop();
+}
 
 client::Informer* Controller::Watch(const std::string& path, Handler handler) {
   if (!handler) {

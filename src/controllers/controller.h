@@ -25,6 +25,7 @@
 #include <thread>
 #include <vector>
 
+#include "client/event_recorder.h"
 #include "client/informer.h"
 #include "client/rest.h"
 #include "client/transport.h"
@@ -93,6 +94,12 @@ class Controller {
 
   client::RestClient& rest() { return rest_; }
   const Clock& clock() const { return *clock_; }
+
+ public:
+  // Writes the controller's Events (Normal/Warning, reason, message) about objects.
+  client::EventRecorder& events() { return events_; }
+
+ protected:
   ControllerMetrics& metrics() { return *metrics_; }
 
  private:
@@ -110,6 +117,7 @@ class Controller {
   ControllerMetrics* metrics_;
   std::unique_ptr<client::Transport> transport_;
   client::RestClient rest_;
+  client::EventRecorder events_;  // its Events, as the controller's name
   WorkQueue queue_;
   std::vector<std::unique_ptr<client::Transport>> informer_transports_;
   std::vector<std::unique_ptr<client::Informer>> own_informers_;

@@ -109,8 +109,20 @@ Result<Json> DeploymentController::ScaleReplicaSet(const Json& deployment, const
          {{kDesiredReplicasAnnotation, std::to_string(d.replicas())},
           {kMaxReplicasAnnotation, std::to_string(d.replicas() + d.rolling_limits().max_surge)}}}}},
       {"spec", {{"replicas", replicas}}}};
-  return rest().MergePatch(client::Path("replicasets", d.ns(), types::ObjectView(rs).name()),
-                           patch);
+  const int64_t before = types::ReplicaSet(rs).replicas();
+  auto written =
+      rest().MergePatch(client::Path("replicasets", d.ns(), types::ObjectView(rs).name()), patch);
+  if (written.ok() && before != replicas) RecordScaling(deployment, rs, before, replicas);
+  return written;
+}
+
+void DeploymentController::RecordScaling(const Json& deployment, const Json& rs, int64_t from,
+                                         int64_t to) {
+  types::ObjectView d(deployment);
+  events().Record({"Deployment", "apps/v1", d.ns(), d.name(), d.uid()}, "Normal",
+                  "ScalingReplicaSet",
+                  fmt::format("Scaled {} replica set {} from {} to {}", to > from ? "up" : "down",
+                              types::ObjectView(rs).name(), from, to));
 }
 
 Result<Json> DeploymentController::CreateNewReplicaSet(const Json& deployment,
@@ -147,6 +159,7 @@ Result<Json> DeploymentController::CreateNewReplicaSet(const Json& deployment,
                {"selector", selector},
                {"template", tmpl}}}};
   auto made = rest().Create(client::Path("replicasets", d.ns()), rs);
+  if (made.ok() && replicas > 0) RecordScaling(deployment, *made, 0, replicas);
   if (made.ok() || made.status().code() != StatusCode::kAlreadyExists) return made;
   auto existing = rest().Get(client::Path("replicasets", d.ns(), d.name() + "-" + hash));
   if (!existing.ok()) return existing.status();

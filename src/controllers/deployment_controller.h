@@ -12,6 +12,7 @@
 //    unavailableReplicas, observedGeneration, collisionCount, and the Available and Progressing
 //    conditions (ProgressDeadlineExceeded after progressDeadlineSeconds without progress), which
 //    `kubectl rollout status` reads.
+//  - Events: ScalingReplicaSet at each resize of a ReplicaSet, as Kubernetes writes them.
 // Keys: "<ns>/<name>" of Deployments. Thread-safety: as Controller (one worker).
 #pragma once
 
@@ -44,6 +45,8 @@ class DeploymentController : public Controller {
   // Sets a ReplicaSet's spec.replicas (and the annotations that record the Deployment's
   // size); the ReplicaSet as written.
   Result<Json> ScaleReplicaSet(const Json& deployment, const Json& rs, int64_t replicas);
+  // The ScalingReplicaSet Event ("Scaled up replica set web-5d4b from 1 to 3").
+  void RecordScaling(const Json& deployment, const Json& rs, int64_t from, int64_t to);
   // Any pod of `old` still running or pending (Recreate waits for them to end).
   bool OldPodsRunning(const std::vector<const Json*>& old);
   Status WriteStatus(const Json& deployment, const Json* new_rs,

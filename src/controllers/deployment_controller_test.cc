@@ -144,6 +144,17 @@ TEST_F(DeploymentTest, DeploymentMakesAHashedReplicaSetWhosePodsRollOut) {
   EXPECT_EQ(available["type"], "Available");
   EXPECT_EQ(available["status"], "True");
   EXPECT_EQ(d["status"]["conditions"][1]["reason"], "NewReplicaSetAvailable");
+  // The Events `kubectl describe` shows.
+  deploy_->events().Flush();
+  rs_->events().Flush();
+  std::map<std::string, std::vector<std::string>> events;  // reason -> messages
+  for (const json& e : List("events", "default")) {
+    events[e.value("reason", "")].push_back(e.value("message", ""));
+  }
+  EXPECT_EQ(events["ScalingReplicaSet"],
+            std::vector<std::string>{"Scaled up replica set web-" + hash + " from 0 to 3"});
+  ASSERT_EQ(events["SuccessfulCreate"].size(), 3u);
+  EXPECT_EQ(events["SuccessfulCreate"][0].rfind("Created pod: web-" + hash + "-", 0), 0u);
 }
 
 TEST_F(DeploymentTest, ScaleDownDeletesPendingAndUnreadyPodsFirst) {

@@ -8,7 +8,9 @@
 #include "api/types/hpa.h"
 #include "api/types/label_selector.h"
 #include "api/types/pod.h"
+#include "api/types/pod_metrics.h"
 #include "common/time.h"
+#include "controllers/status_conditions.h"
 
 namespace etna::controllers {
 
@@ -31,25 +33,6 @@ Result<std::string> ScalePath(const types::HorizontalPodAutoscaler& hpa) {
   return client::Path(resource, hpa.ns(), hpa.target_name()) + "/scale";
 }
 
-// An HPA condition; the transition time is kept while the status stays the same.
-Json Condition(const Json& old_status, const std::string& type, bool status,
-               const std::string& reason, const std::string& message, TimeMs now) {
-  const std::string s = status ? "True" : "False";
-  const Json* old = types::FindCondition(old_status, {"conditions"}, type);
-  std::string transition = old && types::String(*old, {"status"}) == s
-                               ? types::String(*old, {"lastTransitionTime"})
-                               : FormatRfc3339(now);
-  return {{"type", type},
-          {"status", s},
-          {"lastTransitionTime", transition},
-          {"reason", reason},
-          {"message", message}};
-}
-
-std::string Quantity(int64_t milli) {
-  return milli % 1000 == 0 ? std::to_string(milli / 1000) : std::to_string(milli) + "m";
-}
-
 // metric.{name, selector} as the spec gives it.
 Json MetricIdentifier(const types::HpaMetric& m) {
   Json id = {{"name", m.name}};
@@ -69,9 +52,7 @@ HorizontalPodAutoscalerController::HorizontalPodAutoscalerController(
     std::unique_ptr<HpaMetrics> metrics)
     : Controller("horizontal-pod-autoscaler", options),
       sync_period_(sync_period),
-      metrics_(metrics ? std::move(metrics) : std::make_unique<RestHpaMetrics>(&rest())),
-      events_(std::make_unique<client::EventRecorder>(
-          &rest(), options.clock ? options.clock : &clock(), "horizontal-pod-autoscaler")) {
+      metrics_(metrics ? std::move(metrics) : std::make_unique<RestHpaMetrics>(&rest())) {
   // A new HPA or a changed spec syncs now; the controller's own status writes wait for the
   // next period, as upstream's rate-limited queue makes them.
   hpas_ = Watch(client::Path("horizontalpodautoscalers"),
@@ -84,13 +65,9 @@ HorizontalPodAutoscalerController::HorizontalPodAutoscalerController(
                 });
   // Read at each sync; their changes do not make an HPA sync sooner.
   pods_ = Watch(client::Path("pods"), [](const std::string&, const Json&) {});
-  events_->Start();
 }
 
-HorizontalPodAutoscalerController::~HorizontalPodAutoscalerController() {
-  Stop();
-  events_->Stop();
-}
+HorizontalPodAutoscalerController::~HorizontalPodAutoscalerController() { Stop(); }
 
 Result<std::vector<Json>> HorizontalPodAutoscalerController::SelectedPods(
     const std::string& ns, const std::string& selector) {
@@ -133,7 +110,7 @@ HorizontalPodAutoscalerController::ComputeMetric(const types::HpaMetric& m, cons
                                                      m.container, pods, *values));
       out.replicas = p.replicas;
       current_value = {{"averageUtilization", p.usage},
-                       {"averageValue", Quantity(p.raw_utilization)}};
+                       {"averageValue", types::MilliQuantity(p.raw_utilization)}};
     } else {
       if (m.target.type != "AverageValue") {
         return Status::InvalidArgument(
@@ -144,7 +121,7 @@ HorizontalPodAutoscalerController::ComputeMetric(const types::HpaMetric& m, cons
                             calc.AverageValue(current, m.target.average_value_milli,
                                               pods_metric ? "" : m.name, pods, *values));
       out.replicas = p.replicas;
-      current_value = {{"averageValue", Quantity(p.usage)}};
+      current_value = {{"averageValue", types::MilliQuantity(p.usage)}};
     }
     if (pods_metric) {
       out.status = {{"type", "Pods"},
@@ -194,11 +171,11 @@ HorizontalPodAutoscalerController::ComputeMetric(const types::HpaMetric& m, cons
     }
     ReplicaProposal p = calc.Value(current, usage, m.target.value_milli, ready);
     out.replicas = p.replicas;
-    current_value = {{"value", Quantity(p.usage)}};
+    current_value = {{"value", types::MilliQuantity(p.usage)}};
   } else if (m.target.type == "AverageValue") {
     ReplicaProposal p = calc.PerPod(status_replicas, usage, m.target.average_value_milli);
     out.replicas = p.replicas;
-    current_value = {{"averageValue", Quantity(p.usage)}};
+    current_value = {{"averageValue", types::MilliQuantity(p.usage)}};
   } else {
     return Status::InvalidArgument(
         fmt::format("{} metric {}: target type must be Value or AverageValue", m.type, m.name));
@@ -277,8 +254,8 @@ Status HorizontalPodAutoscalerController::Reconcile(const std::string& key) {
     std::string why = path.ok() ? scale.status().message() : path.status().message();
     std::string message =
         fmt::format("the HPA controller was unable to get the target's current scale: {}", why);
-    able = Condition(old_status, "AbleToScale", false, "FailedGetScale", message, now);
-    events_->Record(ref, "Warning", "FailedGetScale", message);
+    able = StatusCondition(old_status, "AbleToScale", false, "FailedGetScale", message, now);
+    events().Record(ref, "Warning", "FailedGetScale", message);
     return write_status();
   }
   const int32_t current = static_cast<int32_t>(types::Integer(*scale, {"spec", "replicas"}));
@@ -288,8 +265,8 @@ Status HorizontalPodAutoscalerController::Reconcile(const std::string& key) {
   const int32_t min_replicas = hpa.min_replicas();
   const int32_t max_replicas = hpa.max_replicas();
   status["currentReplicas"] = current;
-  able = Condition(old_status, "AbleToScale", true, "SucceededGetScale",
-                   "the HPA controller was able to get the target's current scale", now);
+  able = StatusCondition(old_status, "AbleToScale", true, "SucceededGetScale",
+                         "the HPA controller was able to get the target's current scale", now);
   int32_t desired = current;
   std::string reason;
   bool rescale = true;
@@ -297,8 +274,9 @@ Status HorizontalPodAutoscalerController::Reconcile(const std::string& key) {
   if (current == 0 && min_replicas != 0) {
     desired = 0;
     rescale = false;
-    active = Condition(old_status, "ScalingActive", false, "ScalingDisabled",
-                       "scaling is disabled since the replica count of the target is zero", now);
+    active =
+        StatusCondition(old_status, "ScalingActive", false, "ScalingDisabled",
+                        "scaling is disabled since the replica count of the target is zero", now);
   } else if (current > max_replicas) {
     reason = "Current number of replicas above Spec.MaxReplicas";
     desired = max_replicas;
@@ -347,20 +325,21 @@ Status HorizontalPodAutoscalerController::Reconcile(const std::string& key) {
     }
     status["currentMetrics"] = current_metrics;
     if (invalid > 0) {
-      events_->Record(ref, "Warning", first_reason, first_error);
+      events().Record(ref, "Warning", first_reason, first_error);
     }
     if (invalid >= total || (invalid > 0 && proposed < current)) {
-      active = Condition(old_status, "ScalingActive", false, first_reason,
-                         "the HPA was unable to compute the replica count: " + first_error, now);
-      events_->Record(ref, "Warning", "FailedComputeMetricsReplicas",
+      active =
+          StatusCondition(old_status, "ScalingActive", false, first_reason,
+                          "the HPA was unable to compute the replica count: " + first_error, now);
+      events().Record(ref, "Warning", "FailedComputeMetricsReplicas",
                       fmt::format("invalid metrics ({} invalid out of {}), first error is: {}",
                                   invalid, total, first_error));
       status["desiredReplicas"] = current;
       return write_status();
     }
-    active =
-        Condition(old_status, "ScalingActive", true, "ValidMetricFound",
-                  "the HPA was able to successfully calculate a replica count from " + winner, now);
+    active = StatusCondition(
+        old_status, "ScalingActive", true, "ValidMetricFound",
+        "the HPA was able to successfully calculate a replica count from " + winner, now);
     if (proposed > current) reason = winner + " above target";
     if (proposed < current) reason = "All metrics below target";
     HpaNormalized normalized;
@@ -369,9 +348,10 @@ Status HorizontalPodAutoscalerController::Reconcile(const std::string& key) {
       normalized = histories_[key].Normalize(hpa.behavior(), min_replicas, max_replicas, current,
                                              proposed, now);
     }
-    able = Condition(old_status, "AbleToScale", true, normalized.able_to_scale.reason,
-                     normalized.able_to_scale.message, now);
-    limited = Condition(old_status, "ScalingLimited", normalized.limited,
+    able = StatusCondition(old_status, "AbleToScale", true, normalized.able_to_scale.reason,
+                           normalized.able_to_scale.message, now);
+    limited =
+        StatusCondition(old_status, "ScalingLimited", normalized.limited,
                         normalized.scaling_limited.reason, normalized.scaling_limited.message, now);
     desired = normalized.replicas;
     rescale = desired != current;
@@ -381,17 +361,17 @@ Status HorizontalPodAutoscalerController::Reconcile(const std::string& key) {
     if (!written.ok()) {
       std::string message = fmt::format("New size: {}; reason: {}; error: {}", desired, reason,
                                         written.status().message());
-      able = Condition(
+      able = StatusCondition(
           old_status, "AbleToScale", false, "FailedUpdateScale",
           "the HPA controller was unable to update the target scale: " + written.status().message(),
           now);
-      events_->Record(ref, "Warning", "FailedRescale", message);
+      events().Record(ref, "Warning", "FailedRescale", message);
       return write_status();
     }
-    able = Condition(
+    able = StatusCondition(
         old_status, "AbleToScale", true, "SucceededRescale",
         fmt::format("the HPA controller was able to update the target scale to {}", desired), now);
-    events_->Record(ref, "Normal", "SuccessfulRescale",
+    events().Record(ref, "Normal", "SuccessfulRescale",
                     fmt::format("New size: {}; reason: {}", desired, reason));
     {
       std::lock_guard<std::mutex> lock(mu_);

@@ -25,7 +25,6 @@
 #include <mutex>
 #include <string>
 
-#include "client/event_recorder.h"
 #include "controllers/controller.h"
 #include "controllers/hpa_behavior.h"
 #include "controllers/hpa_metrics.h"
@@ -41,7 +40,6 @@ class HorizontalPodAutoscalerController : public Controller {
                                     std::chrono::milliseconds sync_period = std::chrono::seconds(5),
                                     std::unique_ptr<HpaMetrics> metrics = nullptr);
   ~HorizontalPodAutoscalerController() override;
-  client::EventRecorder& events() { return *events_; }
 
  protected:
   Status Reconcile(const std::string& key) override;
@@ -58,7 +56,6 @@ class HorizontalPodAutoscalerController : public Controller {
 
   std::chrono::milliseconds sync_period_;
   std::unique_ptr<HpaMetrics> metrics_;
-  std::unique_ptr<client::EventRecorder> events_;
   client::Informer* hpas_;
   client::Informer* pods_;
   std::mutex mu_;

@@ -237,3 +237,24 @@ TEST_F(HpaTest, ATargetAtZeroReplicasIsLeftAlone) {
 
 }  // namespace
 }  // namespace etna::controllers
+
+namespace etna::controllers {
+namespace {
+
+TEST_F(HpaTest, ASteadySyncWritesNothing) {
+  MakeDeployment(3);
+  MustCreate("horizontalpodautoscalers", "default", SeedHpa());
+  metrics_->external["gpu_utilization_avg"] = {70'000, 70'000, 70'000};
+  Sync();
+  NextSync();
+  std::string before = Get("horizontalpodautoscalers", "default", "bert-inference-hpa")
+                           ->at("metadata")
+                           .at("resourceVersion");
+  NextSync();
+  NextSync();
+  json after = *Get("horizontalpodautoscalers", "default", "bert-inference-hpa");
+  EXPECT_EQ(after["metadata"]["resourceVersion"], before) << after["status"].dump();
+}
+
+}  // namespace
+}  // namespace etna::controllers

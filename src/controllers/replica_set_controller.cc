@@ -123,6 +123,7 @@ Status ReplicaSetController::Reconcile(const std::string& key) {
   }
   std::string failure;
   int64_t diff = static_cast<int64_t>(owned.size()) - view.replicas();
+  const client::ObjectRef ref{"ReplicaSet", "apps/v1", ns, view.name(), view.uid()};
   if (diff != 0 && ExpectationsMet(key, ns)) {
     Expectations e;
     e.since = clock().NowMs();
@@ -131,9 +132,11 @@ Status ReplicaSetController::Reconcile(const std::string& key) {
         auto made = rest().Create(client::Path("pods", ns), BuildReplicaSetPod(*rs));
         if (!made.ok()) {
           failure = made.status().message();
+          events().Record(ref, "Warning", "FailedCreate", "Error creating: " + failure);
           break;
         }
         e.created.push_back(types::ObjectView(*made).name());
+        events().Record(ref, "Normal", "SuccessfulCreate", "Created pod: " + e.created.back());
       }
     } else {
       size_t count = static_cast<size_t>(std::min(diff, kBurstReplicas));
@@ -142,6 +145,7 @@ Status ReplicaSetController::Reconcile(const std::string& key) {
         Status s = rest().Delete(client::Path("pods", ns, pod_name));
         if (!s.ok() && s.code() != StatusCode::kNotFound) return s;
         e.deleted.push_back(pod_name);
+        events().Record(ref, "Normal", "SuccessfulDelete", "Deleted pod: " + pod_name);
         owned.erase(
             std::remove_if(owned.begin(), owned.end(),
                            [&](const Json& p) { return types::ObjectView(p).name() == pod_name; }),

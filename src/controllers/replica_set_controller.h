@@ -9,6 +9,7 @@
 //  - status: replicas, fullyLabeledReplicas, readyReplicas, availableReplicas (ready for
 //    minReadySeconds; re-checked when the next pod comes due), observedGeneration, and a
 //    ReplicaFailure condition while pod creation fails.
+//  - Events: SuccessfulCreate, SuccessfulDelete ("Created pod: web-5d4b-x2k9q") and FailedCreate.
 // Keys: "<ns>/<name>" of ReplicaSets. Thread-safety: as Controller (one worker); the
 // expectations are guarded for the informer threads.
 #pragma once

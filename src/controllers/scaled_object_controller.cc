@@ -8,6 +8,7 @@
 #include "api/types/object.h"
 #include "common/resource.h"
 #include "common/time.h"
+#include "controllers/status_conditions.h"
 
 namespace etna::controllers {
 
@@ -56,28 +57,12 @@ std::string TargetResource(const std::string& kind) {
   return kind == "ReplicaSet" ? "replicasets" : "deployments";
 }
 
-Json Condition(const Json& old_status, const std::string& type, bool status,
-               const std::string& reason, const std::string& message, TimeMs now) {
-  const std::string s = status ? "True" : "False";
-  const Json* old = types::FindCondition(old_status, {"conditions"}, type);
-  std::string transition = old && types::String(*old, {"status"}) == s
-                               ? types::String(*old, {"lastTransitionTime"})
-                               : FormatRfc3339(now);
-  return {{"type", type},
-          {"status", s},
-          {"reason", reason},
-          {"message", message},
-          {"lastTransitionTime", transition}};
-}
-
 }  // namespace
 
 ScaledObjectController::ScaledObjectController(ControllerOptions options,
                                                std::unique_ptr<TriggerSource> source)
     : Controller("keda-operator", options),
-      source_(source ? std::move(source) : std::make_unique<HttpPrometheus>()),
-      events_(std::make_unique<client::EventRecorder>(
-          &rest(), options.clock ? options.clock : &clock(), "keda-operator")) {
+      source_(source ? std::move(source) : std::make_unique<HttpPrometheus>()) {
   // A new ScaledObject or a changed spec polls now; its own status writes wait for the next
   // polling interval.
   scaled_objects_ =
@@ -96,13 +81,9 @@ ScaledObjectController::ScaledObjectController(ControllerOptions options,
                     queue().Add(types::ObjectView(hpa).ns() + "/" + owner);
                   }
                 });
-  events_->Start();
 }
 
-ScaledObjectController::~ScaledObjectController() {
-  Stop();
-  events_->Stop();
-}
+ScaledObjectController::~ScaledObjectController() { Stop(); }
 
 Status ScaledObjectController::EnsureHpa(const Json& so) {
   types::ObjectView view(so);
@@ -190,7 +171,7 @@ Status ScaledObjectController::Reconcile(const std::string& key) {
       failure = value.status().message();
       health[t.metric] = {{"numberOfFailures", failures + 1}, {"status", "Failure"}};
       values[t.metric] = {{"error", failure}, {"timestamp", FormatRfc3339(now)}};
-      events_->Record(ref, "Warning", "KEDAScalerFailed", failure);
+      events().Record(ref, "Warning", "KEDAScalerFailed", failure);
       continue;
     }
     health[t.metric] = {{"numberOfFailures", 0}, {"status", "Happy"}};
@@ -250,7 +231,7 @@ Status ScaledObjectController::Reconcile(const std::string& key) {
       if (!written.ok()) {
         target_error = written.status().message();
       } else {
-        events_->Record(ref, "Normal",
+        events().Record(ref, "Normal",
                         want > current ? "KEDAScaleTargetActivated" : "KEDAScaleTargetDeactivated",
                         fmt::format("{} apps/v1.{} {}/{} from {} to {}",
                                     want > current ? "Scaled" : "Deactivated", kind, ns, target,
@@ -260,21 +241,21 @@ Status ScaledObjectController::Reconcile(const std::string& key) {
   }
   Json conditions = Json::array();
   if (!failure.empty() || !target_error.empty()) {
-    conditions.push_back(Condition(old_status, "Ready", false,
-                                   failure.empty() ? "ScaledObjectCheckFailed" : "TriggerError",
-                                   failure.empty() ? target_error : failure, now));
+    conditions.push_back(StatusCondition(
+        old_status, "Ready", false, failure.empty() ? "ScaledObjectCheckFailed" : "TriggerError",
+        failure.empty() ? target_error : failure, now));
   } else {
-    conditions.push_back(Condition(old_status, "Ready", true, "ScaledObjectReady",
-                                   "ScaledObject is defined correctly and is ready for scaling",
-                                   now));
+    conditions.push_back(
+        StatusCondition(old_status, "Ready", true, "ScaledObjectReady",
+                        "ScaledObject is defined correctly and is ready for scaling", now));
   }
   conditions.push_back(
-      active ? Condition(old_status, "Active", true, "ScalerActive",
-                         "Scaling is performed because triggers are active", now)
-             : Condition(old_status, "Active", false, "ScalerNotActive",
-                         "Scaling is not performed because triggers are not active", now));
-  conditions.push_back(
-      Condition(old_status, "Fallback", false, "NoFallbackFound", "No fallbacks are defined", now));
+      active ? StatusCondition(old_status, "Active", true, "ScalerActive",
+                               "Scaling is performed because triggers are active", now)
+             : StatusCondition(old_status, "Active", false, "ScalerNotActive",
+                               "Scaling is not performed because triggers are not active", now));
+  conditions.push_back(StatusCondition(old_status, "Fallback", false, "NoFallbackFound",
+                                       "No fallbacks are defined", now));
   status["conditions"] = conditions;
   auto r =
       rest().MergePatch(client::Path("scaledobjects", ns, name), {{"status", status}}, "status");

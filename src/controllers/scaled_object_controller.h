@@ -22,7 +22,6 @@
 #include <memory>
 #include <string>
 
-#include "client/event_recorder.h"
 #include "controllers/controller.h"
 #include "controllers/prometheus_query.h"
 
@@ -39,7 +38,6 @@ class ScaledObjectController : public Controller {
   explicit ScaledObjectController(ControllerOptions options,
                                   std::unique_ptr<TriggerSource> source = nullptr);
   ~ScaledObjectController() override;
-  client::EventRecorder& events() { return *events_; }
 
  protected:
   Status Reconcile(const std::string& key) override;
@@ -49,7 +47,6 @@ class ScaledObjectController : public Controller {
   Status EnsureHpa(const Json& so);
 
   std::unique_ptr<TriggerSource> source_;
-  std::unique_ptr<client::EventRecorder> events_;
   client::Informer* scaled_objects_;
   client::Informer* hpas_;
 };

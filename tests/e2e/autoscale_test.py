@@ -26,7 +26,7 @@ import sys
 import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from dev import KUBECTL, Dev  # noqa: E402
+from dev import KUBECTL, Dev, wait_for  # noqa: E402
 
 NS = "inference"
 DEPLOY = "deployment/bert-inference-service"
@@ -38,12 +38,6 @@ def main():
     etna, seed, examples = sys.argv[1:4]
     with Dev(etna, prefix="etna-autoscale-", args=["--hpa-sync-period", "1s"]) as dev:
         k = dev.k
-        load_total = os.path.join(dev.work, "load", "total")
-
-        def set_load(total):
-            with open(load_total + ".tmp", "w") as f:
-                f.write(f"{total}\n")
-            os.replace(load_total + ".tmp", load_total)
 
         def replicas():
             return json.loads(k("get", DEPLOY, "-n", NS, "-o", "json"))["spec"]["replicas"]
@@ -58,11 +52,10 @@ def main():
             return {}
 
         def wait(predicate, what, timeout=90):
-            end = time.monotonic() + timeout
-            while not predicate():
-                assert time.monotonic() < end, f"timed out waiting for {what}: {hpa()['status']}"
-                time.sleep(0.1)
-            return time.monotonic()
+            try:
+                return wait_for(predicate, what, timeout)
+            except AssertionError:
+                raise AssertionError(f"timed out waiting for {what}: {hpa()['status']}")
 
         def holds(n, seconds):
             end = time.monotonic() + seconds
@@ -71,7 +64,7 @@ def main():
                 time.sleep(0.2)
 
         manifest = dev.runnable_inference(examples)
-        set_load(150)  # 50 % on each of 3 replicas
+        dev.set_load(150)  # 50 % on each of 3 replicas
         k("apply", "-f", os.path.join(seed, "volcano-queues.yaml"))
         k("apply", "-f", manifest)
         k("rollout", "status", DEPLOY, "-n", NS, "--timeout=120s", timeout=150)
@@ -116,7 +109,7 @@ def main():
         # 90 % on every replica: the first step is ceil(3 * 90 / 70) = 4, where the shared
         # load gives 67.5 % each, under the target: it stays.
         start = time.monotonic()
-        set_load(270)
+        dev.set_load(270)
         first = wait(lambda: replicas() != 3, "the first scale-out", timeout=30) - start
         # Two sync periods, plus the metric's own delay: the servers' 0.2 s report and the
         # API server's 1 s reuse of an agent's reading.
@@ -127,7 +120,7 @@ def main():
         assert status["currentMetrics"][0]["external"]["current"]["averageValue"] in \
             ("67500m", "67"), status
         # 400 over 4 replicas: ceil(400 / 70) = 6, then 66.7 % each.
-        set_load(400)
+        dev.set_load(400)
         steps = settle()
         assert steps == [4, math.ceil(400 / 70)] == [4, 6], steps
         events = k("get", "events", "-n", NS, "--field-selector",
@@ -174,7 +167,7 @@ def main():
         k("patch", HPA, "-n", NS, "--type=merge", "-p",
           '{"spec":{"behavior":{"scaleDown":{"stabilizationWindowSeconds":10}}}}')
         drop = time.monotonic()
-        set_load(60)
+        dev.set_load(60)
         holds(6, 7)  # the window's earlier recommendations keep it (10 s, less the slack)
         done = wait(lambda: replicas() != 6, "the scale-in", timeout=30)
         assert replicas() == 2, hpa()["status"]

@@ -61,9 +61,26 @@ class Dev:
             f.write(text.replace("/tmp/etna-bert-load", load))
         return path
 
+    def set_load(self, total):
+        """Sets the total GPU load the runnable inference example's replicas share."""
+        path = os.path.join(self.work, "load", "total")
+        with open(path + ".tmp", "w") as f:
+            f.write(f"{total}\n")
+        os.replace(path + ".tmp", path)
+
     def k(self, *args, timeout=120):
         """kubectl against this etna dev; fails the test on a non-zero exit."""
         r = subprocess.run([KUBECTL, "--kubeconfig", self.kubeconfig] + list(args),
                            capture_output=True, text=True, timeout=timeout)
         assert r.returncode == 0, f"kubectl {' '.join(args)}: {r.stdout}{r.stderr}"
         return r.stdout
+
+
+def wait_for(predicate, what, timeout=90):
+    """Polls `predicate` every 0.1 s until it is true; fails naming `what` after `timeout` s.
+    Returns the time it became true."""
+    end = time.monotonic() + timeout
+    while not predicate():
+        assert time.monotonic() < end, f"timed out waiting for {what}"
+        time.sleep(0.1)
+    return time.monotonic()

@@ -17,7 +17,7 @@ import tempfile
 import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from dev import KUBECTL, Dev  # noqa: E402
+from dev import KUBECTL, Dev, wait_for  # noqa: E402
 from monitoring_test import Prometheus  # noqa: E402
 
 NS = "inference"
@@ -53,12 +53,6 @@ def main():
     with Dev(etna, prefix="etna-keda-", args=["--hpa-sync-period", "1s"]) as dev, \
             tempfile.TemporaryDirectory(prefix="etna-keda-prom-") as work:
         k = dev.k
-        load_total = os.path.join(dev.work, "load", "total")
-
-        def set_load(total):
-            with open(load_total + ".tmp", "w") as f:
-                f.write(f"{total}\n")
-            os.replace(load_total + ".tmp", load_total)
 
         def apply(text):
             return subprocess.run([KUBECTL, "--kubeconfig", dev.kubeconfig, "apply", "-f", "-"],
@@ -74,14 +68,9 @@ def main():
                     return c
             return {}
 
-        def wait(predicate, what, timeout=90):
-            end = time.monotonic() + timeout
-            while not predicate():
-                assert time.monotonic() < end, f"timed out waiting for {what}"
-                time.sleep(0.2)
 
         manifest = dev.runnable_inference(examples)
-        set_load(40)
+        dev.set_load(40)
         k("apply", "-f", os.path.join(seed, "volcano-queues.yaml"))
         k("apply", "-f", manifest)
         k("delete", "hpa", "bert-inference-hpa", "-n", NS)  # KEDA's HPA replaces the seed's
@@ -89,7 +78,7 @@ def main():
         k("rollout", "status", DEPLOY, "-n", NS, "--timeout=120s", timeout=150)
         prometheus = Prometheus(repo, work, Scraped(dev))
         try:
-            wait(lambda: prometheus.query(QUERY), "Prometheus to scrape the replica's GPU")
+            wait_for(lambda: prometheus.query(QUERY), "Prometheus to scrape the replica's GPU")
 
             # The seed's ScaledObject, given an apiVersion, still has no query.
             printed = open(os.path.join(seed, "keda-scaledobject.yaml")).read()
@@ -103,15 +92,15 @@ def main():
 
             made = apply(scaled_object(prometheus.url))
             assert made.returncode == 0, made.stderr
-            wait(lambda: condition("scaledobject/bert-scaler", "Ready").get("status") == "True",
+            wait_for(lambda: condition("scaledobject/bert-scaler", "Ready").get("status") == "True",
                  "the ScaledObject Ready")
             hpa = json.loads(k("get", "hpa", "keda-hpa-bert-scaler", "-n", NS, "-o", "json"))
             assert hpa["spec"]["metrics"][0]["external"]["metric"]["name"] == "s0-prometheus"
             table = k("get", "scaledobject", "bert-scaler", "-n", NS)
             assert "READY" in table and "True" in table, table
 
-            set_load(200)  # one replica at 100 %: above the 60 target
-            wait(lambda: replicas() >= 3, "the scale-out from 1", timeout=60)
+            dev.set_load(200)  # one replica at 100 %: above the 60 target
+            wait_for(lambda: replicas() >= 3, "the scale-out from 1", timeout=60)
             k("rollout", "status", DEPLOY, "-n", NS, "--timeout=60s", timeout=90)
             top = replicas()
             print(f"1 -> {top} replicas on avg(DCGM_FI_DEV_GPU_UTIL)", flush=True)
@@ -121,11 +110,11 @@ def main():
                 {"spec": {"triggers": [{"type": "prometheus", "metricType": "Value", "metadata": {
                     "serverAddress": "http://127.0.0.1:1", "query": QUERY, "threshold": "60",
                     "activationThreshold": "5"}}]}}))
-            wait(lambda: "unreachable" in condition("scaledobject/bert-scaler", "Ready")
+            wait_for(lambda: "unreachable" in condition("scaledobject/bert-scaler", "Ready")
                  .get("message", ""), "Ready False on the unreachable Prometheus")
-            wait(lambda: condition("hpa/keda-hpa-bert-scaler", "ScalingActive").get("reason")
+            wait_for(lambda: condition("hpa/keda-hpa-bert-scaler", "ScalingActive").get("reason")
                  == "FailedGetExternalMetric", "the HPA's FailedGetExternalMetric")
-            set_load(0)
+            dev.set_load(0)
             time.sleep(7)  # past the cooldown: a failing trigger never deactivates
             assert replicas() == top, replicas()
             print("unreachable Prometheus: Ready False, FailedGetExternalMetric, size kept",
@@ -133,8 +122,8 @@ def main():
 
             made = apply(scaled_object(prometheus.url))
             assert made.returncode == 0, made.stderr
-            wait(lambda: replicas() == 0, "the scale-in to 0", timeout=60)
-            wait(lambda: condition("scaledobject/bert-scaler", "Active").get("status") == "False",
+            wait_for(lambda: replicas() == 0, "the scale-in to 0", timeout=60)
+            wait_for(lambda: condition("scaledobject/bert-scaler", "Active").get("status") == "False",
                  "Active False")
             events = json.loads(k("get", "events", "-n", NS, "--field-selector",
                                   "involvedObject.name=bert-scaler", "-o", "json"))["items"]

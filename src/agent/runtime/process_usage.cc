@@ -7,6 +7,7 @@
 #include <fstream>
 #include <sstream>
 #include <string>
+#include <vector>
 
 namespace etna::agent::runtime {
 namespace {
@@ -56,22 +57,66 @@ int64_t TicksToNs(int64_t ticks) {
 
 }  // namespace
 
+// The children of `pid`'s threads (/proc/<pid>/task/<tid>/children); false when the kernel does
+// not provide the file.
+bool ChildrenOf(pid_t pid, std::vector<pid_t>* out) {
+  const std::string task = "/proc/" + std::to_string(pid) + "/task";
+  DIR* dir = opendir(task.c_str());
+  if (!dir) return true;  // gone
+  bool supported = true;
+  while (dirent* e = readdir(dir)) {
+    if (e->d_name[0] < '0' || e->d_name[0] > '9') continue;
+    std::ifstream in(task + "/" + e->d_name + "/children");
+    if (!in) {
+      supported = false;
+      break;
+    }
+    pid_t child;
+    while (in >> child) out->push_back(child);
+  }
+  closedir(dir);
+  return supported;
+}
+
 std::map<pid_t, ProcessUsage> ReadSessions(const std::set<pid_t>& sessions) {
   std::map<pid_t, ProcessUsage> out;
   if (sessions.empty()) return out;
   static const int64_t page = sysconf(_SC_PAGESIZE) > 0 ? sysconf(_SC_PAGESIZE) : 4096;
   static const int64_t hz = sysconf(_SC_CLK_TCK) > 0 ? sysconf(_SC_CLK_TCK) : 100;
   const int64_t boot_ms = BootTimeMs();
+  auto add = [&](const std::string& pid, const StatFields& f) {
+    ProcessUsage& u = out[f.session];
+    u.cpu_ns += TicksToNs(f.cpu_ticks);
+    u.rss_bytes += f.rss_pages * page;
+    if (std::atol(pid.c_str()) == f.session)
+      u.leader_start_ms = boot_ms + f.start_ticks * 1000 / hz;
+  };
+  // Each session's process tree from its leader (the shim): a few reads per container rather
+  // than one per process on the host.
+  bool walked = true;
+  for (pid_t leader : sessions) {
+    std::vector<pid_t> todo = {leader};
+    std::set<pid_t> seen;
+    while (walked && !todo.empty()) {
+      pid_t pid = todo.back();
+      todo.pop_back();
+      if (!seen.insert(pid).second) continue;
+      StatFields f;
+      std::string name = std::to_string(pid);
+      if (!ReadStat(name, &f) || f.session != leader) continue;
+      add(name, f);
+      walked = ChildrenOf(pid, &todo);
+    }
+  }
+  if (walked) return out;
+  // Without /proc/<pid>/task/<tid>/children: every process of the host.
+  out.clear();
   DIR* proc = opendir("/proc");
   if (!proc) return out;
   while (dirent* e = readdir(proc)) {
     if (e->d_name[0] < '0' || e->d_name[0] > '9') continue;
     StatFields f;
-    if (!ReadStat(e->d_name, &f) || !sessions.count(f.session)) continue;
-    ProcessUsage& u = out[f.session];
-    u.cpu_ns += TicksToNs(f.cpu_ticks);
-    u.rss_bytes += f.rss_pages * page;
-    if (std::atol(e->d_name) == f.session) u.leader_start_ms = boot_ms + f.start_ticks * 1000 / hz;
+    if (ReadStat(e->d_name, &f) && sessions.count(f.session)) add(e->d_name, f);
   }
   closedir(proc);
   return out;

@@ -1,7 +1,9 @@
 // What the processes of each container use, read from /proc: the CPU time and resident memory
 // of every process in the container's session (the shim is the session leader, shim.h, so the
-// command and whatever it starts are in it unless they call setsid themselves), and the host's
-// totals for a real node (/proc/stat, /proc/meminfo).
+// command and whatever it starts are in it unless they call setsid themselves), found by walking
+// the leader's descendants (/proc/<pid>/task/<tid>/children; every process of the host where
+// the kernel lacks that file), and the host's totals for a real node (/proc/stat,
+// /proc/meminfo).
 // UsageSampler turns the cumulative CPU time into a rate, as the kubelet's summary reports it:
 // over the interval since the previous sample of the same session (at least `min_interval_ms`
 // apart, else the last rate is repeated), or since the session leader started for a first

@@ -11,6 +11,7 @@
 #include "api/types/pod_metrics.h"
 #include "common/resource.h"
 #include "common/time.h"
+#include "store/keys.h"
 
 namespace etna::api::server {
 namespace {
@@ -80,8 +81,62 @@ bool IsMetricsGroup(const std::string& group) {
   return group == kMetricsGroup || group == kCustomGroup || group == kExternalGroup;
 }
 
-MetricsApi::MetricsApi(ObjectService* objects, AgentSummaries* summaries, const Clock* clock)
-    : objects_(objects), summaries_(summaries), clock_(clock) {}
+MetricsApi::MetricsApi(ObjectService* objects, AgentSummaries* summaries, const Clock* clock,
+                       TimeMs max_age_ms)
+    : objects_(objects),
+      summaries_(summaries),
+      clock_(clock),
+      max_age_ms_(max_age_ms),
+      pods_(objects->store(),
+            store::ResourcePrefix(objects->registry().Find("", "v1", "pods")->StoreResource())),
+      replica_sets_(objects->store(),
+                    store::ResourcePrefix(
+                        objects->registry().Find("apps", "v1", "replicasets")->StoreResource())) {}
+
+std::shared_ptr<const MetricsApi::NamespaceObjects> MetricsApi::ObjectsOf(const std::string& ns) {
+  const TimeMs now = clock_->NowMs();
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    auto it = namespaces_.find(ns);
+    if (it != namespaces_.end() && now - it->second->at < max_age_ms_) return it->second;
+  }
+  auto fresh = std::make_shared<NamespaceObjects>();
+  fresh->at = now;
+  std::map<std::string, std::string> deployment_of;  // "<ns>/<replicaset>" -> its Deployment
+  (void)replica_sets_.ForEach([&](const json& rs) {
+    types::ObjectView v(rs);
+    if (!ns.empty() && v.ns() != ns) return;
+    std::string d = v.ControllerName("Deployment");
+    if (!d.empty()) deployment_of[v.ns() + "/" + v.name()] = d;
+  });
+  (void)pods_.ForEach([&](const json& object) {
+    types::Pod pod(object);
+    if (!ns.empty() && pod.ns() != ns) return;
+    if (pod.node_name().empty() || pod.phase() != "Running") return;
+    const json* own = types::Find(object, {"metadata", "labels"});
+    json labels = own && own->is_object() ? *own : json::object();
+    labels["namespace"] = pod.ns();
+    labels["pod"] = pod.name();
+    for (std::string kind : {"ReplicaSet", "DaemonSet", "StatefulSet", "Job"}) {
+      std::string owner = pod.ControllerName(kind);
+      if (owner.empty()) continue;
+      if (kind == "ReplicaSet") {
+        auto d = deployment_of.find(pod.ns() + "/" + owner);
+        if (d != deployment_of.end()) labels["deployment"] = d->second;
+      }
+      for (char& c : kind) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+      labels[kind] = owner;
+    }
+    if (labels.contains("deployment")) {
+      fresh->by_deployment[labels["deployment"].get<std::string>()].push_back(fresh->pods.size());
+    }
+    fresh->pods.push_back(object);
+    fresh->labels.push_back(std::move(labels));
+  });
+  std::lock_guard<std::mutex> lock(mu_);
+  namespaces_[ns] = fresh;
+  return fresh;
+}
 
 net::http::Response MetricsApi::Handle(const net::http::Request& request, const RequestInfo& ri) {
   if (ri.verb != "get" && ri.verb != "list") {
@@ -107,38 +162,32 @@ std::vector<MetricsApi::PodReading> MetricsApi::Readings(
     const codec::LabelSelector* metric_labels) {
   const auto& registry = objects_->registry();
   std::vector<PodReading> candidates;
-  auto pods = objects_->List(*registry.Find("", "v1", "pods"), ns);
-  if (!pods.ok()) return {};
-  std::map<std::string, std::string> deployment_of;  // "<ns>/<replicaset>" -> its Deployment
-  if (auto sets = objects_->List(*registry.Find("apps", "v1", "replicasets"), ns); sets.ok()) {
-    for (const json& rs : *sets) {
-      types::ObjectView v(rs);
-      std::string d = v.ControllerName("Deployment");
-      if (!d.empty()) deployment_of[v.ns() + "/" + v.name()] = d;
-    }
-  }
+  std::shared_ptr<const NamespaceObjects> objects = ObjectsOf(ns);
   std::map<std::string, std::vector<size_t>> by_node;
-  for (json& object : *pods) {
-    types::Pod pod(object);
-    if (pod.node_name().empty() || pod.phase() != "Running") continue;
+  // A selector that names a Deployment looks at its pods only.
+  std::vector<size_t> all;
+  const std::vector<size_t>* indexes = nullptr;
+  for (const auto& r : metric_labels ? metric_labels->requirements()
+                                     : std::vector<codec::LabelSelector::Requirement>{}) {
+    if (r.key != "deployment" || r.op != codec::LabelSelector::Op::kEquals ||
+        r.values.size() != 1) {
+      continue;
+    }
+    auto it = objects->by_deployment.find(r.values[0]);
+    static const std::vector<size_t> kNone;
+    indexes = it == objects->by_deployment.end() ? &kNone : &it->second;
+  }
+  if (!indexes) {
+    for (size_t i = 0; i < objects->pods.size(); ++i) all.push_back(i);
+    indexes = &all;
+  }
+  for (size_t i : *indexes) {
+    const json& object = objects->pods[i];
     const json* own = types::Find(object, {"metadata", "labels"});
     if (pod_labels && !pod_labels->Matches(own ? *own : json())) continue;
-    json labels = own && own->is_object() ? *own : json::object();
-    labels["namespace"] = pod.ns();
-    labels["pod"] = pod.name();
-    for (std::string kind : {"ReplicaSet", "DaemonSet", "StatefulSet", "Job"}) {
-      std::string owner = pod.ControllerName(kind);
-      if (owner.empty()) continue;
-      if (kind == "ReplicaSet") {
-        auto d = deployment_of.find(pod.ns() + "/" + owner);
-        if (d != deployment_of.end()) labels["deployment"] = d->second;
-      }
-      for (char& c : kind) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-      labels[kind] = owner;
-    }
-    if (metric_labels && !metric_labels->Matches(labels)) continue;
-    by_node[pod.node_name()].push_back(candidates.size());
-    candidates.push_back({std::move(object), json(), std::move(labels)});
+    if (metric_labels && !metric_labels->Matches(objects->labels[i])) continue;
+    by_node[types::Pod(object).node_name()].push_back(candidates.size());
+    candidates.push_back({object, json(), objects->labels[i]});
   }
   std::vector<json> nodes;
   for (const auto& [name, unused] : by_node) {

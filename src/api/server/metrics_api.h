@@ -26,6 +26,9 @@
 // Thread-safety: Handle may be called concurrently.
 #pragma once
 
+#include <map>
+#include <memory>
+#include <mutex>
 #include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
@@ -33,6 +36,7 @@
 #include "api/codec/selectors.h"
 #include "api/server/agent_summaries.h"
 #include "api/server/object_service.h"
+#include "api/server/prefix_cache.h"
 #include "api/server/request_info.h"
 #include "net/http/message.h"
 
@@ -43,7 +47,10 @@ bool IsMetricsGroup(const std::string& group);
 
 class MetricsApi {
  public:
-  MetricsApi(ObjectService* objects, AgentSummaries* summaries, const Clock* clock);
+  // Pods and ReplicaSets read for a namespace are reused for `max_age_ms`, as the agents'
+  // summaries are: an HPA pass over many HPAs of one namespace reads them once.
+  MetricsApi(ObjectService* objects, AgentSummaries* summaries, const Clock* clock,
+             TimeMs max_age_ms = 1000);
   // A GET the server has authenticated and authorized.
   net::http::Response Handle(const net::http::Request& request, const RequestInfo& ri);
 
@@ -65,9 +72,23 @@ class MetricsApi {
   net::http::Response ScaledObjectMetric(const std::string& ns, const std::string& name,
                                          const std::string& metric);
 
+  // A namespace's running pods with their metric labels, read at `at`.
+  struct NamespaceObjects {
+    TimeMs at = 0;
+    std::vector<nlohmann::json> pods;                          // Running and bound
+    std::vector<nlohmann::json> labels;                        // each pod's metric labels
+    std::map<std::string, std::vector<size_t>> by_deployment;  // pods by `deployment` label
+  };
+  std::shared_ptr<const NamespaceObjects> ObjectsOf(const std::string& ns);
+
   ObjectService* objects_;
   AgentSummaries* summaries_;
   const Clock* clock_;
+  TimeMs max_age_ms_;
+  PrefixCache pods_;  // every pod, kept current from the store's watch
+  PrefixCache replica_sets_;
+  std::mutex mu_;
+  std::map<std::string, std::shared_ptr<const NamespaceObjects>> namespaces_;
 };
 
 }  // namespace etna::api::server

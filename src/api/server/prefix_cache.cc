@@ -9,32 +9,16 @@ PrefixCache::~PrefixCache() {
   if (watcher_) watcher_->Cancel();
 }
 
-bool PrefixCache::StaleLocked() {
-  if (!items_ || !watcher_) return true;
-  bool stale = false;
-  for (;;) {
-    auto event = watcher_->Next(std::chrono::milliseconds(0));
-    if (!event.ok()) {  // closed (an overflow, a compaction): list again
-      watcher_.reset();
-      return true;
-    }
-    if (!*event) return stale;
-    stale = true;
-  }
-}
-
-Status PrefixCache::RefreshLocked() {
-  if (!StaleLocked()) return Status::Ok();
+Status PrefixCache::ListLocked() {
   items_.reset();
   if (watcher_) watcher_->Cancel();
   watcher_.reset();
   auto list = store_->List(prefix_, 0, "", 0);
   if (!list.ok()) return list.status();
-  std::vector<nlohmann::json> out;
-  out.reserve(list->items.size());
+  std::map<std::string, nlohmann::json> out;
   for (const auto& kv : list->items) {
     auto object = DecodeStored(kv.value, kv.mod_revision);
-    if (object.ok()) out.push_back(std::move(object).value());
+    if (object.ok()) out.emplace(kv.key, std::move(object).value());
   }
   auto watcher = store_->Watch(prefix_, list->revision);
   // Without a watch nothing can tell a later write: the objects serve this call only.
@@ -43,20 +27,56 @@ Status PrefixCache::RefreshLocked() {
   return Status::Ok();
 }
 
+Status PrefixCache::RefreshLocked() {
+  if (!items_ || !watcher_) return ListLocked();
+  for (;;) {
+    auto event = watcher_->Next(std::chrono::milliseconds(0));
+    if (!event.ok()) return ListLocked();  // closed (an overflow, a compaction)
+    if (!*event) return Status::Ok();
+    const store::Event& e = **event;
+    if (e.type == store::EventType::kDeleted) {
+      items_->erase(e.key);
+      continue;
+    }
+    auto object = DecodeStored(e.value, e.revision);
+    if (object.ok()) {
+      (*items_)[e.key] = std::move(object).value();
+    } else {
+      items_->erase(e.key);
+    }
+  }
+}
+
 Result<std::vector<nlohmann::json>> PrefixCache::List() {
   std::lock_guard<std::mutex> lock(mu_);
   ETNA_RETURN_IF_ERROR(RefreshLocked());
-  return *items_;
+  std::vector<nlohmann::json> out;
+  out.reserve(items_->size());
+  for (const auto& [key, object] : *items_) out.push_back(object);
+  if (!watcher_) items_.reset();  // no watch: the next call lists again
+  return out;
 }
 
 Result<std::optional<nlohmann::json>> PrefixCache::Find(const std::string& name) {
   std::lock_guard<std::mutex> lock(mu_);
   ETNA_RETURN_IF_ERROR(RefreshLocked());
-  for (const nlohmann::json& object : *items_) {
-    if (object.value("/metadata/name"_json_pointer, std::string()) == name)
-      return std::optional<nlohmann::json>(object);
+  std::optional<nlohmann::json> found;
+  for (const auto& [key, object] : *items_) {
+    if (object.value("/metadata/name"_json_pointer, std::string()) == name) {
+      found = object;
+      break;
+    }
   }
-  return std::optional<nlohmann::json>();
+  if (!watcher_) items_.reset();
+  return found;
+}
+
+Status PrefixCache::ForEach(const std::function<void(const nlohmann::json&)>& fn) {
+  std::lock_guard<std::mutex> lock(mu_);
+  ETNA_RETURN_IF_ERROR(RefreshLocked());
+  for (const auto& [key, object] : *items_) fn(object);
+  if (!watcher_) items_.reset();
+  return Status::Ok();
 }
 
 }  // namespace etna::api::server

@@ -1,7 +1,9 @@
-// PrefixCache: the decoded objects under one store prefix, kept between requests and read again
-// only after the store reported a write under the prefix. Admission reads a few small kinds on
-// every pod create (PriorityClasses, the seed's scheduler ConfigMap, Queues, QueueBindings), and
-// every namespaced create reads its Namespace; without this each create read them from the store.
+// PrefixCache: the decoded objects under one store prefix, kept between requests and brought up
+// to date from the store's watch: each write under the prefix is decoded once, when the cache is
+// next read (a closed watch — an overflow, a compaction — lists again). Admission reads a few
+// small kinds on every pod create (PriorityClasses, the seed's scheduler ConfigMap, Queues,
+// QueueBindings), and every namespaced create reads its Namespace; the metrics APIs read every
+// pod; without this each of them read the store.
 //
 // Consistency: a watch from the listed revision tells of every later write. The in-process stores
 // queue the event on the writing thread before the write returns, so a read after a write on
@@ -10,6 +12,8 @@
 // Thread-safety: every method may be called concurrently.
 #pragma once
 
+#include <functional>
+#include <map>
 #include <memory>
 #include <mutex>
 #include <nlohmann/json.hpp>
@@ -34,19 +38,21 @@ class PrefixCache {
   Result<std::vector<nlohmann::json>> List();
   // The one named `name` (metadata.name), nullopt when there is none; copies only that one.
   Result<std::optional<nlohmann::json>> Find(const std::string& name);
+  // Calls `fn` on every object, in key order, under the cache's lock (no copies): `fn` must not
+  // call back into the cache.
+  Status ForEach(const std::function<void(const nlohmann::json&)>& fn);
 
  private:
-  // Lists again when stale; items_ is then current (or the error is returned).
+  // Applies the watch's events; lists again when there is no watch or it ended. items_ is then
+  // current (or the error is returned).
   Status RefreshLocked();
-
-  // Whether the watch reported a write (or ended) since the last list; drains it.
-  bool StaleLocked();
+  Status ListLocked();
 
   store::Store* store_;
   const std::string prefix_;
   std::mutex mu_;
   std::shared_ptr<store::Watcher> watcher_;
-  std::optional<std::vector<nlohmann::json>> items_;
+  std::optional<std::map<std::string, nlohmann::json>> items_;  // by key
 };
 
 }  // namespace etna::api::server
