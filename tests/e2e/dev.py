@@ -7,6 +7,7 @@ the test failed.
 """
 import os
 import shutil
+import signal
 import subprocess
 import tempfile
 import time
@@ -46,6 +47,7 @@ class Dev:
         if self.proc.poll() is None:
             self.proc.terminate()
             self.proc.wait(timeout=30)
+        kill_containers(self.work)
 
     def output(self):
         return open(self.log_path).read()
@@ -84,3 +86,20 @@ def wait_for(predicate, what, timeout=90):
         assert time.monotonic() < end, f"timed out waiting for {what}"
         time.sleep(0.1)
     return time.monotonic()
+
+
+def kill_containers(work):
+    """etna dev leaves its pods' processes running for its next start; a test's are killed: the
+    process group of every shim whose command line names the dev's directory `work`."""
+    for pid in os.listdir("/proc"):
+        if not pid.isdigit():
+            continue
+        try:
+            cmdline = open(f"/proc/{pid}/cmdline", "rb").read().decode(errors="replace")
+        except OSError:
+            continue
+        if "agent-shim" in cmdline and work in cmdline:
+            try:
+                os.killpg(int(pid), signal.SIGKILL)
+            except OSError:
+                pass

@@ -22,6 +22,9 @@ import urllib.request
 
 import yaml
 
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from dev import kill_containers  # noqa: E402
+
 KUBECTL = os.environ.get("KUBECTL", "kubectl")
 
 JOBS = """
@@ -124,6 +127,7 @@ class Dev:
     def stop(self):
         self.proc.terminate()
         self.proc.wait(timeout=30)
+        kill_containers(self.data)
 
 
 class Prometheus:
