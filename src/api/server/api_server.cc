@@ -229,6 +229,22 @@ net::http::Response ApiServer::Resource(const net::http::Request& request, const
 
 net::http::Response ApiServer::Dispatch(const net::http::Request& request, const RequestInfo& ri,
                                         const ResourceInfo& info) {
+  // dryRun: a create is checked and not written; any other write is refused rather than made
+  // (a client asking for a dry run must never find its change applied).
+  if (const std::string dry = request.Query("dryRun"); !dry.empty()) {
+    if (dry != "All") {
+      return ApiError::BadRequest(fmt::format("dryRun: unsupported value \"{}\": only All", dry))
+          .ToResponse();
+    }
+    const bool read = ri.verb == "get" || ri.verb == "list" || ri.verb == "watch";
+    if (!read && !(ri.verb == "create" && ri.subresource.empty())) {
+      return ApiError::BadRequest(
+                 fmt::format("dryRun=All is served on create only; nothing was written for this "
+                             "{}{}",
+                             ri.verb, ri.subresource.empty() ? "" : " of " + ri.subresource))
+          .ToResponse();
+    }
+  }
   if (ri.subresource == "log") {
     if (ri.verb != "get") return ApiError::MethodNotAllowed("pods/log supports GET").ToResponse();
     return Log(request, ri, info);

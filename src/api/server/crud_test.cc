@@ -75,6 +75,29 @@ TEST_F(CrudTest, QueueCreateKeepsTheStateWrittenInStatus) {
 
 // A kind etna stores but runs no controller for is admitted with a Warning header that says so
 // (kubectl prints it), so "created" is never read as "in force"; kinds etna acts on get none.
+// dryRun=All: a create is admitted (defaults, refusals) and not written; other writes are refused
+// rather than made.
+TEST_F(CrudTest, DryRunCreatesNothing) {
+  json cm = {{"apiVersion", "v1"},
+             {"kind", "ConfigMap"},
+             {"metadata", {{"name", "dry"}, {"namespace", "default"}}},
+             {"data", {{"a", "1"}}}};
+  testing::Reply dry = Do("POST", "/api/v1/namespaces/default/configmaps?dryRun=All", cm.dump());
+  ASSERT_EQ(dry.status, 201) << dry.body;
+  EXPECT_FALSE(dry.Json()["metadata"].contains("resourceVersion"));
+  EXPECT_EQ(Do("GET", "/api/v1/namespaces/default/configmaps/dry").status, 404);
+  json bad = cm;
+  bad["metadata"]["name"] = "Not_A_Name";
+  EXPECT_EQ(Do("POST", "/api/v1/namespaces/default/configmaps?dryRun=All", bad.dump()).status, 422);
+  MustCreate("/api/v1/namespaces/default/configmaps", cm);
+  EXPECT_EQ(Do("POST", "/api/v1/namespaces/default/configmaps?dryRun=All", cm.dump()).status, 409);
+  testing::Reply del = Do("DELETE", "/api/v1/namespaces/default/configmaps/dry?dryRun=All");
+  EXPECT_EQ(del.status, 400);
+  EXPECT_NE(del.body.find("nothing was written"), std::string::npos);
+  EXPECT_EQ(Do("GET", "/api/v1/namespaces/default/configmaps/dry").status, 200);
+  EXPECT_EQ(Do("POST", "/api/v1/namespaces/default/configmaps?dryRun=Some", cm.dump()).status, 400);
+}
+
 TEST_F(CrudTest, KindsEtnaActsOnCarryNoWarning) {
   json hpa = json::parse(R"({
     "apiVersion": "autoscaling/v2", "kind": "HorizontalPodAutoscaler", "metadata": {"name": "web"},

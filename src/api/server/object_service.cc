@@ -133,7 +133,7 @@ ApiResult<json> ObjectService::GetObject(const ResourceInfo& info, const std::st
 }
 
 ApiResult<json> ObjectService::Create(const ResourceInfo& info, const std::string& ns, json object,
-                                      FieldValidation* fields) {
+                                      FieldValidation* fields, bool dry_run) {
   bool ok;
   ApiError err = CheckKind(info, object, &ok);
   if (!ok) return err;
@@ -176,6 +176,11 @@ ApiResult<json> ObjectService::Create(const ResourceInfo& info, const std::strin
   object["metadata"]["creationTimestamp"] = FormatRfc3339(clock_->NowMs());
   if (object.contains("spec")) object["metadata"]["generation"] = 1;
   std::string key = Key(info, ns, name);
+  if (dry_run) {
+    auto existing = store_->Get(key);
+    if (existing.ok()) return ApiError::AlreadyExists(info, name);
+    return object;
+  }
   auto rev = store_->Create(key, EncodeStored(object));
   if (!rev.ok()) return ApiError::FromStatus(rev.status(), &info, name);
   owners_.Update(key, object);

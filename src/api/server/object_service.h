@@ -47,8 +47,11 @@ class ObjectService : public admission::ObjectLookup {
                                       const std::string& name);
   // `fields` (optional) says how unknown fields are treated and collects warnings; without it
   // they are dropped silently (the server's own writes).
+  // `dry_run` (the request's dryRun=All): every check and default, no write; the answer has no
+  // resourceVersion.
   ApiResult<nlohmann::json> Create(const resources::ResourceInfo& info, const std::string& ns,
-                                   nlohmann::json object, FieldValidation* fields = nullptr);
+                                   nlohmann::json object, FieldValidation* fields = nullptr,
+                                   bool dry_run = false);
   // PUT: `status_only` for the /status subresource.
   ApiResult<nlohmann::json> Update(const resources::ResourceInfo& info, const std::string& ns,
                                    const std::string& name, nlohmann::json object, bool status_only,

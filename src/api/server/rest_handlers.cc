@@ -43,8 +43,9 @@ net::http::Response ApiServer::Create(const net::http::Request& request, const R
   FieldValidation fields;
   auto body = DecodeWriteBody(request, options_.limits, &fields);
   if (!body.ok()) return body.error().ToResponse();
-  return WithWarnings(Reply(objects_.Create(info, ri.ns, std::move(body).value(), &fields), 201),
-                      fields);
+  const bool dry_run = request.Query("dryRun") == "All";
+  return WithWarnings(
+      Reply(objects_.Create(info, ri.ns, std::move(body).value(), &fields, dry_run), 201), fields);
 }
 
 net::http::Response ApiServer::Update(const net::http::Request& request, const RequestInfo& ri,
