@@ -1,5 +1,7 @@
 #include "agent/node_object.h"
 
+#include "client/lease.h"
+
 #include <fmt/format.h>
 
 #include <map>
@@ -120,24 +122,7 @@ Status RegisterNode(client::RestClient& rest, const NodeReport& r) {
 
 Status RenewLease(client::RestClient& rest, const std::string& node, int lease_seconds,
                   TimeMs now) {
-  std::string path = client::Path("leases", api::types::kNodeLeaseNamespace, node);
-  nlohmann::json spec = {{"holderIdentity", node},
-                         {"leaseDurationSeconds", lease_seconds},
-                         {"renewTime", FormatRfc3339Micro(now)}};
-  auto p = rest.MergePatch(path, {{"spec", spec}});
-  if (p.ok()) return Status::Ok();
-  if (p.status().code() != StatusCode::kNotFound) return p.status().WithContext("renew lease");
-  nlohmann::json lease = {
-      {"apiVersion", "coordination.k8s.io/v1"},
-      {"kind", "Lease"},
-      {"metadata", {{"name", node}, {"namespace", api::types::kNodeLeaseNamespace}}},
-      {"spec", spec}};
-  lease["spec"]["acquireTime"] = spec["renewTime"];
-  auto c = rest.Create(client::Path("leases", api::types::kNodeLeaseNamespace), lease);
-  if (!c.ok() && c.status().code() != StatusCode::kAlreadyExists) {
-    return c.status().WithContext("create lease");
-  }
-  return Status::Ok();
+  return client::RenewLease(rest, api::types::kNodeLeaseNamespace, node, node, lease_seconds, now);
 }
 
 }  // namespace etna::agent

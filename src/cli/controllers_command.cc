@@ -85,7 +85,7 @@ const Command& ControllersCommand() {
           {"kubeconfig", 0, "FILE", "the API server and credentials (required)"},
           {"controllers", 0, "LIST",
            "comma-separated subset of job,queue,podgroup,node,replicaset,deployment,daemonset,"
-           "hpa,keda (default: all)"},
+           "hpa,keda,scheduler-names (default: all)"},
           {"hpa-sync-period", 0, "D",
            "how often each HorizontalPodAutoscaler reads its metrics and rescales", "5s"},
           {"lease-grace-seconds", 0, "N",

@@ -11,6 +11,7 @@
 #include "controllers/queue_controller.h"
 #include "controllers/replica_set_controller.h"
 #include "controllers/scaled_object_controller.h"
+#include "controllers/scheduler_names_controller.h"
 
 namespace etna::controllers {
 
@@ -68,6 +69,9 @@ Status ControllerManager::CreateControllers() {
         std::make_unique<HorizontalPodAutoscalerController>(o, options_.hpa_sync_period));
   }
   if (wanted("keda")) controllers_.push_back(std::make_unique<ScaledObjectController>(o));
+  if (wanted("scheduler-names")) {
+    controllers_.push_back(std::make_unique<SchedulerNamesController>(o));
+  }
   return Status::Ok();
 }
 

@@ -81,12 +81,12 @@ TEST_F(ManagerTest, UnknownControllerIsRefused) {
 }
 
 // The controllers read pods, podgroups, replicasets, nodes and commands through one informer
-// each (24 watches, 12 collections), and every controller still sees the events: a job's pods
+// each (26 watches, 13 collections), and every controller still sees the events: a job's pods
 // appear (job controller) and a bare pod gets its PodGroup (podgroup controller) off the one pod
 // informer.
 TEST_F(ManagerTest, ControllersShareOneInformerPerCollection) {
   Make();
-  EXPECT_EQ(manager_->informer_count(), 12u);
+  EXPECT_EQ(manager_->informer_count(), 13u);
   MustCreate("queues", "", {{"metadata", {{"name", "q1"}}}, {"spec", {{"weight", 1}}}});
   MustCreate("jobs", "default", Job("shared", {{"queue", "q1"}}));
   Sync();

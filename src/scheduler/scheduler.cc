@@ -1,11 +1,14 @@
 #include "scheduler/scheduler.h"
 
 #include <fmt/format.h>
+#include <unistd.h>
 
 #include <cstdio>
 #include <tuple>
 
 #include "api/types/fields.h"
+#include "api/types/well_known.h"
+#include "client/lease.h"
 #include "sched/framework/cycle.h"
 #include "sched/framework/registry.h"
 
@@ -83,6 +86,7 @@ Status Scheduler::Start() {
     }
   }
   PublishReport();
+  RenewNamesLease();
   if (options_.run_loop) {
     std::lock_guard<std::mutex> lock(loop_mu_);
     stop_ = false;
@@ -105,6 +109,21 @@ void Scheduler::Stop() {
   events_->Stop();
 }
 
+void Scheduler::RenewNamesLease() {
+  std::vector<std::string> names = options_.scheduler_names;
+  std::sort(names.begin(), names.end());
+  std::string lease = api::types::kSchedulerLeasePrefix;
+  for (size_t i = 0; i < names.size(); ++i) lease += (i ? "." : "") + names[i];
+  const TimeMs now = clock_->NowMs();
+  Status s = client::RenewLease(rest_, api::types::kSchedulerLeaseNamespace, lease,
+                                fmt::format("{}-{}", lease, getpid()),
+                                static_cast<int>(kNamesLeaseRenewMs * 3 / 1000), now,
+                                {{api::types::kSchedulerNamesAnnotation,
+                                  fmt::format("{}", fmt::join(options_.scheduler_names, ","))}});
+  if (!s.ok()) std::fprintf(stderr, "scheduler: %s\n", s.message().c_str());
+  names_lease_ms_ = now;
+}
+
 void Scheduler::Wake() {
   {
     std::lock_guard<std::mutex> lock(loop_mu_);
@@ -125,6 +144,7 @@ void Scheduler::Loop() {
     }
     woken_ = false;
     lock.unlock();
+    if (clock_->NowMs() - names_lease_ms_ >= kNamesLeaseRenewMs) RenewNamesLease();
     auto stats = Cycle();
     if (!stats.ok()) {
       std::fprintf(stderr, "scheduler: cycle failed: %s\n", stats.status().message().c_str());

@@ -125,6 +125,12 @@ class Scheduler {
   metrics::Registry* registry_;
   std::unique_ptr<SchedulerMetrics> metrics_;
   std::atomic<bool> ready_{false};
+  // Renews the kube-system Lease "etna-scheduler.<names>" saying which schedulerNames this
+  // scheduler serves (every 10 s, for 30 s).
+  void RenewNamesLease();
+  static constexpr TimeMs kNamesLeaseRenewMs = 10'000;
+  TimeMs names_lease_ms_ = 0;  // the loop's thread only
+
   SystemClock system_clock_;
   const Clock* clock_;
   std::unique_ptr<client::Transport> rest_transport_;

@@ -124,6 +124,18 @@ def main():
           "sleep", "30")
         wait(lambda: json.loads(k("get", "pod", "plain", "-n", "default", "-o", "json"))
              ["spec"].get("nodeName"), "the default-scheduler pod bound", timeout=30)
+
+        # A pod whose scheduler is not running is told so.
+        k("run", "lost", "-n", "default", "--image=busybox", "--restart=Never",
+          "--overrides", '{"spec": {"schedulerName": "kai-scheduler"}}', "--", "sleep", "30")
+
+        def lost_warning():
+            events = json.loads(k("get", "events", "-n", "default", "--field-selector",
+                                  "involvedObject.name=lost", "-o", "json"))["items"]
+            return [e["message"] for e in events if e["reason"] == "FailedScheduling"]
+        wait(lost_warning, "the Warning for a pod no scheduler serves", timeout=45)
+        assert 'no running scheduler serves schedulerName "kai-scheduler"' in lost_warning()[0]
+        print("a pod no running scheduler serves: warned", flush=True)
     print("PASS")
 
 

@@ -8,6 +8,11 @@ namespace etna::api::types {
 
 // ---- written by the scheduler on the pod when it binds (pods/binding metadata.annotations) ----
 // Device indices on the node, comma-separated in allocation order: "0,1".
+// A scheduler's Lease in kube-system says which schedulerNames it serves, comma-separated, so
+// that a pod no running scheduler serves can be told (controllers' scheduler-names check).
+inline constexpr char kSchedulerNamesAnnotation[] = "etna.io/scheduler-names";
+inline constexpr char kSchedulerLeaseNamespace[] = "kube-system";
+inline constexpr char kSchedulerLeasePrefix[] = "etna-scheduler.";
 inline constexpr char kGpuIdsAnnotation[] = "etna.io/gpu-ids";
 // The same devices' UUIDs, comma-separated: what NVIDIA_VISIBLE_DEVICES gets.
 inline constexpr char kGpuUuidsAnnotation[] = "etna.io/gpu-uuids";
