@@ -30,7 +30,8 @@ bool Waiting(const Json& pod) {
 SchedulerNamesController::SchedulerNamesController(ControllerOptions options)
     : Controller("scheduler-names", std::move(options)) {
   pods_ = Watch(client::Path("pods"), [this](const std::string& type, const Json& pod) {
-    if (type != "DELETED" && Waiting(pod)) queue().Add(KeyOf(pod));
+    // Once per pod (its schedulerName cannot change); the check itself waits out the grace.
+    if (type == "ADDED" && Waiting(pod)) queue().Add(KeyOf(pod));
   });
   leases_ = Watch(client::Path("leases", api::types::kSchedulerLeaseNamespace),
                   [](const std::string&, const Json&) {});
