@@ -235,12 +235,7 @@ Status HorizontalPodAutoscalerController::Reconcile(const std::string& key) {
   auto write_status = [&]() -> Status {
     finish_conditions();
     status["conditions"] = conditions;
-    Json before = old_status;
-    before.erase("conditions");
-    Json after = status;
-    after.erase("conditions");
-    bool same = before == after && types::Array(old_status, {"conditions"}) == conditions;
-    if (same) return Status::Ok();
+    if (status == old_status) return Status::Ok();
     auto r = rest().MergePatch(client::Path("horizontalpodautoscalers", ns, name),
                                {{"status", status}}, "status");
     return r.ok() || r.status().code() == StatusCode::kNotFound ? Status::Ok() : r.status();

@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include "api/resources/registry.h"
 #include "common/resource.h"
 #include "common/strings.h"
 #include "common/time.h"
@@ -24,14 +25,6 @@ TimeMs WindowMs(const json& item) {
 
 std::string Query(const std::string& selector) {
   return selector.empty() ? "" : "?labelSelector=" + QueryEscape(selector);
-}
-
-// "Deployment" -> "deployments"; the plural the custom metrics API names objects by.
-std::string Plural(const std::string& kind) {
-  std::string p = Lower(kind);
-  if (!p.empty() && p.back() == 's') return p + "es";
-  if (!p.empty() && p.back() == 'y') return p.substr(0, p.size() - 1) + "ies";
-  return p + "s";
 }
 
 }  // namespace
@@ -87,9 +80,11 @@ Result<PodMetricValues> RestHpaMetrics::PodMetric(const std::string& ns,
 Result<int64_t> RestHpaMetrics::ObjectMetric(const std::string& ns, const std::string& api_version,
                                              const std::string& kind, const std::string& name,
                                              const std::string& metric) {
-  size_t slash = api_version.find('/');
-  std::string group = slash == std::string::npos ? "" : api_version.substr(0, slash);
-  std::string resource = Plural(kind) + (group.empty() ? "" : "." + group);
+  const auto* info = api::resources::ResourceRegistry::Default().FindKind(api_version, kind);
+  if (!info) {
+    return Status::NotFound(fmt::format("etna serves no {} in {}", kind, api_version));
+  }
+  std::string resource = info->plural + (info->group.empty() ? "" : "." + info->group);
   ETNA_ASSIGN_OR_RETURN(json list, rest_->Get(fmt::format(
                                        "/apis/custom.metrics.k8s.io/v1beta2/namespaces/{}/{}/{}/{}",
                                        ns, resource, name, metric)));

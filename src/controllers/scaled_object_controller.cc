@@ -217,11 +217,13 @@ Status ScaledObjectController::Reconcile(const std::string& key) {
       } else if (auto made = ParseRfc3339(view.creation_timestamp())) {
         reference = *made + types::Integer(spec, {"initialCooldownPeriod"}, 0) * 1000;
       }
-      const int64_t idle = types::Integer(spec, {"idleReplicaCount"}, 0);
+      // An inactive target may rest at 0 when minReplicaCount is 0 or idleReplicaCount
+      // (always 0: admission) is set; otherwise it is kept at minReplicaCount.
+      const bool may_rest = min == 0 || types::Find(spec, {"idleReplicaCount"}) != nullptr;
       if (active && current == 0) {
         want = std::max<int64_t>(min, 1);
-      } else if (!active && min == 0 && current > idle && now >= reference) {
-        want = idle;
+      } else if (!active && may_rest) {
+        if (current > 0 && now >= reference) want = 0;
       } else if (current < min) {
         want = min;
       }

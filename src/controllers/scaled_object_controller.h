@@ -10,8 +10,9 @@
 //    advanced.horizontalPodAutoscalerConfig.behavior), which scales the target from 1 to N;
 //  - scales the target itself between 0 and 1 as KEDA does: when a trigger's value is above its
 //    activationThreshold (0) a target at 0 goes to max(minReplicaCount, 1); when none is for
-//    cooldownPeriod (300 s) since the last active moment, a target goes to idleReplicaCount or
-//    0 (minReplicaCount 0 only); below minReplicaCount it goes to minReplicaCount.
+//    cooldownPeriod (300 s) since the last active moment, a target goes to 0 when
+//    minReplicaCount is 0 or idleReplicaCount (0, the only value KEDA supports) is set; below
+//    minReplicaCount it goes to minReplicaCount otherwise.
 // A Prometheus that cannot be reached or answers an error marks the trigger Failure, Ready
 // False with the message, a Warning Event (KEDAScalerFailed), and the HPA's metric unavailable
 // (FailedGetExternalMetric) — the target keeps its size. Events: KEDAScaleTargetActivated,

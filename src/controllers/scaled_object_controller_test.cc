@@ -138,6 +138,27 @@ TEST_F(ScaledObjectTest, AnUnreachablePrometheusIsAConditionAndLeavesTheTargetAl
   EXPECT_EQ(Replicas(), 4);  // never scaled to zero on a failing trigger
 }
 
+// idleReplicaCount 0 beside minReplicaCount 2: an inactive target rests at 0, an active one
+// comes back to 2.
+TEST_F(ScaledObjectTest, IdleReplicaCountLetsATargetWithAFloorRestAtZero) {
+  ASSERT_TRUE(rest()
+                  .MergePatch(client::Path("scaledobjects", "default", "inference-scaler"),
+                              {{"spec", {{"minReplicaCount", 2}, {"idleReplicaCount", 0}}}})
+                  .ok());
+  ASSERT_TRUE(rest()
+                  .MergePatch(client::Path("deployments", "default", "inference"),
+                              {{"spec", {{"replicas", 2}}}})
+                  .ok());
+  prometheus_->value = 35.0;
+  Poll(0);
+  prometheus_->value = 0.0;
+  for (int i = 0; i < 14; ++i) Poll();  // past the 60 s cooldown
+  EXPECT_EQ(Replicas(), 0);
+  prometheus_->value = 35.0;
+  Poll();
+  EXPECT_GE(Replicas(), 2);
+}
+
 TEST(PrometheusValue, AsKedaReadsAnswers) {
   PrometheusQuery q{"http://p:9090", "avg(x)", "", true};
   auto v = PrometheusValue(

@@ -363,6 +363,45 @@ TEST(AdmissionKindsTest, ScaledObjectNeedsAQueryAndRefusesWhatEtnaCannotRun) {
   EXPECT_EQ(fields, (std::set<std::string>{"spec.maxReplicaCount", "spec.fallback",
                                            "spec.triggers[0].type"}))
       << Describe(cpu);
+  auto target = AdmitYaml(
+      "{apiVersion: keda.sh/v1alpha1, kind: ScaledObject, metadata: {name: s, namespace: a}, "
+      "spec: {scaleTargetRef: {apiVersion: argoproj.io/v1alpha1, kind: Deployment, name: d}, "
+      "minReplicaCount: 2, idleReplicaCount: 1, triggers: [{type: prometheus, metadata: "
+      "{serverAddress: 'http://p:9090', query: up, threshold: '1'}}]}}");
+  fields.clear();
+  for (const auto& e : target) fields.insert(e.field);
+  EXPECT_EQ(fields, (std::set<std::string>{"spec.scaleTargetRef.apiVersion",
+                                           "spec.idleReplicaCount"}))
+      << Describe(target);
+}
+
+// What the HPA controller reads is checked as autoscaling/v2 checks it; a metric selector the
+// custom metrics cannot honour is refused by name.
+TEST(AdmissionKindsTest, HpaBehaviorAndMetricSelectorsAreChecked) {
+  const std::string head =
+      "{apiVersion: autoscaling/v2, kind: HorizontalPodAutoscaler, metadata: {name: h, "
+      "namespace: a}, spec: {scaleTargetRef: {kind: Deployment, name: d}, maxReplicas: 3, ";
+  auto errs = AdmitYaml(head +
+                        "behavior: {scaleUp: {selectPolicy: Most, policies: [{type: Pod, value: 0, "
+                        "periodSeconds: 4000}]}, scaleDown: {stabilizationWindowSeconds: -1}}}}");
+  std::set<std::string> fields;
+  for (const auto& e : errs) fields.insert(e.field);
+  EXPECT_EQ(fields, (std::set<std::string>{"spec.behavior.scaleUp.selectPolicy",
+                                           "spec.behavior.scaleUp.policies[0].type",
+                                           "spec.behavior.scaleUp.policies[0].value",
+                                           "spec.behavior.scaleUp.policies[0].periodSeconds",
+                                           "spec.behavior.scaleDown.stabilizationWindowSeconds"}))
+      << Describe(errs);
+  auto pods = AdmitYaml(head +
+                        "metrics: [{type: Pods, pods: {metric: {name: gpu_utilization, selector: "
+                        "{matchLabels: {x: y}}}, target: {type: AverageValue, averageValue: "
+                        "'70'}}}]}}");
+  ASSERT_EQ(pods.size(), 1u) << Describe(pods);
+  EXPECT_EQ(pods[0].field, "spec.metrics[0].pods.metric.selector");
+  EXPECT_TRUE(AdmitYaml(head +
+                        "behavior: {scaleDown: {stabilizationWindowSeconds: 10, policies: [{type: "
+                        "Pods, value: 1, periodSeconds: 60}]}}}}")
+                  .empty());
 }
 
 // Kubernetes' rolling defaults: 25 % surge and unavailability.

@@ -279,6 +279,33 @@ void AdmitDeployment(Context& c) {
   AdmitReplicatedSpec(c, *spec, "deployment");
 }
 
+// spec.behavior's scaleUp/scaleDown, with the autoscaling/v2 validation's limits.
+void AdmitScalingRules(const Json& rules, const std::string& path, Errors& errs) {
+  if (auto w = GetInt(rules, "stabilizationWindowSeconds", path, errs);
+      w && (*w < 0 || *w > 3600)) {
+    errs.Invalid(Child(path, "stabilizationWindowSeconds"), *w, "must be between 0 and 3600");
+  }
+  if (auto p = GetString(rules, "selectPolicy", path, errs);
+      p && *p != "Max" && *p != "Min" && *p != "Disabled") {
+    errs.NotSupported(Child(path, "selectPolicy"), *p, {"Disabled", "Max", "Min"});
+  }
+  const Json* policies = GetArray(rules, "policies", path, errs);
+  for (size_t i = 0; policies && i < policies->size(); ++i) {
+    const std::string pp = Index(Child(path, "policies"), i);
+    const Json& policy = (*policies)[i];
+    if (auto t = GetString(policy, "type", pp, errs); !t || (*t != "Pods" && *t != "Percent")) {
+      errs.NotSupported(Child(pp, "type"), t.value_or(""), {"Percent", "Pods"});
+    }
+    if (auto v = GetInt(policy, "value", pp, errs); !v || *v <= 0) {
+      errs.Invalid(Child(pp, "value"), v.value_or(0), "must be greater than zero");
+    }
+    if (auto s = GetInt(policy, "periodSeconds", pp, errs); !s || *s <= 0 || *s > 1800) {
+      errs.Invalid(Child(pp, "periodSeconds"), s.value_or(0),
+                   "must be greater than zero and less than or equal to 1800");
+    }
+  }
+}
+
 void AdmitHorizontalPodAutoscaler(Context& c) {
   Errors& errs = c.errs;
   Json* spec = MutableField(c.object, "spec");
@@ -305,6 +332,13 @@ void AdmitHorizontalPodAutoscaler(Context& c) {
     errs.Invalid("spec.maxReplicas", *max, "must be greater than 0");
   } else if (min && *max < *min) {
     errs.Invalid("spec.maxReplicas", *max, "must be greater than or equal to `minReplicas`");
+  }
+  if (const Json* behavior = GetObject(*spec, "behavior", "spec", errs)) {
+    for (const char* side : {"scaleUp", "scaleDown"}) {
+      if (const Json* rules = GetObject(*behavior, side, "spec.behavior", errs)) {
+        AdmitScalingRules(*rules, Child("spec.behavior", side), errs);
+      }
+    }
   }
   const Json* metrics = GetArray(*spec, "metrics", "spec", errs);
   if (!metrics) return;
@@ -339,6 +373,12 @@ void AdmitHorizontalPodAutoscaler(Context& c) {
       if (metric) {
         if (const Json* sel = Field(*metric, "selector")) {
           ValidateLabelSelector(*sel, Child(mp, "metric.selector"), errs);
+          // Per-pod and per-object metrics carry no labels of their own to select on.
+          if (*type != "External" && sel->is_object() && !sel->empty()) {
+            errs.Forbidden(Child(mp, "metric.selector"),
+                           "etna's custom metrics have no metric labels to select: leave it out "
+                           "(an External metric's selector picks the pods)");
+          }
         }
       }
     }

@@ -70,6 +70,9 @@ void AdmitScaledObject(Context& c) {
     if (kind && *kind != "Deployment" && *kind != "ReplicaSet") {
       errs.NotSupported("spec.scaleTargetRef.kind", *kind, {"Deployment", "ReplicaSet"});
     }
+    if (auto v = GetString(*ref, "apiVersion", "spec.scaleTargetRef", errs); v && *v != "apps/v1") {
+      errs.NotSupported("spec.scaleTargetRef.apiVersion", *v, {"apps/v1"});
+    }
     if (Field(*ref, "envSourceContainerName")) {
       errs.Forbidden("spec.scaleTargetRef.envSourceContainerName",
                      "etna's scalers read no environment of the target");
@@ -84,8 +87,12 @@ void AdmitScaledObject(Context& c) {
   if (min && max && *min > *max) {
     errs.Invalid("spec.maxReplicaCount", *max, "must be greater than or equal to minReplicaCount");
   }
-  if (auto idle = GetInt(*spec, "idleReplicaCount", "spec", errs); idle && min && *idle >= *min) {
-    errs.Invalid("spec.idleReplicaCount", *idle, "must be less than minReplicaCount");
+  // KEDA: "due to limitations in the HPA controller the only supported value is 0".
+  if (auto idle = GetInt(*spec, "idleReplicaCount", "spec", errs)) {
+    if (*idle != 0) errs.Invalid("spec.idleReplicaCount", *idle, "the only supported value is 0");
+    if (min && *min == 0) {
+      errs.Invalid("spec.idleReplicaCount", *idle, "must be less than minReplicaCount");
+    }
   }
   if (auto v = GetInt(*spec, "pollingInterval", "spec", errs); v && *v == 0) {
     errs.Invalid("spec.pollingInterval", *v, "must be at least 1 second");

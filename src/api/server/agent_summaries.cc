@@ -11,33 +11,34 @@ using nlohmann::json;
 AgentSummaries::AgentSummaries(SummaryFetcher fetch, const Clock* clock, TimeMs max_age_ms)
     : fetch_(std::move(fetch)), clock_(clock), max_age_ms_(max_age_ms) {}
 
-std::map<std::string, Result<json>> AgentSummaries::For(const std::vector<json>& nodes) {
-  std::vector<const json*> mine;  // stale nodes this call fetches
-  std::vector<std::string> names;
+std::map<std::string, Result<json>> AgentSummaries::For(const std::vector<std::string>& names,
+                                                        const NodeLookup& node) {
+  std::vector<std::string> mine;  // stale nodes this call fetches
   {
     std::lock_guard<std::mutex> lock(mu_);
     TimeMs now = clock_->NowMs();
     bool stale = false;
-    for (const json& node : nodes) {
-      std::string name = node.value("/metadata/name"_json_pointer, std::string());
-      names.push_back(name);
+    for (const std::string& name : names) {
       const Entry& e = entries_[name];
       stale = stale || (!e.fetching && (e.fetched_ms < 0 || now - e.fetched_ms >= max_age_ms_));
     }
     // One stale node refreshes them all: the answer is one moment's readings, not fresh
     // readings of some pods beside older ones of the others (an HPA summing them would see a
     // load that never was).
-    for (size_t i = 0; stale && i < nodes.size(); ++i) {
+    for (size_t i = 0; stale && i < names.size(); ++i) {
       Entry& e = entries_[names[i]];
       if (e.fetching) continue;
       e.fetching = true;
-      mine.push_back(&nodes[i]);
+      mine.push_back(names[i]);
     }
   }
   std::vector<Result<json>> fetched(mine.size(), Status::Unavailable("not fetched"));
   std::atomic<size_t> next{0};
   auto worker = [&] {
-    for (size_t i = next++; i < mine.size(); i = next++) fetched[i] = fetch_(*mine[i]);
+    for (size_t i = next++; i < mine.size(); i = next++) {
+      auto object = node(mine[i]);
+      fetched[i] = object.ok() ? fetch_(*object) : Result<json>(object.status());
+    }
   };
   std::vector<std::thread> threads;
   size_t parallel = std::min<size_t>(16, mine.size());
@@ -48,7 +49,7 @@ std::map<std::string, Result<json>> AgentSummaries::For(const std::vector<json>&
   std::unique_lock<std::mutex> lock(mu_);
   TimeMs now = clock_->NowMs();
   for (size_t i = 0; i < mine.size(); ++i) {
-    Entry& e = entries_[mine[i]->value("/metadata/name"_json_pointer, std::string())];
+    Entry& e = entries_[mine[i]];
     e.summary = std::move(fetched[i]);
     e.fetched_ms = now;
     e.fetching = false;

@@ -31,8 +31,11 @@ Result<nlohmann::json> FetchSummaryFromAgent(const nlohmann::json& node);
 class AgentSummaries {
  public:
   AgentSummaries(SummaryFetcher fetch, const Clock* clock, TimeMs max_age_ms = 1000);
-  // By node name, for each of `nodes`: its summary, or why its agent gave none.
-  std::map<std::string, Result<nlohmann::json>> For(const std::vector<nlohmann::json>& nodes);
+  // Reads a Node object by name (only for the nodes whose summary is fetched).
+  using NodeLookup = std::function<Result<nlohmann::json>(const std::string& name)>;
+  // By node name, for each of `names`: its summary, or why its agent gave none.
+  std::map<std::string, Result<nlohmann::json>> For(const std::vector<std::string>& names,
+                                                    const NodeLookup& node);
 
  private:
   struct Entry {

@@ -63,6 +63,16 @@ json ListOf(const std::string& api_version, const std::string& kind, json items)
           {"items", std::move(items)}};
 }
 
+// A metrics.k8s.io answer: the one named item as `kind`, or the list of them.
+net::http::Response OneOrList(const RequestInfo& ri, const std::string& kind, json items) {
+  constexpr char kVersion[] = "metrics.k8s.io/v1beta1";
+  if (ri.name.empty()) return ObjectReply(200, ListOf(kVersion, kind + "List", std::move(items)));
+  json one = std::move(items[0]);
+  one["kind"] = kind;
+  one["apiVersion"] = kVersion;
+  return ObjectReply(200, one);
+}
+
 // "deployments.apps" -> {"apps", "deployments"}; the workloads an Object metric may describe.
 std::optional<std::pair<std::string, std::string>> Workload(std::string resource) {
   size_t dot = resource.find('.');
@@ -189,12 +199,14 @@ std::vector<MetricsApi::PodReading> MetricsApi::Readings(
     by_node[types::Pod(object).node_name()].push_back(candidates.size());
     candidates.push_back({object, json(), objects->labels[i]});
   }
-  std::vector<json> nodes;
-  for (const auto& [name, unused] : by_node) {
-    auto node = objects_->GetObject(*registry.Find("", "v1", "nodes"), "", name);
-    if (node.ok()) nodes.push_back(std::move(*node));
-  }
-  auto summaries = summaries_->For(nodes);
+  std::vector<std::string> nodes;
+  for (const auto& [name, unused] : by_node) nodes.push_back(name);
+  const auto* nodes_info = registry.Find("", "v1", "nodes");
+  auto summaries = summaries_->For(nodes, [&](const std::string& name) -> Result<json> {
+    auto node = objects_->GetObject(*nodes_info, "", name);
+    if (!node.ok()) return Status::NotFound(node.error().message);
+    return std::move(node).value();
+  });
   for (const auto& [name, indexes] : by_node) {
     auto s = summaries.find(name);
     if (s == summaries.end() || !s->second.ok()) continue;
@@ -233,7 +245,14 @@ net::http::Response MetricsApi::NodeMetrics(const net::http::Request& request,
       if (selector->Matches(labels ? *labels : json())) nodes.push_back(std::move(n));
     }
   }
-  auto summaries = summaries_->For(nodes);
+  std::vector<std::string> names;
+  std::map<std::string, const json*> by_name;
+  for (const json& node : nodes) {
+    names.push_back(types::ObjectView(node).name());
+    by_name[names.back()] = &node;
+  }
+  auto summaries = summaries_->For(
+      names, [&](const std::string& name) -> Result<json> { return *by_name.at(name); });
   json items = json::array();
   for (const json& node : nodes) {
     types::ObjectView v(node);
@@ -247,17 +266,11 @@ net::http::Response MetricsApi::NodeMetrics(const net::http::Request& request,
                      {"window", Window(WindowMs(stats["cpu"]))},
                      {"usage", {{"cpu", Cpu(stats["cpu"])}, {"memory", Memory(stats["memory"])}}}});
   }
-  if (!ri.name.empty()) {
-    if (items.empty()) {
-      return NotFound(fmt::format("nodemetrics.metrics.k8s.io \"{}\" not found: {}", ri.name,
-                                  summaries.begin()->second.status().message()));
-    }
-    json one = items[0];
-    one["kind"] = "NodeMetrics";
-    one["apiVersion"] = "metrics.k8s.io/v1beta1";
-    return ObjectReply(200, one);
+  if (!ri.name.empty() && items.empty()) {
+    return NotFound(fmt::format("nodemetrics.metrics.k8s.io \"{}\" not found: {}", ri.name,
+                                summaries.begin()->second.status().message()));
   }
-  return ObjectReply(200, ListOf("metrics.k8s.io/v1beta1", "NodeMetricsList", std::move(items)));
+  return OneOrList(ri, "NodeMetrics", std::move(items));
 }
 
 net::http::Response MetricsApi::PodMetrics(const net::http::Request& request,
@@ -282,16 +295,10 @@ net::http::Response MetricsApi::PodMetrics(const net::http::Request& request,
                      {"window", Window(WindowMs(r.summary["cpu"]))},
                      {"containers", std::move(containers)}});
   }
-  if (!ri.name.empty()) {
-    if (items.empty()) {
-      return NotFound(fmt::format("podmetrics.metrics.k8s.io \"{}/{}\" not found", ri.ns, ri.name));
-    }
-    json one = items[0];
-    one["kind"] = "PodMetrics";
-    one["apiVersion"] = "metrics.k8s.io/v1beta1";
-    return ObjectReply(200, one);
+  if (!ri.name.empty() && items.empty()) {
+    return NotFound(fmt::format("podmetrics.metrics.k8s.io \"{}/{}\" not found", ri.ns, ri.name));
   }
-  return ObjectReply(200, ListOf("metrics.k8s.io/v1beta1", "PodMetricsList", std::move(items)));
+  return OneOrList(ri, "PodMetrics", std::move(items));
 }
 
 net::http::Response MetricsApi::CustomMetrics(const net::http::Request& request,
