@@ -4,6 +4,8 @@
 #include "agent/stats_summary.h"
 
 #include <gtest/gtest.h>
+#include <signal.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 namespace etna::agent {
@@ -31,14 +33,33 @@ TEST(UsageSampler, RateOverTheIntervalSinceThePreviousSample) {
   EXPECT_EQ(sampler.Rate(7, {0, 0, 0}, 14'000).nano_cores, 0);  // forgotten, nothing to measure
 }
 
-TEST(ProcessUsage, ReadsThisProcesssSession) {
-  pid_t session = getsid(0);
-  volatile double x = 0;
-  for (int i = 0; i < 20'000'000; ++i) x = x + i;  // some CPU time to find
-  auto usage = runtime::ReadSessions({session});
-  ASSERT_TRUE(usage.count(session));
-  EXPECT_GT(usage[session].cpu_ns, 0);
-  EXPECT_GT(usage[session].rss_bytes, 1 << 20);
+// A child in its own session, as the shim starts each container: the test does not depend on
+// where its own session leader is (under CI it may sit outside this PID namespace).
+TEST(ProcessUsage, ReadsAChildsOwnSession) {
+  int ready[2];
+  ASSERT_EQ(pipe(ready), 0);
+  pid_t child = fork();
+  ASSERT_GE(child, 0);
+  if (child == 0) {
+    setsid();
+    volatile double x = 0;
+    for (int i = 0; i < 20'000'000; ++i) x = x + i;  // some CPU time to find
+    char c = 1;
+    (void)!write(ready[1], &c, 1);
+    pause();
+    _exit(0);
+  }
+  close(ready[1]);
+  char c = 0;
+  ASSERT_EQ(read(ready[0], &c, 1), 1);
+  close(ready[0]);
+  auto usage = runtime::ReadSessions({child});
+  kill(child, SIGKILL);
+  waitpid(child, nullptr, 0);
+  ASSERT_TRUE(usage.count(child));
+  EXPECT_GT(usage[child].cpu_ns, 0);
+  EXPECT_GT(usage[child].rss_bytes, 1 << 20);
+  EXPECT_GT(usage[child].leader_start_ms, 0);
   EXPECT_TRUE(runtime::ReadSessions({}).empty());
   ProcessUsage host = runtime::ReadHost();
   EXPECT_GT(host.cpu_ns, 0);
