@@ -132,6 +132,24 @@ std::shared_ptr<const sched::PodSpec> ConvertPodSpec(const json& pod) {
     tol.effect = EffectOf(effect);
     out->tolerations.push_back(std::move(tol));
   }
+  for (const auto& c : Array(spec, {"topologySpreadConstraints"})) {
+    sched::TopologySpreadConstraint tsc;
+    tsc.max_skew = static_cast<int32_t>(Integer(c, {"maxSkew"}, 1));
+    tsc.topology_key = String(c, {"topologyKey"});
+    tsc.hard = String(c, {"whenUnsatisfiable"}, "DoNotSchedule") == "DoNotSchedule";
+    tsc.selector.match_labels = StringMap(c, {"labelSelector", "matchLabels"});
+    tsc.selector.match_expressions = Requirements(Array(c, {"labelSelector", "matchExpressions"}));
+    // matchLabelKeys: the pod's own values of those labels join the selector.
+    for (const auto& key : Strings(c, {"matchLabelKeys"})) {
+      if (std::string value = view.Label(key); !value.empty()) {
+        tsc.selector.match_labels[key] = value;
+      }
+    }
+    tsc.min_domains = static_cast<int32_t>(Integer(c, {"minDomains"}, 1));
+    tsc.honor_node_affinity = String(c, {"nodeAffinityPolicy"}, "Honor") == "Honor";
+    tsc.honor_taints = String(c, {"nodeTaintsPolicy"}, "Ignore") == "Honor";
+    out->topology_spread.push_back(std::move(tsc));
+  }
   std::string models = view.Annotation("nvidia.com/use-gputype");
   if (!models.empty()) out->gpu_models = sched::devices::ParseGpuModels(models);
   out->require_full_nvlink = view.Annotation("volcano.sh/preferred-topology") == "full";
@@ -197,9 +215,11 @@ Result<PodRecord> ConvertPod(const json& pod, const std::vector<std::string>& sc
   }
   // The spec key: the fields ConvertPodSpec reads, so identical pods share one PodSpec.
   json key = json::object();
-  for (const char* f : {"nodeSelector", "affinity", "tolerations"}) {
+  for (const char* f : {"nodeSelector", "affinity", "tolerations", "topologySpreadConstraints"}) {
     if (spec.contains(f)) key[f] = spec[f];
   }
+  // matchLabelKeys make the constraint depend on the pod's own labels.
+  if (spec.contains("topologySpreadConstraints")) key["labels"] = view.labels();
   for (const char* a : {"nvidia.com/use-gputype", "volcano.sh/preferred-topology"}) {
     if (annotations.contains(a)) key[a] = annotations[a];
   }

@@ -52,6 +52,29 @@ TEST(KindsAdmission, Table) {
        "metadata.labels[a/b/c]", "FieldValueInvalid", "qualified name"},
       {"namespace name is a label", "{apiVersion: v1, kind: Namespace, metadata: {name: a.b}}",
        "metadata.name", "FieldValueInvalid", "RFC 1123 label"},
+      // A pod's topologySpreadConstraints.
+      {"spread maxSkew",
+       "{apiVersion: v1, kind: Pod, metadata: {name: p, namespace: a}, spec: {containers: [{name: "
+       "c, image: i}], topologySpreadConstraints: [{maxSkew: 0, topologyKey: zone, "
+       "whenUnsatisfiable: DoNotSchedule}]}}",
+       "spec.topologySpreadConstraints[0].maxSkew", "FieldValueInvalid", "greater than zero"},
+      {"spread when",
+       "{apiVersion: v1, kind: Pod, metadata: {name: p, namespace: a}, spec: {containers: [{name: "
+       "c, image: i}], topologySpreadConstraints: [{maxSkew: 1, topologyKey: zone, "
+       "whenUnsatisfiable: Sometimes}]}}",
+       "spec.topologySpreadConstraints[0].whenUnsatisfiable", "FieldValueNotSupported",
+       "DoNotSchedule"},
+      {"spread minDomains soft",
+       "{apiVersion: v1, kind: Pod, metadata: {name: p, namespace: a}, spec: {containers: [{name: "
+       "c, image: i}], topologySpreadConstraints: [{maxSkew: 1, topologyKey: zone, minDomains: 2, "
+       "whenUnsatisfiable: ScheduleAnyway}]}}",
+       "spec.topologySpreadConstraints[0].minDomains", "FieldValueInvalid",
+       "whenUnsatisfiable=DoNotSchedule"},
+      {"spread ok",
+       "{apiVersion: v1, kind: Pod, metadata: {name: p, namespace: a}, spec: {containers: [{name: "
+       "c, image: i}], topologySpreadConstraints: [{maxSkew: 1, topologyKey: zone, "
+       "whenUnsatisfiable: DoNotSchedule, labelSelector: {matchLabels: {app: web}}}]}}",
+       "", "", ""},
       // Queue.
       {"queue weight",
        "{apiVersion: scheduling.volcano.sh/v1beta1, kind: Queue, metadata: {name: q}, spec: "
@@ -370,8 +393,8 @@ TEST(AdmissionKindsTest, ScaledObjectNeedsAQueryAndRefusesWhatEtnaCannotRun) {
       "{serverAddress: 'http://p:9090', query: up, threshold: '1'}}]}}");
   fields.clear();
   for (const auto& e : target) fields.insert(e.field);
-  EXPECT_EQ(fields, (std::set<std::string>{"spec.scaleTargetRef.apiVersion",
-                                           "spec.idleReplicaCount"}))
+  EXPECT_EQ(fields,
+            (std::set<std::string>{"spec.scaleTargetRef.apiVersion", "spec.idleReplicaCount"}))
       << Describe(target);
 }
 

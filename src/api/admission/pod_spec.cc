@@ -190,6 +190,55 @@ void DefaultPodSpec(Json& spec, bool is_pod) {
   }
 }
 
+namespace {
+
+// topologySpreadConstraints, as the API server validates them (the scheduler's
+// sched/plugins/topology_spread.h honours every field).
+void ValidateTopologySpread(const Json& spec, const std::string& path, Errors& errs) {
+  const Json* list = GetArray(spec, "topologySpreadConstraints", path, errs);
+  if (!list) return;
+  const std::string lp = Child(path, "topologySpreadConstraints");
+  std::set<std::pair<std::string, std::string>> seen;
+  for (size_t i = 0; i < list->size(); ++i) {
+    const Json& c = (*list)[i];
+    const std::string p = Index(lp, i);
+    auto skew = GetInt(c, "maxSkew", p, errs);
+    if (!skew || *skew <= 0)
+      errs.Invalid(Child(p, "maxSkew"), skew.value_or(0), "must be greater than zero");
+    auto key = GetString(c, "topologyKey", p, errs);
+    if (!key || key->empty()) {
+      errs.Required(Child(p, "topologyKey"), "can not be empty");
+    } else if (std::string e = QualifiedNameError(*key); !e.empty()) {
+      errs.Invalid(Child(p, "topologyKey"), *key, e);
+    }
+    auto when = GetString(c, "whenUnsatisfiable", p, errs);
+    if (!when || (*when != "DoNotSchedule" && *when != "ScheduleAnyway")) {
+      errs.NotSupported(Child(p, "whenUnsatisfiable"), when.value_or(""),
+                        {"DoNotSchedule", "ScheduleAnyway"});
+    } else if (key && !seen.insert({*key, *when}).second) {
+      errs.Duplicate(p, Json{{"topologyKey", *key}, {"whenUnsatisfiable", *when}});
+    }
+    if (auto m = GetInt(c, "minDomains", p, errs)) {
+      if (*m <= 0) errs.Invalid(Child(p, "minDomains"), *m, "must be greater than zero");
+      if (when && *when != "DoNotSchedule") {
+        errs.Invalid(Child(p, "minDomains"), *m,
+                     "can only use minDomains if whenUnsatisfiable=DoNotSchedule");
+      }
+    }
+    for (const char* policy : {"nodeAffinityPolicy", "nodeTaintsPolicy"}) {
+      if (auto v = GetString(c, policy, p, errs); v && *v != "Honor" && *v != "Ignore") {
+        errs.NotSupported(Child(p, policy), *v, {"Honor", "Ignore"});
+      }
+    }
+    if (const Json* sel = GetObject(c, "labelSelector", p, errs)) {
+      ValidateLabelSelector(*sel, Child(p, "labelSelector"), errs);
+    }
+    GetArray(c, "matchLabelKeys", p, errs);
+  }
+}
+
+}  // namespace
+
 void ValidatePodSpec(const Json& spec, const std::string& path, Errors& errs) {
   if (!spec.is_object()) {
     errs.Invalid(path, spec, "must be an object");
@@ -251,6 +300,7 @@ void ValidatePodSpec(const Json& spec, const std::string& path, Errors& errs) {
   GetString(spec, "priorityClassName", path, errs);
   GetString(spec, "nodeName", path, errs);
   ValidateTolerations(spec, path, errs);
+  ValidateTopologySpread(spec, path, errs);
 }
 
 }  // namespace etna::api::admission::internal

@@ -226,6 +226,18 @@ struct WeightedPodAffinityTerm {
   int32_t weight = 0;
   PodAffinityTerm term;
 };
+// One of a pod's topologySpreadConstraints: the tasks its selector matches (in the pod's
+// namespace; matchLabelKeys already folded in) are kept within max_skew of each other across the
+// domains of topology_key.
+struct TopologySpreadConstraint {
+  int32_t max_skew = 1;
+  std::string topology_key;
+  bool hard = true;  // whenUnsatisfiable DoNotSchedule; false: ScheduleAnyway (a preference)
+  LabelSelector selector;
+  int32_t min_domains = 1;          // fewer eligible domains than this: the minimum counts as 0
+  bool honor_node_affinity = true;  // nodeAffinityPolicy Honor (default): only matching nodes
+  bool honor_taints = false;        // nodeTaintsPolicy Honor: only nodes whose taints it tolerates
+};
 struct PodSpec {
   std::map<std::string, std::string> node_selector;
   std::vector<NodeSelectorTerm> node_affinity_required;  // OR of terms
@@ -235,6 +247,7 @@ struct PodSpec {
   std::vector<WeightedPodAffinityTerm> pod_affinity_preferred;
   std::vector<WeightedPodAffinityTerm> pod_anti_affinity_preferred;
   std::vector<Toleration> tolerations;
+  std::vector<TopologySpreadConstraint> topology_spread;
   // GPU models the pod may run on (openb's gpu_spec "A|B", Volcano's nvidia.com/use-gputype),
   // matched against the node label nvidia.com/gpu.model or its devices' models; empty: any.
   std::vector<std::string> gpu_models;
@@ -246,7 +259,7 @@ struct PodSpec {
   bool Unconstrained() const {
     return node_selector.empty() && node_affinity_required.empty() &&
            node_affinity_preferred.empty() && !HasPodAffinity() && tolerations.empty() &&
-           gpu_models.empty() && !require_full_nvlink;
+           topology_spread.empty() && gpu_models.empty() && !require_full_nvlink;
   }
   bool HasPodAffinity() const {
     return !pod_affinity_required.empty() || !pod_anti_affinity_required.empty() ||

@@ -51,7 +51,7 @@ Result<std::unique_ptr<Plugin>> NodeOrderPlugin::Create(PluginBuildContext& ctx)
     const char* key;
     int64_t* out;
   };
-  int64_t ignored[4] = {0, 0, 0, 0};
+  int64_t ignored[3] = {0, 0, 0};
   const Arg args[] = {{"leastrequested.weight", &w.least_requested},
                       {"mostrequested.weight", &w.most_requested},
                       {"balancedresource.weight", &w.balanced_resource},
@@ -59,9 +59,9 @@ Result<std::unique_ptr<Plugin>> NodeOrderPlugin::Create(PluginBuildContext& ctx)
                       {"podaffinity.weight", &w.pod_affinity},
                       {"tainttoleration.weight", &w.taint_toleration},
                       {"imagelocality.weight", &ignored[0]},
-                      {"podtopologyspread.weight", &ignored[1]},
-                      {"selectorspread.weight", &ignored[2]},
-                      {"volumebinding.weight", &ignored[3]}};
+                      {"podtopologyspread.weight", &w.pod_topology_spread},
+                      {"selectorspread.weight", &ignored[1]},
+                      {"volumebinding.weight", &ignored[2]}};
   for (const auto& arg : args) {
     ETNA_RETURN_IF_ERROR(a.GetInt(arg.key, arg.out));
     if (*arg.out < 0) {
@@ -133,6 +133,11 @@ void NodeOrderPlugin::OnSessionOpen(Session& s) {
   if (w_.pod_affinity > 0) {
     s.AddNodeOrderFn([this, &s](const Task& t, const Node& n) {
       return PodAffinityScore(s, t, n) * static_cast<double>(w_.pod_affinity);
+    });
+  }
+  if (w_.pod_topology_spread > 0 && AnyTopologySpread(s, /*hard=*/false)) {
+    s.AddNodeOrderFn([this, &s](const Task& t, const Node& n) {
+      return spread_.Score(s, t, n) * static_cast<double>(w_.pod_topology_spread);
     });
   }
 }

@@ -8,8 +8,11 @@
 //                               terms, weighted by the matching tasks in the node's domain,
 //                               normalized min..max over the schedulable nodes
 //   tainttoleration.weight (1)  fewer intolerable PreferNoSchedule taints score higher
-// Accepted and ignored (no image or topology-spread model here): imagelocality.weight,
-// podtopologyspread.weight, selectorspread.weight, volumebinding.weight.
+//   podtopologyspread.weight (2) the task's ScheduleAnyway topologySpreadConstraints: fewer
+//                               matching tasks in the node's domain score higher
+//                               (topology_spread.h)
+// Accepted and ignored (no image or volume model here): imagelocality.weight,
+// selectorspread.weight, volumebinding.weight.
 // Shares use allocatable against used + the task's request, in integer math as kube does.
 //
 // Thread-safety: none; one instance per session.
@@ -21,6 +24,7 @@
 
 #include "sched/framework/plugin.h"
 #include "sched/framework/session.h"
+#include "sched/plugins/topology_spread.h"
 
 namespace etna::sched {
 
@@ -33,6 +37,7 @@ class NodeOrderPlugin : public Plugin {
     int64_t node_affinity = 1;
     int64_t pod_affinity = 1;
     int64_t taint_toleration = 1;
+    int64_t pod_topology_spread = 2;  // Volcano's default
   };
   static Result<std::unique_ptr<Plugin>> Create(PluginBuildContext& ctx);
   explicit NodeOrderPlugin(Weights w) : w_(w) {}
@@ -50,6 +55,7 @@ class NodeOrderPlugin : public Plugin {
   double PodAffinityScore(const Session& s, const Task& t, const Node& n);
 
   Weights w_;
+  TopologySpread spread_;
   std::unordered_map<const PodSpec*, int64_t> node_affinity_max_;  // per spec, static
   std::unordered_map<const PodSpec*, int64_t> taint_max_;
   struct PodAffinityState {

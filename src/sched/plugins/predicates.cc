@@ -23,14 +23,14 @@ Result<std::unique_ptr<Plugin>> PredicatesPlugin::Create(PluginBuildContext& ctx
   ETNA_RETURN_IF_ERROR(a.GetBool("predicate.NodeAffinityEnable", &o.node_affinity));
   ETNA_RETURN_IF_ERROR(a.GetBool("predicate.TaintTolerationEnable", &o.taint_toleration));
   ETNA_RETURN_IF_ERROR(a.GetBool("predicate.PodAffinityEnable", &o.pod_affinity));
+  ETNA_RETURN_IF_ERROR(a.GetBool("predicate.PodTopologySpreadEnable", &o.pod_topology_spread));
   ETNA_RETURN_IF_ERROR(a.GetBool("predicate.CacheEnable", &o.cache));
   ETNA_RETURN_IF_ERROR(a.GetBool("predicate.ProportionalEnable", &o.proportional));
   // Accepted no-ops: still validated as booleans.
   for (const char* key :
        {"predicate.NodePortsEnable", "predicate.NodeVolumeLimitsEnable",
-        "predicate.VolumeZoneEnable", "predicate.PodTopologySpreadEnable",
-        "predicate.VolumeBindingEnable", "predicate.DynamicResourceAllocationEnable",
-        "predicate.GPUSharingEnable"}) {
+        "predicate.VolumeZoneEnable", "predicate.VolumeBindingEnable",
+        "predicate.DynamicResourceAllocationEnable", "predicate.GPUSharingEnable"}) {
     bool ignored = false;
     ETNA_RETURN_IF_ERROR(a.GetBool(key, &ignored));
   }
@@ -110,6 +110,11 @@ void PredicatesPlugin::OnSessionOpen(Session& s) {
           [this, &s](const Task& t, const Node& n) { return CheckPodAffinity(s, t, n); },
           /*cacheable=*/false);
     }
+  }
+  if (o.pod_topology_spread && AnyTopologySpread(s, /*hard=*/true)) {
+    s.SetCrossNodePredicates();
+    s.AddPredicateFn([this, &s](const Task& t, const Node& n) { return spread_.Check(s, t, n); },
+                     /*cacheable=*/false);
   }
   if (o.proportional && !o.proportions.empty()) {
     s.AddPredicateFn([this](const Task& t, const Node& n) { return CheckProportional(t, n); },

@@ -15,20 +15,21 @@
 //       "node(s) didn't match pod affinity rules"
 //       "node(s) didn't match pod anti-affinity rules"
 //       "node(s) didn't satisfy existing pods anti-affinity rules"
+//   - topologySpreadConstraints with whenUnsatisfiable DoNotSchedule (topology_spread.h)
+//       "node(s) didn't match pod topology spread constraints"
 //   - proportional (`predicate.ProportionalEnable`): a task that does not ask for one of the
 //     `predicate.resources` must leave `predicate.resources.<r>.cpu` cores and `.memory` GB per
 //     idle unit of <r> on the node.   "proportional of resource <r> check failed"
 //
 // Arguments (booleans, default true unless noted): predicate.NodeAffinityEnable (selector and
 // node affinity), predicate.TaintTolerationEnable, predicate.PodAffinityEnable,
-// predicate.CacheEnable (false registers the static checks as non-cacheable),
-// predicate.ProportionalEnable (default false) with predicate.resources.
-// Accepted and ignored (this scheduler does not model host ports, volumes, DRA or topology
-// spread constraints): predicate.NodePortsEnable, predicate.NodeVolumeLimitsEnable,
-// predicate.VolumeZoneEnable, predicate.PodTopologySpreadEnable,
-// predicate.VolumeBindingEnable, predicate.DynamicResourceAllocationEnable,
-// predicate.GPUSharingEnable, volumebinding.bindTimeoutSeconds, volumebinding.shape,
-// volumebinding.weight.
+// predicate.PodTopologySpreadEnable, predicate.CacheEnable (false registers the static checks as
+// non-cacheable), predicate.ProportionalEnable (default false) with predicate.resources. Accepted
+// and ignored (this scheduler does not model host ports, volumes or DRA):
+// predicate.NodePortsEnable, predicate.NodeVolumeLimitsEnable,
+// predicate.VolumeZoneEnable, predicate.VolumeBindingEnable,
+// predicate.DynamicResourceAllocationEnable, predicate.GPUSharingEnable,
+// volumebinding.bindTimeoutSeconds, volumebinding.shape, volumebinding.weight.
 //
 // Thread-safety: none; one instance per session.
 #pragma once
@@ -42,6 +43,7 @@
 #include "sched/framework/plugin.h"
 #include "sched/framework/session.h"
 #include "sched/plugins/kube_matching.h"
+#include "sched/plugins/topology_spread.h"
 
 namespace etna::sched {
 
@@ -63,6 +65,7 @@ class PredicatesPlugin : public Plugin {
     bool node_affinity = true;
     bool taint_toleration = true;
     bool pod_affinity = true;
+    bool pod_topology_spread = true;
     bool cache = true;
     bool proportional = false;
     std::vector<Proportion> proportions;
@@ -90,6 +93,7 @@ class PredicatesPlugin : public Plugin {
   Options options_;
   std::vector<TaskIdx> anti_holders_;
   AffinityState state_;
+  TopologySpread spread_;
 };
 
 }  // namespace etna::sched
