@@ -382,7 +382,7 @@ int main(int argc, char** argv) {
   std::thread submitter([&] {
     ParallelFor(flags.jobs, flags.clients, *config, [&](etna::client::RestClient& rest, int i) {
       binds.Submitted(i, Steady::now());
-      auto created = rest.Create(etna::client::Path("jobs", "default"), VolcanoJob(jobs[i]));
+      auto created = rest.Create(etna::client::Path("vcjob", "default"), VolcanoJob(jobs[i]));
       if (!created.ok()) Die(jobs[i].name + ": " + created.status().ToString());
       ++jobs_created;
       int64_t ns = (Steady::now() - start).count();

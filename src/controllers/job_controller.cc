@@ -18,7 +18,7 @@ namespace wk = etna::api::types;
 
 JobController::JobController(ControllerOptions options)
     : Controller("job-controller", std::move(options)) {
-  jobs_ = Watch(client::Path("jobs"));
+  jobs_ = Watch(client::Path("jobs.batch.volcano.sh"));
   pods_ = Watch(client::Path("pods"),
                 [this](const std::string& type, const Json& pod) { OnPod(type, pod); });
   podgroups_ = Watch(client::Path("podgroups"), [this](const std::string&, const Json& pg) {

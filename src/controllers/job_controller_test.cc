@@ -48,7 +48,7 @@ class JobControllerTest : public testing::ControllerTest {
 
 TEST_F(JobControllerTest, CreatesPodGroupAndPodsAsVolcanoWithPytorchEnv) {
   json job =
-      MustCreate("jobs", "default",
+      MustCreate("vcjob", "default",
                  Job("pt", {Task("master", 1, "2"), Task("worker", 2, "1")},
                      {{"plugins", {{"pytorch", {"--port=23456"}}, {"env", json::array()}}}}));
   std::string uid = job["metadata"]["uid"];
@@ -90,14 +90,14 @@ TEST_F(JobControllerTest, CreatesPodGroupAndPodsAsVolcanoWithPytorchEnv) {
   auto cm = Get("configmaps", "default", "pt-svc");
   ASSERT_TRUE(cm);
   EXPECT_EQ((*cm)["data"]["worker.host"], "pt-worker-0.pt\npt-worker-1.pt");
-  auto j = Get("jobs", "default", "pt");
+  auto j = Get("vcjob", "default", "pt");
   ASSERT_TRUE(j);
   ASSERT_EQ(j->value("/status/pending"_json_pointer, 0), 3);
   EXPECT_EQ(JobPhase("pt"), "Pending");
 }
 
 TEST_F(JobControllerTest, SeedChiefTaskNamedWithMasterFlag) {
-  MustCreate("jobs", "default",
+  MustCreate("vcjob", "default",
              Job("bert", {Task("chief", 1), Task("worker", 3)},
                  {{"plugins", {{"pytorch", {"--master=chief", "--worker=worker"}}}},
                   {"priorityClassName", "high"}}));
@@ -114,7 +114,7 @@ TEST_F(JobControllerTest, SeedChiefTaskNamedWithMasterFlag) {
 }
 
 TEST_F(JobControllerTest, RunningThenCompletedWhenAllPodsSucceed) {
-  MustCreate("jobs", "default", Job("done", {Task("w", 2)}));
+  MustCreate("vcjob", "default", Job("done", {Task("w", 2)}));
   Sync();
   ASSERT_EQ(JobPods("done").size(), 2u);
   SetAll("done", "Running");
@@ -123,14 +123,14 @@ TEST_F(JobControllerTest, RunningThenCompletedWhenAllPodsSucceed) {
   SetAll("done", "Succeeded");
   Sync();
   ASSERT_EQ(JobPhase("done"), "Completed");
-  auto j = Get("jobs", "default", "done");
+  auto j = Get("vcjob", "default", "done");
   EXPECT_EQ((*j)["status"]["succeeded"], 2);
   EXPECT_EQ((*j)["status"]["taskStatusCount"]["w"]["phase"]["Succeeded"], 2);
 }
 
 TEST_F(JobControllerTest, PodFailedRestartJobHonoursMaxRetryThenFails) {
   MustCreate(
-      "jobs", "default",
+      "vcjob", "default",
       Job("rj", {Task("w", 2)},
           {{"maxRetry", 2}, {"policies", {{{"event", "PodFailed"}, {"action", "RestartJob"}}}}}));
   Sync();
@@ -143,13 +143,13 @@ TEST_F(JobControllerTest, PodFailedRestartJobHonoursMaxRetryThenFails) {
   SyncFinishingDeletes();
   ASSERT_TRUE(Restarted("rj", 2, "1"));
   ASSERT_EQ(JobPhase("rj"), "Pending");
-  auto j = Get("jobs", "default", "rj");
+  auto j = Get("vcjob", "default", "rj");
   EXPECT_EQ((*j)["status"]["retryCount"], 1);
   EXPECT_EQ(JobPods("rj")["rj-w-0"]["metadata"]["labels"]["volcano.sh/job-retry-count"], "1");
   SetPhase("rj-w-1", "Failed", 2);
   Sync();
   ASSERT_EQ(JobPhase("rj"), "Failed");
-  j = Get("jobs", "default", "rj");
+  j = Get("vcjob", "default", "rj");
   EXPECT_EQ((*j)["status"]["retryCount"], 2);
   EXPECT_EQ((*j)["status"]["state"]["reason"], "MaxRetryExceeded");
   EXPECT_TRUE(MetricsHave(R"(etna_job_retries_total{queue_name="default"} 2)"))
@@ -159,7 +159,7 @@ TEST_F(JobControllerTest, PodFailedRestartJobHonoursMaxRetryThenFails) {
 }
 
 TEST_F(JobControllerTest, RestartSurvivesAConflictOnItsStatusWrite) {
-  MustCreate("jobs", "default",
+  MustCreate("vcjob", "default",
              Job("cj", {Task("w", 2)},
                  {{"policies", {{{"event", "PodFailed"}, {"action", "RestartJob"}}}}}));
   Sync();
@@ -173,11 +173,11 @@ TEST_F(JobControllerTest, RestartSurvivesAConflictOnItsStatusWrite) {
   SetPhase("cj-w-0", "Failed", 1);
   SyncFinishingDeletes();
   ASSERT_TRUE(Restarted("cj", 2, "1"));
-  EXPECT_EQ((*Get("jobs", "default", "cj"))["status"]["retryCount"], 1);
+  EXPECT_EQ((*Get("vcjob", "default", "cj"))["status"]["retryCount"], 1);
 }
 
 TEST_F(JobControllerTest, FailedPodWithoutPolicyStaysFailedAndFailsTheJob) {
-  MustCreate("jobs", "default", Job("np", {Task("w", 2)}));
+  MustCreate("vcjob", "default", Job("np", {Task("w", 2)}));
   Sync();
   ASSERT_EQ(JobPods("np").size(), 2u);
   SetAll("np", "Running");
@@ -185,13 +185,13 @@ TEST_F(JobControllerTest, FailedPodWithoutPolicyStaysFailedAndFailsTheJob) {
   SetPhase("np-w-1", "Succeeded");
   Sync();
   ASSERT_EQ(JobPhase("np"), "Failed");
-  auto j = Get("jobs", "default", "np");
+  auto j = Get("vcjob", "default", "np");
   EXPECT_EQ((*j)["status"]["failed"], 1);
   EXPECT_EQ(JobPods("np").size(), 2u);
 }
 
 TEST_F(JobControllerTest, EvictedPodIsRecreated) {
-  MustCreate("jobs", "default", Job("ev", {Task("w", 2)}));
+  MustCreate("vcjob", "default", Job("ev", {Task("w", 2)}));
   Sync();
   ASSERT_EQ(JobPods("ev").size(), 2u);
   SetAll("ev", "Running");
@@ -210,7 +210,7 @@ TEST_F(JobControllerTest, EvictedPodIsRecreated) {
 }
 
 TEST_F(JobControllerTest, AbortCommandThenResume) {
-  json job = MustCreate("jobs", "default", Job("ab", {Task("w", 2)}));
+  json job = MustCreate("vcjob", "default", Job("ab", {Task("w", 2)}));
   Sync();
   ASSERT_EQ(JobPods("ab").size(), 2u);
   json target = {{"apiVersion", "batch.volcano.sh/v1alpha1"},
@@ -236,14 +236,14 @@ TEST_F(JobControllerTest, AbortCommandThenResume) {
   Sync();
   ASSERT_EQ(JobPods("ab").size(), 2u);
   ASSERT_EQ(JobPhase("ab"), "Pending");
-  auto j = Get("jobs", "default", "ab");
+  auto j = Get("vcjob", "default", "ab");
   EXPECT_EQ((*j)["status"]["retryCount"], 1);
   EXPECT_EQ((*j)["status"]["version"], 1);
 }
 
 TEST_F(JobControllerTest, TtlAfterFinishedDeletesJobPodsAndPodGroup) {
   json job =
-      MustCreate("jobs", "default", Job("ttl", {Task("w", 1)}, {{"ttlSecondsAfterFinished", 60}}));
+      MustCreate("vcjob", "default", Job("ttl", {Task("w", 1)}, {{"ttlSecondsAfterFinished", 60}}));
   Sync();
   ASSERT_EQ(JobPods("ttl").size(), 1u);
   SetAll("ttl", "Succeeded");
@@ -262,7 +262,7 @@ TEST_F(JobControllerTest, TtlAfterFinishedDeletesJobPodsAndPodGroup) {
 TEST_F(JobControllerTest, DependsOnWaitsForTheMasterToRun) {
   json worker = Task("worker", 2);
   worker["dependsOn"] = {{"name", {"master"}}};
-  MustCreate("jobs", "default", Job("dep", {Task("master", 1), worker}));
+  MustCreate("vcjob", "default", Job("dep", {Task("master", 1), worker}));
   Sync();
   ASSERT_EQ(JobPods("dep").size(), 1u);
   EXPECT_TRUE(JobPods("dep").count("dep-master-0"));
@@ -275,7 +275,7 @@ TEST_F(JobControllerTest, DependsOnWaitsForTheMasterToRun) {
 // The worker and informer threads, and a restart of them with half-done work.
 TEST_F(JobControllerTest, RestartedControllerCreatesNoDuplicates) {
   Start();
-  MustCreate("jobs", "default", Job("rs", {Task("w", 3)}));
+  MustCreate("vcjob", "default", Job("rs", {Task("w", 3)}));
   ASSERT_TRUE(WaitFor([&] { return JobPods("rs").size() == 3; }));
   controller_->Stop();
   auto before = JobPods("rs");

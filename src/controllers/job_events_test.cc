@@ -28,13 +28,13 @@ class JobEventsTest : public testing::ControllerTest {
     sync_ = [this] { return SyncUntilIdle({controller_.get()}); };
   }
   json Status(const std::string& job) {
-    return Get("jobs", "default", job).value_or(json())["status"];
+    return Get("vcjob", "default", job).value_or(json())["status"];
   }
   std::unique_ptr<JobController> controller_;
 };
 
 TEST_F(JobEventsTest, RestartPodReplacesOnlyThatPod) {
-  MustCreate("jobs", "default", Job("rp", {Task("w", 2, {Policy("PodFailed", "RestartPod")})}));
+  MustCreate("vcjob", "default", Job("rp", {Task("w", 2, {Policy("PodFailed", "RestartPod")})}));
   Sync();
   ASSERT_EQ(JobPods("rp").size(), 2u);
   auto before = JobPods("rp");
@@ -51,7 +51,7 @@ TEST_F(JobEventsTest, RestartPodReplacesOnlyThatPod) {
 }
 
 TEST_F(JobEventsTest, RestartTaskReplacesThatTasksPods) {
-  MustCreate("jobs", "default",
+  MustCreate("vcjob", "default",
              Job("rt", {Task("a", 2, {Policy("PodFailed", "RestartTask")}), Task("b", 1)}));
   Sync();
   ASSERT_EQ(JobPods("rt").size(), 3u);
@@ -69,7 +69,7 @@ TEST_F(JobEventsTest, RestartTaskReplacesThatTasksPods) {
 }
 
 TEST_F(JobEventsTest, DisruptionTargetIsPodEvicted) {
-  MustCreate("jobs", "default",
+  MustCreate("vcjob", "default",
              Job("dt", {Task("w", 2)}, {{"policies", {Policy("PodEvicted", "RestartJob")}}}));
   Sync();
   ASSERT_EQ(JobPods("dt").size(), 2u);
@@ -96,7 +96,7 @@ TEST_F(JobEventsTest, DisruptionTargetIsPodEvicted) {
 
 TEST_F(JobEventsTest, PodPendingPastTimeoutAborts) {
   MustCreate(
-      "jobs", "default",
+      "vcjob", "default",
       Job("pp", {Task("w", 1)},
           {{"policies", {{{"event", "PodPending"}, {"action", "AbortJob"}, {"timeout", "1m"}}}}}));
   Sync();
@@ -113,7 +113,7 @@ TEST_F(JobEventsTest, PodPendingPastTimeoutAborts) {
 
 TEST_F(JobEventsTest, ExitCodePolicyAborts) {
   MustCreate(
-      "jobs", "default",
+      "vcjob", "default",
       Job("ec", {Task("w", 2)}, {{"policies", {{{"exitCode", 3}, {"action", "AbortJob"}}}}}));
   Sync();
   ASSERT_EQ(JobPods("ec").size(), 2u);
@@ -127,7 +127,7 @@ TEST_F(JobEventsTest, ExitCodePolicyAborts) {
 }
 
 TEST_F(JobEventsTest, MinSuccessCompletesEarly) {
-  MustCreate("jobs", "default",
+  MustCreate("vcjob", "default",
              Job("ms", {Task("w", 3)}, {{"minSuccess", 1}, {"minAvailable", 1}}));
   Sync();
   ASSERT_EQ(JobPods("ms").size(), 3u);
@@ -140,7 +140,7 @@ TEST_F(JobEventsTest, MinSuccessCompletesEarly) {
 
 TEST_F(JobEventsTest, TaskCompletedCompletesTheJob) {
   MustCreate(
-      "jobs", "default",
+      "vcjob", "default",
       Job("tc", {Task("master", 1, {Policy("TaskCompleted", "CompleteJob")}), Task("worker", 2)}));
   Sync();
   ASSERT_EQ(JobPods("tc").size(), 3u);

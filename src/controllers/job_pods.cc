@@ -23,13 +23,15 @@ std::string JobPodHost(const std::string& job, const std::string& task, int inde
 }
 
 Json ControllerRef(const Json& owner) {
+  return ControllerRef(owner, types::String(owner, {"apiVersion"}),
+                       types::ObjectView(owner).kind());
+}
+
+Json ControllerRef(const Json& owner, std::string_view api_version, std::string_view kind) {
   types::ObjectView o(owner);
-  return {{"apiVersion", types::String(owner, {"apiVersion"})},
-          {"kind", o.kind()},
-          {"name", o.name()},
-          {"uid", o.uid()},
-          {"controller", true},
-          {"blockOwnerDeletion", true}};
+  return {{"apiVersion", api_version}, {"kind", kind},
+          {"name", o.name()},          {"uid", o.uid()},
+          {"controller", true},        {"blockOwnerDeletion", true}};
 }
 
 namespace {

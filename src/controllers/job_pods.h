@@ -18,6 +18,8 @@ std::string JobPodName(const std::string& job, const std::string& task, int inde
 std::string JobPodHost(const std::string& job, const std::string& task, int index);
 // An ownerReference to `owner` (controller: true).
 Json ControllerRef(const Json& owner);
+// The same for an owner whose apiVersion and kind a cached object may lack.
+Json ControllerRef(const Json& owner, std::string_view api_version, std::string_view kind);
 
 // The PodGroup for `job` (minMember, minTaskMember, queue, priorityClassName, minResources).
 Json BuildJobPodGroup(const Json& job);

@@ -255,7 +255,8 @@ void JobController::ComputeStatus(JobContext& c) {
 Status JobController::WriteStatus(JobContext& c) {
   if (c.job["status"] == c.original_status) return Status::Ok();
   types::Job job(c.job);
-  auto written = rest().UpdateStatus(client::Path("jobs", job.ns(), job.name()), c.job);
+  auto written =
+      rest().UpdateStatus(client::Path("jobs.batch.volcano.sh", job.ns(), job.name()), c.job);
   if (!written.ok()) return written.status();
   std::string phase = job.phase();
   if (phase != types::String(c.original_status, {"state", "phase"}))
@@ -284,7 +285,8 @@ Status JobController::CheckTtl(JobContext& c) {
     return Status::Ok();
   }
   types::Job job(c.job);
-  Status s = rest().Delete(client::Path("jobs", job.ns(), job.name()), -1, "Background");
+  Status s =
+      rest().Delete(client::Path("jobs.batch.volcano.sh", job.ns(), job.name()), -1, "Background");
   return s.code() == StatusCode::kNotFound ? Status::Ok() : s;
 }
 

@@ -2,6 +2,8 @@
 
 #include <fmt/format.h>
 
+#include "controllers/batch_job_controller.h"
+#include "controllers/cron_job_controller.h"
 #include "controllers/daemon_set_controller.h"
 #include "controllers/deployment_controller.h"
 #include "controllers/hpa_controller.h"
@@ -17,7 +19,8 @@ namespace etna::controllers {
 
 const std::vector<std::string>& ControllerManager::AllControllers() {
   static const std::vector<std::string> kAll = {
-      "job", "queue", "podgroup", "node", "replicaset", "deployment", "daemonset", "hpa", "keda"};
+      "job",       "queue",   "podgroup",        "node", "replicaset", "deployment", "daemonset",
+      "batch-job", "cronjob", "volcano-cronjob", "hpa",  "keda"};
   return kAll;
 }
 
@@ -64,6 +67,13 @@ Status ControllerManager::CreateControllers() {
   if (wanted("replicaset")) controllers_.push_back(std::make_unique<ReplicaSetController>(o));
   if (wanted("deployment")) controllers_.push_back(std::make_unique<DeploymentController>(o));
   if (wanted("daemonset")) controllers_.push_back(std::make_unique<DaemonSetController>(o));
+  if (wanted("batch-job")) controllers_.push_back(std::make_unique<BatchJobController>(o));
+  if (wanted("cronjob")) {
+    controllers_.push_back(std::make_unique<CronJobController>(o, BatchCronJobs()));
+  }
+  if (wanted("volcano-cronjob")) {
+    controllers_.push_back(std::make_unique<CronJobController>(o, VolcanoCronJobs()));
+  }
   if (wanted("hpa")) {
     controllers_.push_back(
         std::make_unique<HorizontalPodAutoscalerController>(o, options_.hpa_sync_period));

@@ -86,9 +86,10 @@ TEST_F(ManagerTest, UnknownControllerIsRefused) {
 // informer.
 TEST_F(ManagerTest, ControllersShareOneInformerPerCollection) {
   Make();
-  EXPECT_EQ(manager_->informer_count(), 13u);
+  // One each for batch/v1 Jobs and for both kinds of CronJob beside the others.
+  EXPECT_EQ(manager_->informer_count(), 16u);
   MustCreate("queues", "", {{"metadata", {{"name", "q1"}}}, {"spec", {{"weight", 1}}}});
-  MustCreate("jobs", "default", Job("shared", {{"queue", "q1"}}));
+  MustCreate("vcjob", "default", Job("shared", {{"queue", "q1"}}));
   Sync();
   EXPECT_EQ(List("podgroups", "default").size(), 1u) << "the job controller made its PodGroup";
   auto q = Get("queues", "", "q1");
@@ -101,7 +102,7 @@ TEST_F(ManagerTest, QueueCloseGoesClosingThenClosedAndCounts) {
   MustCreate("queues", "", {{"metadata", {{"name", "q1"}}}, {"spec", {{"weight", 1}}}});
   Sync();
   ASSERT_EQ(QueueState("q1"), "Open");
-  MustCreate("jobs", "default", Job("qj", {{"queue", "q1"}}));
+  MustCreate("vcjob", "default", Job("qj", {{"queue", "q1"}}));
   Sync();
   auto q = Get("queues", "", "q1");
   ASSERT_TRUE(q);
@@ -115,8 +116,9 @@ TEST_F(ManagerTest, QueueCloseGoesClosingThenClosedAndCounts) {
   ASSERT_EQ(QueueState("q1"), "Closing");
   EXPECT_FALSE(Get("commands", "default", "close-q1"));
   // The queue no longer takes jobs; once its job (and PodGroup) is gone it is Closed.
-  EXPECT_FALSE(rest().Create(client::Path("jobs", "default"), Job("late", {{"queue", "q1"}})).ok());
-  ASSERT_TRUE(rest().Delete(client::Path("jobs", "default", "qj")).ok());
+  EXPECT_FALSE(
+      rest().Create(client::Path("vcjob", "default"), Job("late", {{"queue", "q1"}})).ok());
+  ASSERT_TRUE(rest().Delete(client::Path("vcjob", "default", "qj")).ok());
   Sync();
   ASSERT_EQ(QueueState("q1"), "Closed");
   Command("open-q1", "OpenQueue", target);
@@ -129,7 +131,7 @@ TEST_F(ManagerTest, QueueCloseGoesClosingThenClosedAndCounts) {
 TEST_F(ManagerTest, QueueSpecClosingRefusesNewJobsThenClosedWhenEmpty) {
   Make({"job", "queue"});
   MustCreate("queues", "", {{"metadata", {{"name", "q2"}}}, {"spec", {{"weight", 1}}}});
-  MustCreate("jobs", "default", Job("qj", {{"queue", "q2"}}));
+  MustCreate("vcjob", "default", Job("qj", {{"queue", "q2"}}));
   Sync();
   ASSERT_EQ(QueueState("q2"), "Open");
   // Volcano's Closing written by the user: running work stays, nothing new comes in.
@@ -137,12 +139,12 @@ TEST_F(ManagerTest, QueueSpecClosingRefusesNewJobsThenClosedWhenEmpty) {
       rest().MergePatch(client::Path("queues", "", "q2"), {{"spec", {{"state", "Closing"}}}}).ok());
   Sync();
   ASSERT_EQ(QueueState("q2"), "Closing");
-  auto late = rest().Create(client::Path("jobs", "default"), Job("late", {{"queue", "q2"}}));
+  auto late = rest().Create(client::Path("vcjob", "default"), Job("late", {{"queue", "q2"}}));
   ASSERT_FALSE(late.ok());
   EXPECT_NE(late.status().message().find("queue `q2` status is `Closing`"), std::string::npos)
       << late.status().message();
-  EXPECT_TRUE(Get("jobs", "default", "qj"));
-  ASSERT_TRUE(rest().Delete(client::Path("jobs", "default", "qj")).ok());
+  EXPECT_TRUE(Get("vcjob", "default", "qj"));
+  ASSERT_TRUE(rest().Delete(client::Path("vcjob", "default", "qj")).ok());
   Sync();
   EXPECT_EQ(QueueState("q2"), "Closed");
 }
@@ -207,7 +209,7 @@ TEST_F(ManagerTest, ServicePodsGroupGetsItsQueueAndTheInferenceKind) {
 
 TEST_F(ManagerTest, PodGroupTtlFailsItsJobWithWaitTimeout) {
   Make({"job", "podgroup"});
-  json job = MustCreate("jobs", "default", Job("slow"));
+  json job = MustCreate("vcjob", "default", Job("slow"));
   std::string group = "slow-" + job["metadata"]["uid"].get<std::string>();
   Sync();
   ASSERT_TRUE(Get("podgroups", "default", group).has_value());
@@ -222,7 +224,7 @@ TEST_F(ManagerTest, PodGroupTtlFailsItsJobWithWaitTimeout) {
   auto pg = Get("podgroups", "default", group);
   ASSERT_TRUE(pg);
   ASSERT_EQ(pg->value("/status/phase"_json_pointer, std::string()), "Failed");
-  auto j = Get("jobs", "default", "slow");
+  auto j = Get("vcjob", "default", "slow");
   ASSERT_TRUE(j);
   ASSERT_EQ(j->value("/status/state/phase"_json_pointer, std::string()), "Failed");
   EXPECT_EQ((*j)["status"]["state"]["reason"], "WaitTimeout");
@@ -267,7 +269,7 @@ class NodeTest : public ManagerTest {
 TEST_F(NodeTest, LeaseLapseLosesTheNodeFailsItsPodsAndTheJobRestarts) {
   MakeNode("n1");
   Make({"job", "node"});
-  MustCreate("jobs", "default",
+  MustCreate("vcjob", "default",
              Job("lost", {{"policies", {{{"event", "PodFailed"}, {"action", "RestartJob"}}}}}));
   Sync();
   ASSERT_EQ(JobPods("lost").size(), 2u);
@@ -295,7 +297,7 @@ TEST_F(NodeTest, LeaseLapseLosesTheNodeFailsItsPodsAndTheJobRestarts) {
   for (auto& [name, p] : pods) {
     ASSERT_EQ(p["metadata"]["labels"]["volcano.sh/job-version"], "1") << name;
   }
-  auto j = Get("jobs", "default", "lost");
+  auto j = Get("vcjob", "default", "lost");
   EXPECT_EQ((*j)["status"]["retryCount"], 1);
   // The agent comes back: the lease is renewed and the taint goes.
   ASSERT_TRUE(rest()

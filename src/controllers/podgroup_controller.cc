@@ -34,8 +34,8 @@ Status PodGroupController::Reconcile(const std::string& key) {
 
 namespace {
 
-// The pod's total requests as a resource list.
-Json PodRequests(const Json& pod) {
+// The pod's total requests, `times` over, as a resource list.
+Json PodRequests(const Json& pod, int64_t times = 1) {
   std::map<ResourceId, int64_t> sum;
   for (const Json& c : types::Pod(pod).containers()) {
     Json::json_pointer p("/resources/requests");
@@ -45,7 +45,7 @@ Json PodRequests(const Json& pod) {
       if (!id.ok()) continue;
       auto amount = ParseQuantity(q.is_string() ? q.get<std::string>() : q.dump(),
                                   ResourceNames::Global().Unit(*id));
-      if (amount.ok()) sum[*id] += *amount;
+      if (amount.ok()) sum[*id] += *amount * times;
     }
   }
   Json out = Json::object();
@@ -57,29 +57,54 @@ Json PodRequests(const Json& pod) {
 
 }  // namespace
 
+namespace {
+
+// The batch/v1 Job that controls `pod`; nullptr when none does.
+const Json* BatchJobOwner(const types::Pod& pod) {
+  for (const Json& ref : pod.owner_references()) {
+    if (types::String(ref, {"kind"}) == "Job" && types::String(ref, {"apiVersion"}) == "batch/v1" &&
+        types::Bool(ref, {"controller"})) {
+      return &ref;
+    }
+  }
+  return nullptr;
+}
+
+}  // namespace
+
 Status PodGroupController::ReconcilePod(const std::string& ns, const std::string& name) {
   auto pod = pods_->Get(ns, name);
   if (!pod) return Status::Ok();
   types::Pod view(*pod);
   if (!view.IsBarePod() || view.IsTerminal()) return Status::Ok();
-  std::string group = wk::kPodGroupPrefix + view.uid();
+  // As Volcano's pg controller: the pods of a batch/v1 Job share one group, owned by the Job,
+  // whose gang size is their group-min-member annotation; any other pod gets its own.
+  const Json* job = BatchJobOwner(view);
+  std::string group = wk::kPodGroupPrefix + (job ? types::String(*job, {"uid"}) : view.uid());
   if (!podgroups_->Get(ns, group)) {
-    Json spec = {{"minMember", 1},
+    int64_t min_member = 1;
+    if (std::string m = view.Annotation(wk::kGroupMinMemberAnnotation); job && !m.empty()) {
+      min_member = std::max<int64_t>(1, std::atoll(m.c_str()));
+    }
+    Json spec = {{"minMember", min_member},
                  {"queue", view.Annotation(wk::kQueueNameAnnotation, "default")},
-                 {"minResources", PodRequests(*pod)}};
+                 {"minResources", PodRequests(*pod, min_member)}};
     if (pod->contains(Json::json_pointer("/spec/priorityClassName"))) {
       spec["priorityClassName"] = (*pod)["spec"]["priorityClassName"];
     }
-    Json owner = *pod;
-    owner["apiVersion"] = "v1";
-    owner["kind"] = "Pod";
-    Json pg = {{"apiVersion", "scheduling.volcano.sh/v1beta1"},
-               {"kind", "PodGroup"},
-               {"metadata",
-                {{"name", group},
-                 {"namespace", ns},
-                 {"ownerReferences", Json::array({ControllerRef(owner)})}}},
-               {"spec", spec}};
+    Json owner_ref = job ? *job : Json();
+    if (!job) {
+      Json owner = *pod;
+      owner["apiVersion"] = "v1";
+      owner["kind"] = "Pod";
+      owner_ref = ControllerRef(owner);
+    }
+    Json pg = {
+        {"apiVersion", "scheduling.volcano.sh/v1beta1"},
+        {"kind", "PodGroup"},
+        {"metadata",
+         {{"name", group}, {"namespace", ns}, {"ownerReferences", Json::array({owner_ref})}}},
+        {"spec", spec}};
     if (view.IsServicePod()) {
       pg["metadata"]["labels"] = {{wk::kWorkloadLabel, wk::kInferenceWorkload}};
     }
@@ -121,8 +146,11 @@ Status PodGroupController::ReconcileGroup(const std::string& key, const std::str
       rest().MergePatch(client::Path("podgroups", ns, name),
                         {{"status", {{"phase", "Failed"}, {"conditions", conditions}}}}, "status");
   if (!patched.ok()) return patched.status();
-  if (group.HasOwnerOfKind("Job"))
-    return Status::Ok();  // the job controller fails the job and kills its pods
+  for (const Json& ref : group.owner_references()) {
+    if (types::String(ref, {"kind"}) == "Job" && types::String(ref, {"apiVersion"}) != "batch/v1") {
+      return Status::Ok();  // the job controller fails the job and kills its pods
+    }
+  }
   for (const Json& json : pods_->List()) {
     types::Pod pod(json);
     if (pod.ns() != ns || pod.GroupName() != name || pod.phase() != "Pending") continue;

@@ -3,6 +3,9 @@
 //    scheduling.k8s.io/group-name annotation gets a PodGroup `podgroup-<pod uid>` (minMember 1,
 //    the queue in the pod's scheduling.volcano.sh/queue-name annotation, which admission routed,
 //    or "default", its priorityClassName and requests), owned by the pod, and the annotation.
+//    The pods of a batch/v1 Job share one `podgroup-<job uid>` owned by the Job, as Volcano's pg
+//    controller makes it: minMember from their scheduling.volcano.sh/group-min-member
+//    annotation (1 when unset), minResources that many pods' requests.
 //    The group of a pod a ReplicaSet or Deployment owns is labelled `etna.io/workload:
 //    inference`, so the scheduler gives it the inference defaults (binpack with sharing).
 //  - A PodGroup with spec.ttl (seconds) still Pending or Inqueue (or without a phase) ttl

@@ -17,8 +17,6 @@ namespace {
 
 // Pods created or deleted in one pass at most (Kubernetes' burstReplicas).
 constexpr int64_t kBurstReplicas = 500;
-// Expectations older than this are given up on (Kubernetes' ExpectationsTimeout).
-constexpr TimeMs kExpectationsTimeoutMs = 5 * 60 * 1000;
 
 // Every label of the template is on the pod with its value.
 bool FullyLabeled(const Json& pod, const Json& template_labels) {
@@ -50,36 +48,11 @@ void ReplicaSetController::OnPod(const Json& pod) {
   });
 }
 
-bool ReplicaSetController::ExpectationsMet(const std::string& key, const std::string& ns) {
-  Expectations e;
-  {
-    std::lock_guard lock(mu_);
-    auto it = expectations_.find(key);
-    if (it == expectations_.end()) return true;
-    e = it->second;
-  }
-  bool met = clock().NowMs() - e.since > kExpectationsTimeoutMs;
-  if (!met) {
-    met = std::all_of(e.created.begin(), e.created.end(),
-                      [&](const std::string& n) { return pods_->Get(ns, n).has_value(); }) &&
-          std::all_of(e.deleted.begin(), e.deleted.end(), [&](const std::string& n) {
-            auto pod = pods_->Get(ns, n);
-            return !pod || !IsActivePod(*pod);
-          });
-  }
-  if (met) {
-    std::lock_guard lock(mu_);
-    expectations_.erase(key);
-  }
-  return met;
-}
-
 Status ReplicaSetController::Reconcile(const std::string& key) {
   auto [ns, name] = SplitKey(key);
   auto rs = replica_sets_->Get(ns, name);
   if (!rs) {
-    std::lock_guard lock(mu_);
-    expectations_.erase(key);
+    expectations_.Forget(key);
     return Status::Ok();
   }
   types::ReplicaSet view(*rs);
@@ -124,9 +97,8 @@ Status ReplicaSetController::Reconcile(const std::string& key) {
   std::string failure;
   int64_t diff = static_cast<int64_t>(owned.size()) - view.replicas();
   const client::ObjectRef ref{"ReplicaSet", "apps/v1", ns, view.name(), view.uid()};
-  if (diff != 0 && ExpectationsMet(key, ns)) {
-    Expectations e;
-    e.since = clock().NowMs();
+  if (diff != 0 && expectations_.Met(key, ns, *pods_, clock().NowMs())) {
+    std::vector<std::string> created, deleted;
     if (diff < 0) {
       for (int64_t i = 0; i < std::min(-diff, kBurstReplicas); ++i) {
         auto made = rest().Create(client::Path("pods", ns), BuildReplicaSetPod(*rs));
@@ -135,8 +107,8 @@ Status ReplicaSetController::Reconcile(const std::string& key) {
           events().Record(ref, "Warning", "FailedCreate", "Error creating: " + failure);
           break;
         }
-        e.created.push_back(types::ObjectView(*made).name());
-        events().Record(ref, "Normal", "SuccessfulCreate", "Created pod: " + e.created.back());
+        created.push_back(types::ObjectView(*made).name());
+        events().Record(ref, "Normal", "SuccessfulCreate", "Created pod: " + created.back());
       }
     } else {
       size_t count = static_cast<size_t>(std::min(diff, kBurstReplicas));
@@ -144,7 +116,7 @@ Status ReplicaSetController::Reconcile(const std::string& key) {
         std::string pod_name = types::ObjectView(pod).name();
         Status s = rest().Delete(client::Path("pods", ns, pod_name));
         if (!s.ok() && s.code() != StatusCode::kNotFound) return s;
-        e.deleted.push_back(pod_name);
+        deleted.push_back(pod_name);
         events().Record(ref, "Normal", "SuccessfulDelete", "Deleted pod: " + pod_name);
         owned.erase(
             std::remove_if(owned.begin(), owned.end(),
@@ -152,8 +124,7 @@ Status ReplicaSetController::Reconcile(const std::string& key) {
             owned.end());
       }
     }
-    std::lock_guard lock(mu_);
-    expectations_[key] = std::move(e);
+    expectations_.Expect(key, std::move(created), std::move(deleted), clock().NowMs());
   }
   Status written = WriteStatus(*rs, owned, failure);
   if (!written.ok()) return written;

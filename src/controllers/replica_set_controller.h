@@ -10,16 +10,14 @@
 //    minReadySeconds; re-checked when the next pod comes due), observedGeneration, and a
 //    ReplicaFailure condition while pod creation fails.
 //  - Events: SuccessfulCreate, SuccessfulDelete ("Created pod: web-5d4b-x2k9q") and FailedCreate.
-// Keys: "<ns>/<name>" of ReplicaSets. Thread-safety: as Controller (one worker); the
-// expectations are guarded for the informer threads.
+// Keys: "<ns>/<name>" of ReplicaSets. Thread-safety: as Controller (one worker).
 #pragma once
 
-#include <map>
-#include <mutex>
 #include <string>
 #include <vector>
 
 #include "controllers/controller.h"
+#include "controllers/expectations.h"
 
 namespace etna::controllers {
 
@@ -34,23 +32,14 @@ class ReplicaSetController : public Controller {
   Status Reconcile(const std::string& key) override;
 
  private:
-  // The pods created or deleted by the last scale of a ReplicaSet, until the cache shows them.
-  struct Expectations {
-    std::vector<std::string> created, deleted;
-    TimeMs since = 0;
-  };
   // Enqueues the ReplicaSet that controls `pod`, or, for an orphan, every ReplicaSet of its
   // namespace whose selector matches it.
   void OnPod(const Json& pod);
-  // Whether the cache shows every pod the last scale of `key` created and deleted (or they
-  // are too old to wait for).
-  bool ExpectationsMet(const std::string& key, const std::string& ns);
   Status WriteStatus(const Json& rs, const std::vector<Json>& pods, const std::string& failure);
 
   client::Informer* replica_sets_;
   client::Informer* pods_;
-  std::mutex mu_;
-  std::map<std::string, Expectations> expectations_;
+  PodExpectations expectations_;  // of the last scale of each ReplicaSet
 };
 
 }  // namespace etna::controllers

@@ -8,15 +8,14 @@
 #include "api/types/label_selector.h"
 #include "api/types/pod.h"
 #include "common/time.h"
+#include "controllers/job_pods.h"
 
 namespace etna::controllers {
 
 namespace types = etna::api::types;
 
 Json AppsControllerRef(const Json& owner, const std::string& kind) {
-  types::ObjectView o(owner);
-  return {{"apiVersion", "apps/v1"}, {"kind", kind},       {"name", o.name()},
-          {"uid", o.uid()},          {"controller", true}, {"blockOwnerDeletion", true}};
+  return ControllerRef(owner, "apps/v1", kind);
 }
 
 Json BuildReplicaSetPod(const Json& replica_set) {

@@ -86,7 +86,7 @@ class ControllerTest : public ::testing::Test {
     return out;
   }
   std::string JobPhase(const std::string& job) {
-    auto j = Get("jobs", "default", job);
+    auto j = Get("vcjob", "default", job);
     if (!j) return "<gone>";
     return j->value("/status/state/phase"_json_pointer, std::string());
   }

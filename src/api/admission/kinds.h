@@ -80,6 +80,9 @@ void AdmitReplicaSet(Context& c);
 void AdmitDaemonSet(Context& c);
 void AdmitHorizontalPodAutoscaler(Context& c);
 void AdmitScaledObject(Context& c);
+void AdmitBatchJob(Context& c);
+void AdmitCronJob(Context& c);
+void AdmitVolcanoCronJob(Context& c);
 
 // Job update rule (job_update.cc): `spec` against `old_spec`.
 void ValidateJobUpdate(Context& c, const Json& spec, const Json& old_spec);

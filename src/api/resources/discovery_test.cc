@@ -98,6 +98,11 @@ TEST(DiscoveryTest, LegacyResourceListForVolcanoJobs) {
       {"name":"jobs","singularName":"job","namespaced":true,"kind":"Job","shortNames":["vcjob","vj"],
        "verbs":["create","delete","deletecollection","get","list","patch","update","watch"]},
       {"name":"jobs/status","singularName":"","namespaced":true,"kind":"Job",
+       "verbs":["get","patch","update"]},
+      {"name":"cronjobs","singularName":"cronjob","namespaced":true,"kind":"CronJob",
+       "shortNames":["cronvcjob","cronvj"],
+       "verbs":["create","delete","deletecollection","get","list","patch","update","watch"]},
+      {"name":"cronjobs/status","singularName":"","namespaced":true,"kind":"CronJob",
        "verbs":["get","patch","update"]}]})"));
 }
 

@@ -221,6 +221,37 @@ void AddKubernetesGroups(std::vector<ResourceInfo>& out) {
             AgeColumn()});
   hpa.categories = {"all"};
   out.push_back(std::move(hpa));
+  // batch/v1 before Volcano's group, so `job` and `cronjob` resolve to them as in Kubernetes
+  // (kubectl's priority); Volcano's are vcjob and cronvcjob.
+  ResourceInfo job =
+      Make({"batch", "v1", "Job", "jobs", {}, true, true, true},
+           {NameColumn(), Col("Status", "string", "Status of the job."),
+            Col("Completions", "string", "The completion status of the job."),
+            Col("Duration", "string", "Time required to complete the job."), AgeColumn(),
+            Col("Containers", "string", "Names of each container in the template.", 1),
+            Col("Images", "string", "Images referenced by each container in the template.", 1),
+            Col("Selector", "string", "Label selector for pods.", 1)});
+  job.categories = {"all"};
+  out.push_back(std::move(job));
+  ResourceInfo cron = Make(
+      {"batch", "v1", "CronJob", "cronjobs", {"cj"}, true, true, true},
+      {NameColumn(),
+       Col("Schedule", "string",
+           "The schedule in Cron format, see https://en.wikipedia.org/wiki/Cron."),
+       Col("Timezone", "string",
+           "The time zone name for the given schedule, see "
+           "https://en.wikipedia.org/wiki/List_of_tz_database_time_zones."),
+       Col("Suspend", "boolean",
+           "This flag tells the controller to suspend subsequent executions, it does not apply "
+           "to already started executions."),
+       Col("Active", "integer", "A list of pointers to currently running jobs."),
+       Col("Last Schedule", "string",
+           "Information when was the last time the job was successfully scheduled."),
+       AgeColumn(), Col("Containers", "string", "Names of each container in the template.", 1),
+       Col("Images", "string", "Images referenced by each container in the template.", 1),
+       Col("Selector", "string", "Label selector for pods.", 1)});
+  cron.categories = {"all"};
+  out.push_back(std::move(cron));
 }
 
 void AddVolcano(std::vector<ResourceInfo>& out) {
@@ -231,6 +262,12 @@ void AddVolcano(std::vector<ResourceInfo>& out) {
                       CrdCol("RUNNINGS", "integer", ".status.running"), CrdAge("AGE"),
                       CrdCol("QUEUE", "string", ".spec.queue", 1)},
                      {"spec.queue", "status.state.phase"}));
+  out.push_back(Make(
+      {"batch.volcano.sh", "v1alpha1", "CronJob", "cronjobs", {"cronvcjob", "cronvj"}, true, true},
+      {NameColumn(), CrdCol("SCHEDULE", "string", ".spec.schedule"),
+       CrdCol("SUSPEND", "boolean", ".spec.suspend"),
+       CrdCol("ACTIVE", "integer", ".status.active[*].name"),
+       CrdCol("LAST SCHEDULE", "date", ".status.lastScheduleTime"), CrdAge("AGE")}));
   out.push_back(Make(
       {"scheduling.volcano.sh", "v1beta1", "Queue", "queues", {"q", "queue-v1beta1"}, false, true},
       {NameColumn(),

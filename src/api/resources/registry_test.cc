@@ -66,7 +66,7 @@ TEST(RegistryTest, UnknownLookupsReturnNull) {
   EXPECT_EQ(R().Find("", "v1", "jobs"), nullptr);
   EXPECT_EQ(R().Find("batch.volcano.sh", "v1beta1", "jobs"), nullptr);
   EXPECT_EQ(R().Find("", "v1", "Pods"), nullptr);
-  EXPECT_EQ(R().FindKind("batch/v1", "Job"), nullptr);
+  EXPECT_EQ(R().FindKind("batch/v1beta1", "CronJob"), nullptr);
   EXPECT_EQ(R().FindKind("scheduling.volcano.sh/v1beta1", "QueueBinding"), nullptr);
   EXPECT_EQ(R().FindByName("foo"), nullptr);
   EXPECT_EQ(R().FindByName("pods.apps"), nullptr);
@@ -115,7 +115,7 @@ TEST(RegistryTest, ShortNamesAreUnique) {
 TEST(RegistryTest, GroupsInOrderWithoutCore) {
   EXPECT_EQ(R().Groups(), (std::vector<std::string>{
                               "coordination.k8s.io", "scheduling.k8s.io", "apps", "autoscaling",
-                              "batch.volcano.sh", "scheduling.volcano.sh", "volcano.sh",
+                              "batch", "batch.volcano.sh", "scheduling.volcano.sh", "volcano.sh",
                               "bus.volcano.sh", "topology.volcano.sh", "keda.sh", "metrics.k8s.io",
                               "custom.metrics.k8s.io", "external.metrics.k8s.io"}));
 }

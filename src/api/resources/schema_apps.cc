@@ -1,5 +1,5 @@
-// Schemas of apps/v1 Deployment, ReplicaSet and DaemonSet, and of autoscaling/v2
-// HorizontalPodAutoscaler.
+// Schemas of apps/v1 Deployment, ReplicaSet and DaemonSet, of batch/v1 Job and CronJob, and of
+// autoscaling/v2 HorizontalPodAutoscaler.
 #include "api/resources/schema_node.h"
 
 namespace etna::api::resources::schema {
@@ -35,6 +35,35 @@ void AddAppsSchemas(Table& table) {
                   {"rollingUpdate", Obj({{"maxUnavailable", Scalar()}, {"maxSurge", Scalar()}})}})},
             {"minReadySeconds", Scalar()},
             {"revisionHistoryLimit", Scalar()}})},
+      {"status", Any()},
+  });
+  // Every field of batch/v1's JobSpec, so those etna refuses reach admission and its message.
+  NodePtr job_spec = Obj({{"parallelism", Scalar()},
+                          {"completions", Scalar()},
+                          {"completionMode", Scalar()},
+                          {"backoffLimit", Scalar()},
+                          {"backoffLimitPerIndex", Scalar()},
+                          {"maxFailedIndexes", Scalar()},
+                          {"activeDeadlineSeconds", Scalar()},
+                          {"ttlSecondsAfterFinished", Scalar()},
+                          {"suspend", Scalar()},
+                          {"selector", LabelSelector()},
+                          {"manualSelector", Scalar()},
+                          {"template", PodTemplateSpec()},
+                          {"podFailurePolicy", Any()},
+                          {"successPolicy", Any()},
+                          {"podReplacementPolicy", Scalar()},
+                          {"managedBy", Scalar()}});
+  table[{"batch", "Job"}] = TopLevel({{"spec", job_spec}, {"status", Any()}});
+  table[{"batch", "CronJob"}] = TopLevel({
+      {"spec", Obj({{"schedule", Scalar()},
+                    {"timeZone", Scalar()},
+                    {"startingDeadlineSeconds", Scalar()},
+                    {"concurrencyPolicy", Scalar()},
+                    {"suspend", Scalar()},
+                    {"jobTemplate", Obj({{"metadata", ObjectMeta()}, {"spec", job_spec}})},
+                    {"successfulJobsHistoryLimit", Scalar()},
+                    {"failedJobsHistoryLimit", Scalar()}})},
       {"status", Any()},
   });
   table[{"autoscaling", "HorizontalPodAutoscaler"}] = TopLevel({

@@ -112,6 +112,17 @@ NodePtr HyperNodeSpec() {
 
 void AddVolcanoSchemas(Table& table) {
   table[{"batch.volcano.sh", "Job"}] = TopLevel({{"spec", JobSpec()}, {"status", Any()}});
+  table[{"batch.volcano.sh", "CronJob"}] = TopLevel({
+      {"spec", Obj({{"schedule", Scalar()},
+                    {"timeZone", Scalar()},
+                    {"startingDeadlineSeconds", Scalar()},
+                    {"concurrencyPolicy", Scalar()},
+                    {"suspend", Scalar()},
+                    {"jobTemplate", Obj({{"metadata", ObjectMeta()}, {"spec", JobSpec()}})},
+                    {"successfulJobsHistoryLimit", Scalar()},
+                    {"failedJobsHistoryLimit", Scalar()}})},
+      {"status", Any()},
+  });
   table[{"scheduling.volcano.sh", "Queue"}] = TopLevel({{"spec", QueueSpec()}, {"status", Any()}});
   table[{"scheduling.volcano.sh", "PodGroup"}] =
       TopLevel({{"spec", PodGroupSpec()}, {"status", Any()}});

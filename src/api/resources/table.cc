@@ -100,6 +100,8 @@ std::optional<json> BuiltInCells(const ResourceInfo& info, const json& o, Clock:
   if (kind == "ReplicaSet") return ReplicaSetCells(o, now);
   if (kind == "DaemonSet") return DaemonSetCells(o, now);
   if (kind == "HorizontalPodAutoscaler") return HpaCells(o, now);
+  if (kind == "Job") return BatchJobCells(o, now);
+  if (kind == "CronJob") return CronJobCells(o, now);
   if (kind == "Namespace") return json::array({name, String(o, {"status", "phase"}), age});
   if (kind == "ConfigMap") {
     size_t n = 0;

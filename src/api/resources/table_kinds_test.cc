@@ -255,5 +255,41 @@ TEST(TableTest, DeploymentAndHpa) {
   EXPECT_EQ(cells[3], "<unset>");
 }
 
+TEST(TableTest, BatchJobAndCronJob) {
+  json job =
+      Created({{"metadata", {{"name", "pi"}}},
+               {"spec",
+                {{"completions", 3},
+                 {"selector", {{"matchLabels", {{"batch.kubernetes.io/controller-uid", "u"}}}}},
+                 {"template", {{"spec", {{"containers", {{{"name", "c"}, {"image", "perl"}}}}}}}}}},
+               {"status", {{"succeeded", 1}, {"startTime", "2024-12-31T23:58:00Z"}}}},
+              120);
+  EXPECT_EQ(RenderOne("batch", "v1", "jobs", job)["rows"][0]["cells"],
+            json({"pi", "Running", "1/3", "2m", "2m", "c", "perl",
+                  "batch.kubernetes.io/controller-uid=u"}));
+  job["status"]["completionTime"] = "2024-12-31T23:59:30Z";
+  job["status"]["conditions"] = {{{"type", "Complete"}, {"status", "True"}}};
+  job["spec"].erase("completions");
+  job["spec"]["parallelism"] = 2;
+  json cells = RenderOne("batch", "v1", "jobs", job)["rows"][0]["cells"];
+  EXPECT_EQ(cells[1], "Complete");
+  EXPECT_EQ(cells[2], "1/1 of 2");
+  EXPECT_EQ(cells[3], "90s");
+
+  json cron = Created(
+      {{"metadata", {{"name", "nightly"}}},
+       {"spec",
+        {{"schedule", "0 3 * * *"},
+         {"suspend", false},
+         {"jobTemplate",
+          {{"spec",
+            {{"template", {{"spec", {{"containers", {{{"name", "c"}, {"image", "i"}}}}}}}}}}}}}},
+       {"status", {{"active", {{{"name", "nightly-1"}}}}}}},
+      60);
+  EXPECT_EQ(
+      RenderOne("batch", "v1", "cronjobs", cron)["rows"][0]["cells"],
+      json({"nightly", "0 3 * * *", "<none>", false, 1, "<none>", "60s", "c", "i", "<none>"}));
+}
+
 }  // namespace
 }  // namespace etna::api::resources

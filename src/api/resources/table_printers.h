@@ -43,6 +43,8 @@ json DeploymentCells(const json& deployment, Clock::time_point now);
 json ReplicaSetCells(const json& replica_set, Clock::time_point now);
 json DaemonSetCells(const json& daemon_set, Clock::time_point now);
 json HpaCells(const json& hpa, Clock::time_point now);
+json BatchJobCells(const json& job, Clock::time_point now);
+json CronJobCells(const json& cron_job, Clock::time_point now);
 
 // A CRD printer column: the value at the column's JSON path, typed as the column says.
 json CrdCell(const PrinterColumn& column, const json& object, Clock::time_point now);

@@ -76,10 +76,12 @@ ApiResult<json> ObjectService::Delete(const ResourceInfo& info, const std::strin
     return Edit(info, ns, name, [&](json& object) -> ApiResult<bool> {
       json& m = object["metadata"];
       int64_t old_grace = m.value("deletionGracePeriodSeconds", int64_t{-1});
-      if (m.contains("deletionTimestamp") &&
-          (!graceful || (old_grace >= 0 && old_grace <= grace))) {
+      const int64_t asked = graceful ? grace : 0;
+      if (m.contains("deletionTimestamp") && old_grace >= 0 && old_grace <= asked) {
         return false;  // already terminating, no shorter grace period asked for
       }
+      // A shorter one (0: its agent has stopped it) is recorded, as Kubernetes does, so the
+      // finalizers' owners know the pod no longer runs.
       m["deletionTimestamp"] = FormatRfc3339(now + (graceful ? grace * 1000 : 0));
       m["deletionGracePeriodSeconds"] = graceful ? grace : 0;
       return true;

@@ -157,6 +157,8 @@ ApiResult<json> ObjectService::Create(const ResourceInfo& info, const std::strin
     object["status"] = InitialStatus(info, object);
     if (object["status"].empty()) object.erase("status");
   }
+  // Before admission, which may derive from it (a batch/v1 Job's selector names its uid).
+  object["metadata"]["uid"] = NewUid();
   std::vector<admission::FieldError> errors =
       admission::Admit(info, admission::Operation::kCreate, object, nullptr, *this);
   if (!errors.empty()) return ApiError::Refused(info, name, errors);
@@ -172,7 +174,6 @@ ApiResult<json> ObjectService::Create(const ResourceInfo& info, const std::strin
           info.QualifiedPlural(), name, ns));
     }
   }
-  object["metadata"]["uid"] = NewUid();
   object["metadata"]["creationTimestamp"] = FormatRfc3339(clock_->NowMs());
   if (object.contains("spec")) object["metadata"]["generation"] = 1;
   std::string key = Key(info, ns, name);

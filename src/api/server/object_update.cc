@@ -82,8 +82,11 @@ ApiResult<json> ObjectService::WriteUpdate(const ResourceInfo& info,
         admission::Admit(info, admission::Operation::kUpdate, next, &current, *this);
     if (!errors.empty()) return ApiError::Refused(info, name, errors);
   }
+  // Deleted, with no finalizer left, and not a pod still running (its agent's delete with
+  // grace 0 says it stopped).
   bool finish_delete = next["metadata"].contains("deletionTimestamp") && !HasFinalizers(next) &&
-                       !PodIsBoundAndLive(info, next);
+                       (!PodIsBoundAndLive(info, next) ||
+                        next["metadata"].value("deletionGracePeriodSeconds", int64_t{-1}) == 0);
   auto rev = store_->Update(current_kv.key, EncodeStored(next), current_kv.mod_revision);
   if (!rev.ok()) return ApiError::FromStatus(rev.status(), &info, name);
   owners_.Update(current_kv.key, next);

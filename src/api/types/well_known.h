@@ -60,6 +60,9 @@ inline constexpr char kPodGroupPrefix[] = "podgroup-";
 // Volcano's pod annotation naming the queue of a pod's own PodGroup; admission writes the queue
 // it routed a bare pod to here (src/api/admission/queue_routing.cc).
 inline constexpr char kQueueNameAnnotation[] = "scheduling.volcano.sh/queue-name";
+// Volcano's pod annotation giving the gang size of the PodGroup its owner's pods share (a
+// batch/v1 Job's template carries it: all its pods, or this many, start together).
+inline constexpr char kGroupMinMemberAnnotation[] = "scheduling.volcano.sh/group-min-member";
 // The seed's label naming a workload's queue (`queue: inference-service`), honoured when the
 // queue exists and no queue is named explicitly.
 inline constexpr char kQueueLabel[] = "queue";

@@ -17,6 +17,11 @@ using nlohmann::json;
 namespace fs = std::filesystem;
 
 const ResourceInfo* FindResource(std::string_view name) {
+  // etna's CLI speaks Volcano's (vcctl's) language: a bare `job` is a Volcano Job, as for
+  // `etna job`; Kubernetes' batch/v1 Job is `jobs.batch` (kubectl's `job`).
+  if (EqualsIgnoreCase(name, "job") || EqualsIgnoreCase(name, "jobs")) {
+    name = "jobs.batch.volcano.sh";
+  }
   return api::resources::ResourceRegistry::Default().FindByName(name);
 }
 

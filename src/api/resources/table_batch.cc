@@ -1,0 +1,83 @@
+// batch/v1 Job and CronJob cells, as kubectl's printers compute them (printJob, printCronJob).
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+
+#include <vector>
+
+#include "api/resources/table.h"
+#include "api/resources/table_printers.h"
+#include "api/types/label_selector.h"
+
+namespace etna::api::resources::internal {
+
+namespace {
+
+// Containers, Images and Selector of a pod template and a selector (the wide columns).
+void AddWideCells(json& cells, const json& pod_template, const json* selector) {
+  std::vector<std::string> names, images;
+  for (const json& c : Array(pod_template, {"spec", "containers"})) {
+    names.push_back(String(c, {"name"}));
+    images.push_back(String(c, {"image"}));
+  }
+  cells.push_back(fmt::format("{}", fmt::join(names, ",")));
+  cells.push_back(fmt::format("{}", fmt::join(images, ",")));
+  cells.push_back(api::types::FormatLabelSelector(selector));
+}
+
+bool ConditionTrue(const json& job, const char* type) {
+  for (const json& c : Array(job, {"status", "conditions"})) {
+    if (String(c, {"type"}) == type && String(c, {"status"}) == "True") return true;
+  }
+  return false;
+}
+
+}  // namespace
+
+json BatchJobCells(const json& job, Clock::time_point now) {
+  std::string status = "Running";
+  for (const char* type : {"Failed", "Complete", "Suspended", "FailureTarget"}) {
+    if (ConditionTrue(job, type)) {
+      status = type;
+      break;
+    }
+  }
+  if (status == "Running" && Find(job, {"metadata", "deletionTimestamp"}) != nullptr) {
+    status = "Terminating";
+  }
+  const int64_t succeeded = Integer(job, {"status", "succeeded"});
+  std::string completions;
+  if (const json* c = Find(job, {"spec", "completions"}); c != nullptr && c->is_number()) {
+    completions = fmt::format("{}/{}", succeeded, c->get<int64_t>());
+  } else {
+    int64_t parallelism = Integer(job, {"spec", "parallelism"});
+    completions = parallelism > 1 ? fmt::format("{}/1 of {}", succeeded, parallelism)
+                                  : fmt::format("{}/1", succeeded);
+  }
+  std::string duration;
+  if (auto start = ParseTimestamp(String(job, {"status", "startTime"}))) {
+    auto end = ParseTimestamp(String(job, {"status", "completionTime"})).value_or(now);
+    duration = HumanDuration(std::chrono::duration_cast<std::chrono::seconds>(end - *start));
+  }
+  json cells = json::array({String(job, {"metadata", "name"}), status, completions, duration,
+                            TimestampSince(Find(job, {"metadata", "creationTimestamp"}), now)});
+  AddWideCells(cells, api::types::Object(job, {"spec", "template"}),
+               Find(job, {"spec", "selector"}));
+  return cells;
+}
+
+json CronJobCells(const json& cron, Clock::time_point now) {
+  const json* last = Find(cron, {"status", "lastScheduleTime"});
+  std::string zone = String(cron, {"spec", "timeZone"});
+  json cells =
+      json::array({String(cron, {"metadata", "name"}), String(cron, {"spec", "schedule"}),
+                   zone.empty() ? std::string("<none>") : zone, Bool(cron, {"spec", "suspend"}),
+                   static_cast<int64_t>(Array(cron, {"status", "active"}).size()),
+                   last == nullptr ? std::string("<none>") : TimestampSince(last, now),
+                   TimestampSince(Find(cron, {"metadata", "creationTimestamp"}), now)});
+  const json& job_template = api::types::Object(cron, {"spec", "jobTemplate"});
+  AddWideCells(cells, api::types::Object(job_template, {"spec", "template"}),
+               Find(job_template, {"spec", "selector"}));
+  return cells;
+}
+
+}  // namespace etna::api::resources::internal
