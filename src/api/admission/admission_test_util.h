@@ -111,6 +111,8 @@ inline std::optional<resources::ResourceInfo> InfoFor(const std::string& api_ver
       {"volcano.sh/v1beta1", "QueueBinding", "queuebindings", false},
       {"bus.volcano.sh/v1alpha1", "Command", "commands", true},
       {"topology.volcano.sh/v1alpha1", "HyperNode", "hypernodes", false},
+      {"flow.volcano.sh/v1alpha1", "JobTemplate", "jobtemplates", true},
+      {"flow.volcano.sh/v1alpha1", "JobFlow", "jobflows", true},
   };
   for (const E& e : kTable) {
     if (api_version != e.av || kind != e.kind) continue;
