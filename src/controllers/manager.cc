@@ -6,6 +6,8 @@
 #include "controllers/deployment_controller.h"
 #include "controllers/hpa_controller.h"
 #include "controllers/job_controller.h"
+#include "controllers/jobflow_controller.h"
+#include "controllers/jobtemplate_controller.h"
 #include "controllers/node_controller.h"
 #include "controllers/podgroup_controller.h"
 #include "controllers/queue_controller.h"
@@ -16,8 +18,9 @@
 namespace etna::controllers {
 
 const std::vector<std::string>& ControllerManager::AllControllers() {
-  static const std::vector<std::string> kAll = {
-      "job", "queue", "podgroup", "node", "replicaset", "deployment", "daemonset", "hpa", "keda"};
+  static const std::vector<std::string> kAll = {"job",        "queue",      "podgroup",   "node",
+                                                "replicaset", "deployment", "daemonset",  "hpa",
+                                                "keda",       "jobflow",    "jobtemplate"};
   return kAll;
 }
 
@@ -69,6 +72,8 @@ Status ControllerManager::CreateControllers() {
         std::make_unique<HorizontalPodAutoscalerController>(o, options_.hpa_sync_period));
   }
   if (wanted("keda")) controllers_.push_back(std::make_unique<ScaledObjectController>(o));
+  if (wanted("jobflow")) controllers_.push_back(std::make_unique<JobFlowController>(o));
+  if (wanted("jobtemplate")) controllers_.push_back(std::make_unique<JobTemplateController>(o));
   if (wanted("scheduler-names")) {
     controllers_.push_back(std::make_unique<SchedulerNamesController>(o));
   }

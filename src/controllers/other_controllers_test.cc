@@ -86,7 +86,7 @@ TEST_F(ManagerTest, UnknownControllerIsRefused) {
 // informer.
 TEST_F(ManagerTest, ControllersShareOneInformerPerCollection) {
   Make();
-  EXPECT_EQ(manager_->informer_count(), 13u);
+  EXPECT_EQ(manager_->informer_count(), 15u);  // jobflows and jobtemplates among them
   MustCreate("queues", "", {{"metadata", {{"name", "q1"}}}, {"spec", {{"weight", 1}}}});
   MustCreate("jobs", "default", Job("shared", {{"queue", "q1"}}));
   Sync();
