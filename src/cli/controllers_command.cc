@@ -80,12 +80,13 @@ const Command& ControllersCommand() {
       "etna controllers --kubeconfig FILE [flags]",
       "Runs Volcano's job, queue and podgroup controllers, the node lifecycle controller,\n"
       "Kubernetes' ReplicaSet, Deployment, DaemonSet and HorizontalPodAutoscaler\n"
-      "controllers and KEDA's ScaledObject operator against the API server of FILE.",
+      "controllers, KEDA's ScaledObject operator and Volcano's jobflow and jobtemplate\n"
+      "controllers against the API server of FILE.",
       {
           {"kubeconfig", 0, "FILE", "the API server and credentials (required)"},
           {"controllers", 0, "LIST",
            "comma-separated subset of job,queue,podgroup,node,replicaset,deployment,daemonset,"
-           "hpa,keda,scheduler-names (default: all)"},
+           "hpa,keda,jobflow,jobtemplate,scheduler-names (default: all)"},
           {"hpa-sync-period", 0, "D",
            "how often each HorizontalPodAutoscaler reads its metrics and rescales", "5s"},
           {"lease-grace-seconds", 0, "N",

@@ -8,6 +8,8 @@
 #include "controllers/deployment_controller.h"
 #include "controllers/hpa_controller.h"
 #include "controllers/job_controller.h"
+#include "controllers/jobflow_controller.h"
+#include "controllers/jobtemplate_controller.h"
 #include "controllers/node_controller.h"
 #include "controllers/podgroup_controller.h"
 #include "controllers/queue_controller.h"
@@ -20,7 +22,7 @@ namespace etna::controllers {
 const std::vector<std::string>& ControllerManager::AllControllers() {
   static const std::vector<std::string> kAll = {
       "job",       "queue",   "podgroup",        "node", "replicaset", "deployment", "daemonset",
-      "batch-job", "cronjob", "volcano-cronjob", "hpa",  "keda"};
+      "batch-job", "cronjob", "volcano-cronjob", "hpa",  "keda",       "jobflow",    "jobtemplate"};
   return kAll;
 }
 
@@ -79,6 +81,8 @@ Status ControllerManager::CreateControllers() {
         std::make_unique<HorizontalPodAutoscalerController>(o, options_.hpa_sync_period));
   }
   if (wanted("keda")) controllers_.push_back(std::make_unique<ScaledObjectController>(o));
+  if (wanted("jobflow")) controllers_.push_back(std::make_unique<JobFlowController>(o));
+  if (wanted("jobtemplate")) controllers_.push_back(std::make_unique<JobTemplateController>(o));
   if (wanted("scheduler-names")) {
     controllers_.push_back(std::make_unique<SchedulerNamesController>(o));
   }

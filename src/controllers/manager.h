@@ -1,5 +1,6 @@
-// ControllerManager: runs etna's controllers together (job, queue, podgroup, node lifecycle,
-// replicaset, deployment, daemonset), on one informer per collection (SharedInformers), for
+// ControllerManager: runs etna's controllers together (Volcano's job, queue, podgroup, CronJob,
+// JobFlow and JobTemplate; node lifecycle; Kubernetes' replicaset, deployment, daemonset,
+// batch Job and CronJob; hpa and KEDA), on one informer per collection (SharedInformers), for
 // `etna controllers` and in-process for `etna dev`.
 // Thread-safety: Start/Stop (or CreateControllers/SyncUntilIdle) from the owner thread.
 #pragma once

@@ -86,8 +86,8 @@ TEST_F(ManagerTest, UnknownControllerIsRefused) {
 // informer.
 TEST_F(ManagerTest, ControllersShareOneInformerPerCollection) {
   Make();
-  // One each for batch/v1 Jobs and for both kinds of CronJob beside the others.
-  EXPECT_EQ(manager_->informer_count(), 16u);
+  // batch/v1 Jobs, both kinds of CronJob, jobflows and jobtemplates among them.
+  EXPECT_EQ(manager_->informer_count(), 18u);
   MustCreate("queues", "", {{"metadata", {{"name", "q1"}}}, {"spec", {{"weight", 1}}}});
   MustCreate("vcjob", "default", Job("shared", {{"queue", "q1"}}));
   Sync();
@@ -286,7 +286,8 @@ TEST_F(NodeTest, LeaseLapseLosesTheNodeFailsItsPodsAndTheJobRestarts) {
   EXPECT_TRUE(
       MetricsHave(R"(kube_node_status_condition{node="n1",condition="Ready",status="unknown"} 1)"))
       << registry_.Render();
-  for (const json& c : NodeObject("n1")["status"]["conditions"]) {
+  const json node = NodeObject("n1");  // a named copy: a loop over a temporary's member dangles
+  for (const json& c : node["status"]["conditions"]) {
     if (c["type"] == "Ready") {
       EXPECT_EQ(c["reason"], "NodeStatusUnknown");
     }

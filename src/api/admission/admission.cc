@@ -40,6 +40,8 @@ Handler Find(const std::string& group, const std::string& kind) {
       {"volcano.sh", "QueueBinding", internal::AdmitQueueBinding},
       {"bus.volcano.sh", "Command", internal::AdmitCommand},
       {"topology.volcano.sh", "HyperNode", internal::AdmitHyperNode},
+      {"flow.volcano.sh", "JobTemplate", internal::AdmitJobTemplate},
+      {"flow.volcano.sh", "JobFlow", internal::AdmitJobFlow},
       {"keda.sh", "ScaledObject", internal::AdmitScaledObject},
   };
   for (const Entry& e : kTable) {

@@ -18,18 +18,7 @@ const resources::ResourceInfo& JobInfo() {
   return info;
 }
 
-Json Task(const std::string& name, int replicas) {
-  return {{"name", name},
-          {"replicas", replicas},
-          {"template",
-           {{"spec",
-             {{"containers",
-               {{{"name", "main"},
-                 {"image", "busybox"},
-                 {"resources",
-                  {{"requests", {{"cpu", "1"}, {"memory", "1Gi"}, {"nvidia.com/gpu", "1"}}},
-                   {"limits", {{"cpu", "2"}, {"memory", "1Gi"}, {"nvidia.com/gpu", "1"}}}}}}}}}}}}};
-}
+using testing::Task;
 
 Json BaseJob() {
   return {{"apiVersion", "batch.volcano.sh/v1alpha1"},

@@ -114,6 +114,8 @@ inline std::optional<resources::ResourceInfo> InfoFor(const std::string& api_ver
       {"volcano.sh/v1beta1", "QueueBinding", "queuebindings", false},
       {"bus.volcano.sh/v1alpha1", "Command", "commands", true},
       {"topology.volcano.sh/v1alpha1", "HyperNode", "hypernodes", false},
+      {"flow.volcano.sh/v1alpha1", "JobTemplate", "jobtemplates", true},
+      {"flow.volcano.sh/v1alpha1", "JobFlow", "jobflows", true},
   };
   for (const E& e : kTable) {
     if (api_version != e.av || kind != e.kind) continue;
@@ -206,6 +208,36 @@ inline const FieldError* FindError(const std::vector<FieldError>& errs, const st
     if (e.field == field) return &e;
   }
   return nullptr;
+}
+
+// Checks one row of an admission table, case `name`: `errs` is empty when `field` is "", else
+// has an error at `field` with `reason` whose message contains `message`.
+inline void ExpectOutcome(const std::vector<FieldError>& errs, const std::string& name,
+                          const std::string& field, const std::string& reason,
+                          const std::string& message) {
+  if (field.empty()) {
+    EXPECT_TRUE(errs.empty()) << name << Describe(errs);
+    return;
+  }
+  const FieldError* e = FindError(errs, field);
+  ASSERT_NE(e, nullptr) << name << ": no error at " << field << Describe(errs);
+  EXPECT_EQ(e->reason, reason) << name;
+  EXPECT_NE(e->message.find(message), std::string::npos)
+      << name << ": \"" << e->message << "\" lacks \"" << message << "\"";
+}
+
+// A Volcano Job task of `replicas` pods asking for a GPU (requests and limits).
+inline Json Task(const std::string& name, int replicas) {
+  return {{"name", name},
+          {"replicas", replicas},
+          {"template",
+           {{"spec",
+             {{"containers",
+               {{{"name", "main"},
+                 {"image", "busybox"},
+                 {"resources",
+                  {{"requests", {{"cpu", "1"}, {"memory", "1Gi"}, {"nvidia.com/gpu", "1"}}},
+                   {"limits", {{"cpu", "2"}, {"memory", "1Gi"}, {"nvidia.com/gpu", "1"}}}}}}}}}}}}};
 }
 
 }  // namespace etna::api::admission::testing

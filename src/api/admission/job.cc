@@ -40,15 +40,9 @@ void FoldAlias(Json& spec, const Json* old_spec, const char* alias, const char* 
   }
 }
 
-void DefaultJob(Context& c, Json& spec) {
-  const Json* old_spec = c.old ? Field(*c.old, "spec") : nullptr;
-  FoldAlias(spec, old_spec, "minMember", "minAvailable", c.errs);
-  FoldAlias(spec, old_spec, "ttlSeconds", "ttlSecondsAfterFinished", c.errs);
-  if (c.op == Operation::kCreate) {
-    const Json* q = Field(spec, "queue");
-    spec["queue"] =
-        RouteToQueue(c, q && q->is_string() ? q->get<std::string>() : "", "spec.queue", "job");
-  }
+// The defaults that read nothing but the spec: queue, schedulerName, retries, task names and
+// minimums, plugins.
+void DefaultJobSpec(Json& spec) {
   if (!Field(spec, "queue") || spec["queue"] == "") spec["queue"] = "default";
   if (!Field(spec, "schedulerName") || spec["schedulerName"] == "") {
     spec["schedulerName"] = "volcano";
@@ -81,15 +75,26 @@ void DefaultJob(Context& c, Json& spec) {
   DefaultJobPlugins(spec);
 }
 
-// Validates tasks; returns the total replicas.
-int64_t ValidateTasks(Context& c, const Json& spec) {
-  Errors& errs = c.errs;
+void DefaultJob(Context& c, Json& spec) {
+  const Json* old_spec = c.old ? Field(*c.old, "spec") : nullptr;
+  FoldAlias(spec, old_spec, "minMember", "minAvailable", c.errs);
+  FoldAlias(spec, old_spec, "ttlSeconds", "ttlSecondsAfterFinished", c.errs);
+  if (c.op == Operation::kCreate) {
+    const Json* q = Field(spec, "queue");
+    spec["queue"] =
+        RouteToQueue(c, q && q->is_string() ? q->get<std::string>() : "", "spec.queue", "job");
+  }
+  DefaultJobSpec(spec);
+}
+
+// Validates tasks; returns the total replicas. `job` names the pods ("" when not known yet: a
+// JobTemplate's, whose pod names' length is then not checked).
+int64_t ValidateTasks(const std::string& job, const Json& spec, Errors& errs) {
   const Json* tasks = GetArray(spec, "tasks", "spec", errs);
   if (!tasks || tasks->empty()) {
     errs.Required("spec.tasks", "No task specified in job spec");
     return 0;
   }
-  std::string job = NameOf(c.object);
   std::set<std::string> names;
   int64_t total = 0;
   for (size_t i = 0; i < tasks->size(); ++i) {
@@ -104,7 +109,8 @@ int64_t ValidateTasks(Context& c, const Json& spec) {
       errs.Invalid(Child(p, "name"), name, e);
     } else if (!names.insert(name).second) {
       errs.Duplicate(Child(p, "name"), name);
-    } else if (std::string pod = fmt::format("{}-{}-{}", job, name, i); pod.size() > 63) {
+    } else if (std::string pod = fmt::format("{}-{}-{}", job, name, i);
+               !job.empty() && pod.size() > 63) {
       errs.Invalid(Child(p, "name"), name,
                    fmt::format("pod name {} must be no more than 63 characters", pod));
     }
@@ -190,13 +196,9 @@ ResourceAmounts JobRequest(const Json& spec) {
   return sum;
 }
 
-void ValidateJobCreate(Context& c, const Json& spec) {
-  Errors& errs = c.errs;
-  std::string name = NameOf(c.object);
-  if (name.size() > 63) {
-    errs.Invalid("metadata.name", name, "must be no more than 63 characters");
-  }
-  int64_t total = ValidateTasks(c, spec);
+// The checks of a new job's spec that read no other object; `job` as ValidateTasks.
+void ValidateJobSpec(const std::string& job, const Json& spec, Errors& errs) {
+  int64_t total = ValidateTasks(job, spec, errs);
   if (auto m = GetInt(spec, "minAvailable", "spec", errs)) {
     if (*m < 0) {
       CheckNonNegative(*m, "spec.minAvailable", errs);
@@ -236,6 +238,15 @@ void ValidateJobCreate(Context& c, const Json& spec) {
   if (const Json* pol = Field(spec, "policies")) ValidatePolicies(*pol, "spec.policies", errs);
   ValidateJobPlugins(spec, errs);
   ValidateVolumes(spec, errs);
+}
+
+void ValidateJobCreate(Context& c, const Json& spec) {
+  Errors& errs = c.errs;
+  std::string name = NameOf(c.object);
+  if (name.size() > 63) {
+    errs.Invalid("metadata.name", name, "must be no more than 63 characters");
+  }
+  ValidateJobSpec(name, spec, errs);
   if (auto q = GetString(spec, "queue", "spec", errs)) {
     if (auto queue = CheckQueueOpen(*q, "spec.queue", "job", c.lookup, errs)) {
       CheckQueueMinResources(*queue, JobRequest(spec), "spec.queue", "job", errs);
@@ -258,6 +269,14 @@ void ValidateJobCreate(Context& c, const Json& spec) {
 }
 
 }  // namespace
+
+void ValidateJobTemplateSpec(const Json& spec, Errors& errs) {
+  Json job_spec = spec;
+  FoldAlias(job_spec, nullptr, "minMember", "minAvailable", errs);
+  FoldAlias(job_spec, nullptr, "ttlSeconds", "ttlSecondsAfterFinished", errs);
+  DefaultJobSpec(job_spec);
+  ValidateJobSpec("", job_spec, errs);
+}
 
 void AdmitJob(Context& c) {
   Json* spec = MutableField(c.object, "spec");

@@ -84,6 +84,13 @@ void AdmitBatchJob(Context& c);
 void AdmitCronJob(Context& c);
 void AdmitVolcanoCronJob(Context& c);
 
+// A JobTemplate's spec (flow.volcano.sh; job.cc): the checks a new Job's spec passes that read no
+// other object, on a copy with the Job's defaults. The queue, priority class and pod name
+// lengths are checked when a JobFlow makes a Job of it.
+void ValidateJobTemplateSpec(const Json& spec, Errors& errs);
+void AdmitJobTemplate(Context& c);
+void AdmitJobFlow(Context& c);
+
 // Job update rule (job_update.cc): `spec` against `old_spec`.
 void ValidateJobUpdate(Context& c, const Json& spec, const Json& old_spec);
 // Job policy checks (job_policies.cc): `policies` at `path` ("spec.policies").

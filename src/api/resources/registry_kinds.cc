@@ -254,6 +254,17 @@ void AddKubernetesGroups(std::vector<ResourceInfo>& out) {
   out.push_back(std::move(cron));
 }
 
+// Volcano's flow.volcano.sh kinds, columns as config/crd/jobflow/bases declares them (JobTemplate
+// declares none: the apiserver's default Name, Age).
+void AddVolcanoFlow(std::vector<ResourceInfo>& out) {
+  out.push_back(
+      Make({"flow.volcano.sh", "v1alpha1", "JobTemplate", "jobtemplates", {"jt"}, true, true},
+           {NameColumn(), CrdAge("Age")}));
+  out.push_back(
+      Make({"flow.volcano.sh", "v1alpha1", "JobFlow", "jobflows", {"jf"}, true, true},
+           {NameColumn(), CrdCol("Status", "string", ".status.state.phase"), CrdAge("Age")}));
+}
+
 void AddVolcano(std::vector<ResourceInfo>& out) {
   // Columns as Volcano's CRDs declare them (config/crd/volcano/bases).
   out.push_back(Make({"batch.volcano.sh", "v1alpha1", "Job", "jobs", {"vcjob", "vj"}, true, true},
@@ -297,6 +308,7 @@ void AddVolcano(std::vector<ResourceInfo>& out) {
            {NameColumn(), CrdCol("Tier", "string", ".spec.tier"),
             CrdCol("TierName", "string", ".spec.tierName"),
             CrdCol("NodeCount", "integer", ".status.nodeCount"), CrdAge("Age")}));
+  AddVolcanoFlow(out);
 }
 
 // KEDA's ScaledObject (keda.sh/v1alpha1), with the printer columns of KEDA's CRD.

@@ -1,6 +1,7 @@
 // Schemas of Volcano's kinds (batch.volcano.sh Job, scheduling.volcano.sh Queue and PodGroup,
-// bus.volcano.sh Command, topology.volcano.sh HyperNode), the seed's QueueBinding and KEDA's
-// ScaledObject, with the seed's extension fields that docs/design.md lists (marked "seed").
+// bus.volcano.sh Command, topology.volcano.sh HyperNode, flow.volcano.sh JobTemplate and JobFlow),
+// the seed's QueueBinding and KEDA's ScaledObject, with the seed's extension fields that
+// docs/design.md lists (marked "seed").
 #include "api/resources/schema_node.h"
 
 namespace etna::api::resources::schema {
@@ -141,6 +142,14 @@ void AddVolcanoSchemas(Table& table) {
   });
   table[{"topology.volcano.sh", "HyperNode"}] =
       TopLevel({{"spec", HyperNodeSpec()}, {"status", Any()}});
+  // flow.volcano.sh: a JobTemplate's spec is a Job's; a flow's probe and patch are Volcano's
+  // fields, known here so that admission can refuse them by name (volcano_flow.cc).
+  table[{"flow.volcano.sh", "JobTemplate"}] = TopLevel({{"spec", JobSpec()}, {"status", Any()}});
+  NodePtr depends_on = Obj({{"targets", ArrayOf(Scalar())}, {"probe", Any()}});
+  NodePtr flow = Obj({{"name", Scalar()}, {"dependsOn", depends_on}, {"patch", Any()}});
+  table[{"flow.volcano.sh", "JobFlow"}] =
+      TopLevel({{"spec", Obj({{"flows", ArrayOf(flow)}, {"jobRetainPolicy", Scalar()}})},
+                {"status", Any()}});
 }
 
 void AddKedaSchemas(Table& table) {
