@@ -78,15 +78,16 @@ const Command& ControllersCommand() {
       "controllers",
       "run the job, queue, podgroup, node and workload controllers",
       "etna controllers --kubeconfig FILE [flags]",
-      "Runs Volcano's job, queue and podgroup controllers, the node lifecycle controller,\n"
-      "Kubernetes' ReplicaSet, Deployment, DaemonSet and HorizontalPodAutoscaler\n"
-      "controllers, KEDA's ScaledObject operator and Volcano's jobflow and jobtemplate\n"
-      "controllers against the API server of FILE.",
+      "Runs Volcano's job, queue, podgroup, CronJob, jobflow and jobtemplate controllers,\n"
+      "the node lifecycle controller, Kubernetes' ReplicaSet, Deployment, DaemonSet, Job,\n"
+      "CronJob and HorizontalPodAutoscaler controllers and KEDA's ScaledObject operator\n"
+      "against the API server of FILE.",
       {
           {"kubeconfig", 0, "FILE", "the API server and credentials (required)"},
           {"controllers", 0, "LIST",
            "comma-separated subset of job,queue,podgroup,node,replicaset,deployment,daemonset,"
-           "hpa,keda,jobflow,jobtemplate,scheduler-names (default: all)"},
+           "batch-job,cronjob,volcano-cronjob,hpa,keda,jobflow,jobtemplate,scheduler-names "
+           "(default: all)"},
           {"hpa-sync-period", 0, "D",
            "how often each HorizontalPodAutoscaler reads its metrics and rescales", "5s"},
           {"lease-grace-seconds", 0, "N",
