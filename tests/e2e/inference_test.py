@@ -3,7 +3,8 @@
 `etna dev`, driven with kubectl as a user would: its three replicas run on GPUs and
 `kubectl rollout status` returns; `kubectl scale` resizes it; a rolling update of its env keeps
 at least replicas - maxUnavailable replicas ready at every moment observed; `rollout history`,
-`undo`, `pause`/`resume` and `restart` work; a `kubectl run` pod that names no scheduler runs.
+`undo`, `pause`/`resume` and `restart` work; a `kubectl run` pod that names no scheduler runs;
+replicas spread over nodes by topologySpreadConstraints and by pod anti-affinity.
 
 Usage: inference_test.py ETNA_BINARY SEED_DIR EXAMPLES_DIR
 """
@@ -136,6 +137,36 @@ def main():
         wait(lost_warning, "the Warning for a pod no scheduler serves", timeout=45)
         assert 'no running scheduler serves schedulerName "kai-scheduler"' in lost_warning()[0]
         print("a pod no running scheduler serves: warned", flush=True)
+
+        # Replicas spread across nodes, by topologySpreadConstraints and by pod anti-affinity.
+        def spread_deployment(name, placement):
+            pod_spec = {"containers": [{"name": "c", "image": "busybox",
+                                        "command": ["sleep", "3600"],
+                                        "resources": {"requests": {"cpu": "100m"}}}]}
+            pod_spec.update(placement(name))
+            obj = {"apiVersion": "apps/v1", "kind": "Deployment",
+                   "metadata": {"name": name, "namespace": "default"},
+                   "spec": {"replicas": 4, "selector": {"matchLabels": {"app": name}},
+                            "template": {"metadata": {"labels": {"app": name}},
+                                         "spec": pod_spec}}}
+            path = os.path.join(dev.work, name + ".json")
+            with open(path, "w") as f:
+                json.dump(obj, f)
+            k("apply", "-f", path)
+            k("rollout", "status", f"deployment/{name}", "--timeout=60s", timeout=90)
+            items = json.loads(k("get", "pods", "-l", f"app={name}", "-o", "json"))["items"]
+            return [p["spec"]["nodeName"] for p in items if "deletionTimestamp" not in p["metadata"]]
+
+        hostname = "kubernetes.io/hostname"
+        nodes = spread_deployment("spread", lambda name: {"topologySpreadConstraints": [
+            {"maxSkew": 1, "topologyKey": hostname, "whenUnsatisfiable": "DoNotSchedule",
+             "labelSelector": {"matchLabels": {"app": name}}}]})
+        assert len(set(nodes)) == 4, nodes
+        nodes = spread_deployment("apart", lambda name: {"affinity": {"podAntiAffinity": {
+            "requiredDuringSchedulingIgnoredDuringExecution": [
+                {"topologyKey": hostname, "labelSelector": {"matchLabels": {"app": name}}}]}}})
+        assert len(set(nodes)) == 4, nodes
+        print("replicas spread over 4 nodes by topology spread and by anti-affinity", flush=True)
     print("PASS")
 
 
