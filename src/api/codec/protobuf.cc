@@ -106,9 +106,12 @@ enum class Kind {
   kBool,
   kStringMap,
   kBytesMap,
+  kQuantityMap,  // map<string, resource.Quantity>: each value a {1: string} message
+  kIntOrString,  // intstr.IntOrString {1: type, 2: intVal, 3: strVal}
   kStrings,
   kMessage,
-  kMessages
+  kMessages,
+  kSkip  // read-only on a create (an object's status): skipped
 };
 struct MessageSpec;
 struct FieldSpec {
@@ -117,8 +120,11 @@ struct FieldSpec {
   Kind kind;
   const MessageSpec* message = nullptr;
 };
+// A message with a `strict_name` refuses the fields it does not list when they carry a value,
+// naming the message, rather than skip them: etna would otherwise accept and drop them.
 struct MessageSpec {
   std::vector<FieldSpec> fields;
+  const char* strict_name = nullptr;
 };
 
 const MessageSpec kOwnerReference{{{1, "kind", Kind::kString},
@@ -154,10 +160,174 @@ const MessageSpec kPriorityClass{{{1, "metadata", Kind::kMessage, &kObjectMeta},
                                   {4, "description", Kind::kString},
                                   {5, "preemptionPolicy", Kind::kString}}};
 
+// The workload kinds `kubectl create deployment|job|cronjob` send (k8s.io/api's generated.proto
+// field numbers), with the pod template fields those commands and the common ones set; any other
+// field is refused by name.
+const MessageSpec kLabelSelectorRequirement{
+    {{1, "key", Kind::kString}, {2, "operator", Kind::kString}, {3, "values", Kind::kStrings}},
+    "LabelSelectorRequirement"};
+const MessageSpec kLabelSelector{
+    {{1, "matchLabels", Kind::kStringMap},
+     {2, "matchExpressions", Kind::kMessages, &kLabelSelectorRequirement}},
+    "LabelSelector"};
+const MessageSpec kContainerPort{{{1, "name", Kind::kString},
+                                  {2, "hostPort", Kind::kInt},
+                                  {3, "containerPort", Kind::kInt},
+                                  {4, "protocol", Kind::kString},
+                                  {5, "hostIP", Kind::kString}},
+                                 "ContainerPort"};
+const MessageSpec kEnvVar{{{1, "name", Kind::kString}, {2, "value", Kind::kString}}, "EnvVar"};
+const MessageSpec kResourceRequirements{
+    {{1, "limits", Kind::kQuantityMap}, {2, "requests", Kind::kQuantityMap}},
+    "ResourceRequirements"};
+const MessageSpec kVolumeMount{{{1, "name", Kind::kString},
+                                {2, "readOnly", Kind::kBool},
+                                {3, "mountPath", Kind::kString},
+                                {4, "subPath", Kind::kString}},
+                               "VolumeMount"};
+const MessageSpec kContainer{{{1, "name", Kind::kString},
+                              {2, "image", Kind::kString},
+                              {3, "command", Kind::kStrings},
+                              {4, "args", Kind::kStrings},
+                              {5, "workingDir", Kind::kString},
+                              {6, "ports", Kind::kMessages, &kContainerPort},
+                              {7, "env", Kind::kMessages, &kEnvVar},
+                              {8, "resources", Kind::kMessage, &kResourceRequirements},
+                              {9, "volumeMounts", Kind::kMessages, &kVolumeMount},
+                              {13, "terminationMessagePath", Kind::kString},
+                              {14, "imagePullPolicy", Kind::kString},
+                              {16, "stdin", Kind::kBool},
+                              {17, "stdinOnce", Kind::kBool},
+                              {18, "tty", Kind::kBool},
+                              {20, "terminationMessagePolicy", Kind::kString}},
+                             "Container"};
+const MessageSpec kToleration{{{1, "key", Kind::kString},
+                               {2, "operator", Kind::kString},
+                               {3, "value", Kind::kString},
+                               {4, "effect", Kind::kString},
+                               {5, "tolerationSeconds", Kind::kInt}},
+                              "Toleration"};
+const MessageSpec kLocalObjectReference{{{1, "name", Kind::kString}}, "LocalObjectReference"};
+const MessageSpec kPodSpec{{{2, "containers", Kind::kMessages, &kContainer},
+                            {3, "restartPolicy", Kind::kString},
+                            {4, "terminationGracePeriodSeconds", Kind::kInt},
+                            {5, "activeDeadlineSeconds", Kind::kInt},
+                            {6, "dnsPolicy", Kind::kString},
+                            {7, "nodeSelector", Kind::kStringMap},
+                            {8, "serviceAccountName", Kind::kString},
+                            {9, "serviceAccount", Kind::kString},
+                            {10, "nodeName", Kind::kString},
+                            {15, "imagePullSecrets", Kind::kMessages, &kLocalObjectReference},
+                            {16, "hostname", Kind::kString},
+                            {17, "subdomain", Kind::kString},
+                            {19, "schedulerName", Kind::kString},
+                            {20, "initContainers", Kind::kMessages, &kContainer},
+                            {22, "tolerations", Kind::kMessages, &kToleration},
+                            {24, "priorityClassName", Kind::kString},
+                            {25, "priority", Kind::kInt}},
+                           "PodSpec"};
+const MessageSpec kPodTemplateSpec{
+    {{1, "metadata", Kind::kMessage, &kObjectMeta}, {2, "spec", Kind::kMessage, &kPodSpec}},
+    "PodTemplateSpec"};
+const MessageSpec kJobSpec{{{1, "parallelism", Kind::kInt},
+                            {2, "completions", Kind::kInt},
+                            {3, "activeDeadlineSeconds", Kind::kInt},
+                            {4, "selector", Kind::kMessage, &kLabelSelector},
+                            {5, "manualSelector", Kind::kBool},
+                            {6, "template", Kind::kMessage, &kPodTemplateSpec},
+                            {7, "backoffLimit", Kind::kInt},
+                            {8, "ttlSecondsAfterFinished", Kind::kInt},
+                            {9, "completionMode", Kind::kString},
+                            {10, "suspend", Kind::kBool}},
+                           "JobSpec"};
+const MessageSpec kJob{{{1, "metadata", Kind::kMessage, &kObjectMeta},
+                        {2, "spec", Kind::kMessage, &kJobSpec},
+                        {3, "status", Kind::kSkip}},
+                       "Job"};
+const MessageSpec kJobTemplateSpec{
+    {{1, "metadata", Kind::kMessage, &kObjectMeta}, {2, "spec", Kind::kMessage, &kJobSpec}},
+    "JobTemplateSpec"};
+const MessageSpec kCronJobSpec{{{1, "schedule", Kind::kString},
+                                {2, "startingDeadlineSeconds", Kind::kInt},
+                                {3, "concurrencyPolicy", Kind::kString},
+                                {4, "suspend", Kind::kBool},
+                                {5, "jobTemplate", Kind::kMessage, &kJobTemplateSpec},
+                                {6, "successfulJobsHistoryLimit", Kind::kInt},
+                                {7, "failedJobsHistoryLimit", Kind::kInt},
+                                {8, "timeZone", Kind::kString}},
+                               "CronJobSpec"};
+const MessageSpec kCronJob{{{1, "metadata", Kind::kMessage, &kObjectMeta},
+                            {2, "spec", Kind::kMessage, &kCronJobSpec},
+                            {3, "status", Kind::kSkip}},
+                           "CronJob"};
+const MessageSpec kRollingUpdateDeployment{
+    {{1, "maxUnavailable", Kind::kIntOrString}, {2, "maxSurge", Kind::kIntOrString}},
+    "RollingUpdateDeployment"};
+const MessageSpec kDeploymentStrategy{
+    {{1, "type", Kind::kString}, {2, "rollingUpdate", Kind::kMessage, &kRollingUpdateDeployment}},
+    "DeploymentStrategy"};
+const MessageSpec kDeploymentSpec{{{1, "replicas", Kind::kInt},
+                                   {2, "selector", Kind::kMessage, &kLabelSelector},
+                                   {3, "template", Kind::kMessage, &kPodTemplateSpec},
+                                   {4, "strategy", Kind::kMessage, &kDeploymentStrategy},
+                                   {5, "minReadySeconds", Kind::kInt},
+                                   {6, "revisionHistoryLimit", Kind::kInt},
+                                   {7, "paused", Kind::kBool},
+                                   {9, "progressDeadlineSeconds", Kind::kInt}},
+                                  "DeploymentSpec"};
+const MessageSpec kDeployment{{{1, "metadata", Kind::kMessage, &kObjectMeta},
+                               {2, "spec", Kind::kMessage, &kDeploymentSpec},
+                               {3, "status", Kind::kSkip}},
+                              "Deployment"};
+
 Result<Json> DecodeMessage(std::string_view data, const MessageSpec& spec, int depth);
 
-// A map entry message: key (1) and value (2).
-Status DecodeMapEntry(std::string_view data, bool bytes_value, Json* map) {
+// A resource.Quantity message: its string (1).
+Result<Json> DecodeQuantity(std::string_view data) {
+  Reader r(data);
+  Json out = "";
+  while (!r.Done()) {
+    uint64_t tag;
+    std::string_view s;
+    if (!r.Varint(&tag)) return Malformed("quantity tag");
+    if (tag == ((1 << 3) | 2)) {
+      if (!r.Bytes(&s)) return Malformed("quantity");
+      ETNA_ASSIGN_OR_RETURN(std::string text, Utf8(s, "quantity"));
+      out = std::move(text);
+    } else if (!r.Skip(static_cast<int>(tag & 7))) {
+      return Malformed("quantity field");
+    }
+  }
+  return out;
+}
+
+// An intstr.IntOrString message: its int (2) when type (1) is 0, else its string (3).
+Result<Json> DecodeIntOrString(std::string_view data) {
+  Reader r(data);
+  uint64_t type = 0, int_value = 0;
+  std::string text;
+  while (!r.Done()) {
+    uint64_t tag;
+    std::string_view s;
+    if (!r.Varint(&tag)) return Malformed("IntOrString tag");
+    if (tag == ((1 << 3) | 0)) {
+      if (!r.Varint(&type)) return Malformed("IntOrString type");
+    } else if (tag == ((2 << 3) | 0)) {
+      if (!r.Varint(&int_value)) return Malformed("IntOrString intVal");
+    } else if (tag == ((3 << 3) | 2)) {
+      if (!r.Bytes(&s)) return Malformed("IntOrString strVal");
+      ETNA_ASSIGN_OR_RETURN(text, Utf8(s, "IntOrString strVal"));
+    } else if (!r.Skip(static_cast<int>(tag & 7))) {
+      return Malformed("IntOrString field");
+    }
+  }
+  if (type == 0) return Json(static_cast<int64_t>(static_cast<int32_t>(int_value)));
+  return Json(text);
+}
+
+// A map entry message: key (1) and value (2): a string, bytes (base64) or a Quantity message.
+Status DecodeMapEntry(std::string_view data, Kind kind, Json* map) {
+  const bool bytes_value = kind == Kind::kBytesMap;
   Reader r(data);
   std::string key;
   Json value = "";
@@ -170,7 +340,9 @@ Status DecodeMapEntry(std::string_view data, bool bytes_value, Json* map) {
       ETNA_ASSIGN_OR_RETURN(key, Utf8(s, "map key"));
     } else if ((tag >> 3) == 2 && (tag & 7) == 2) {
       if (!r.Bytes(&s)) return Malformed("map value");
-      if (bytes_value) {
+      if (kind == Kind::kQuantityMap) {
+        ETNA_ASSIGN_OR_RETURN(value, DecodeQuantity(s));
+      } else if (bytes_value) {
         value = Base64Encode(s);
       } else {
         ETNA_ASSIGN_OR_RETURN(std::string text, Utf8(s, "map value"));
@@ -196,7 +368,8 @@ Status DecodeField(Reader& r, const FieldSpec& f, int wire_type, int depth, Json
         out[f.name] = Base64Encode(s);
       } else {
         ETNA_ASSIGN_OR_RETURN(std::string text, Utf8(s, f.name));
-        out[f.name] = std::move(text);
+        // Go writes an unset string field as "" where its JSON leaves the field out.
+        if (!text.empty()) out[f.name] = std::move(text);
       }
       return Status::Ok();
     case Kind::kInt:
@@ -208,12 +381,20 @@ Status DecodeField(Reader& r, const FieldSpec& f, int wire_type, int depth, Json
       out[f.name] = v != 0;
       return Status::Ok();
     case Kind::kStringMap:
-    case Kind::kBytesMap: {
+    case Kind::kBytesMap:
+    case Kind::kQuantityMap: {
       if (!need(2) || !r.Bytes(&s)) return Malformed(f.name);
       Json& map = out[f.name];
       if (!map.is_object()) map = Json::object();
-      return DecodeMapEntry(s, f.kind == Kind::kBytesMap, &map);
+      return DecodeMapEntry(s, f.kind, &map);
     }
+    case Kind::kIntOrString: {
+      if (!need(2) || !r.Bytes(&s)) return Malformed(f.name);
+      ETNA_ASSIGN_OR_RETURN(out[f.name], DecodeIntOrString(s));
+      return Status::Ok();
+    }
+    case Kind::kSkip:
+      return r.Skip(wire_type) ? Status::Ok() : Malformed(f.name);
     case Kind::kStrings: {
       if (!need(2) || !r.Bytes(&s)) return Malformed(f.name);
       ETNA_ASSIGN_OR_RETURN(std::string text, Utf8(s, f.name));
@@ -247,6 +428,19 @@ Result<Json> DecodeMessage(std::string_view data, const MessageSpec& spec, int d
       if (f.number == (tag >> 3)) field = &f;
     }
     int wire_type = static_cast<int>(tag & 7);
+    if (!field && spec.strict_name != nullptr) {
+      // Go's generated marshalling writes every non-pointer field, set or not: a zero value
+      // (0, false, "", an empty message) says nothing and is skipped.
+      uint64_t number = 0;
+      std::string_view bytes;
+      bool zero = (wire_type == 0 && r.Varint(&number) && number == 0) ||
+                  (wire_type == 2 && r.Bytes(&bytes) && bytes.empty());
+      if (zero) continue;
+      return Status::InvalidArgument(fmt::format(
+          "protobuf body: field {} of {} is not decoded by etna; send JSON or YAML (kubectl "
+          "apply -f) for this object",
+          tag >> 3, spec.strict_name));
+    }
     if (!field) {
       if (!r.Skip(wire_type)) return Malformed("unknown field");
       continue;
@@ -296,10 +490,14 @@ Result<Json> DecodeKubernetesProtobuf(std::string_view body) {
   if (api_version == "v1" && kind == "ConfigMap") spec = &kConfigMap;
   if (api_version == "v1" && kind == "Secret") spec = &kSecret;
   if (api_version == "scheduling.k8s.io/v1" && kind == "PriorityClass") spec = &kPriorityClass;
+  if (api_version == "apps/v1" && kind == "Deployment") spec = &kDeployment;
+  if (api_version == "batch/v1" && kind == "Job") spec = &kJob;
+  if (api_version == "batch/v1" && kind == "CronJob") spec = &kCronJob;
   if (!spec) {
     return Status::InvalidArgument(fmt::format(
         "unsupported content type \"{}\" for {} {}: etna decodes protobuf only for Namespace, "
-        "ConfigMap, Secret and PriorityClass; send JSON or YAML (kubectl apply -f)",
+        "ConfigMap, Secret, PriorityClass, Deployment, Job and CronJob; send JSON or YAML "
+        "(kubectl apply -f)",
         kProtobufContentType, api_version, kind));
   }
   ETNA_ASSIGN_OR_RETURN(Json object, DecodeMessage(raw, *spec, 0));

@@ -81,6 +81,64 @@ TEST(ProtobufTest, StringsMustBeUtf8) {
   EXPECT_FALSE(DecodeKubernetesProtobuf(Envelope("v1", "Namespace", overlong)).ok());
 }
 
+// `kubectl create job pi --image=perl -- perl -e 1`: a Job with one container and its
+// resources as Quantity messages.
+TEST(ProtobufTest, JobAsKubectlCreateJobSendsIt) {
+  std::string container =
+      Field(1, "pi") + Field(2, "perl") + Field(3, "perl") + Field(3, "-e") + Field(3, "1") +
+      Field(8, Field(2, Field(1, "cpu") + Field(2, Field(1, "500m")))) + Field(14, "IfNotPresent");
+  std::string pod_spec = Field(2, container) + Field(3, "Never");
+  std::string job_spec = Field(6, Field(1, "") + Field(2, pod_spec)) + IntField(7, 2);
+  auto decoded = DecodeKubernetesProtobuf(
+      Envelope("batch/v1", "Job", Field(1, Field(1, "pi")) + Field(2, job_spec) + Field(3, "")));
+  ASSERT_TRUE(decoded.ok()) << decoded.status().ToString();
+  EXPECT_EQ(*decoded, json::parse(R"({"apiVersion":"batch/v1","kind":"Job",
+      "metadata":{"name":"pi"},
+      "spec":{"backoffLimit":2,"template":{"metadata":{},"spec":{"restartPolicy":"Never",
+        "containers":[{"name":"pi","image":"perl","command":["perl","-e","1"],
+          "imagePullPolicy":"IfNotPresent","resources":{"requests":{"cpu":"500m"}}}]}}}})"));
+}
+
+// `kubectl create deployment web --image=nginx --replicas=3`, with an IntOrString in its
+// strategy; a field etna does not decode is refused by name, not dropped.
+TEST(ProtobufTest, DeploymentAndCronJobWithRefusalOfUndecodedFields) {
+  std::string tmpl = Field(1, MapEntry(11, "app", "web")) + Field(2, Field(2, Field(1, "nginx")));
+  std::string rolling = Field(1, IntField(1, 1) + Field(3, "25%")) + Field(2, IntField(2, 2));
+  std::string spec = IntField(1, 3) + Field(2, MapEntry(1, "app", "web")) + Field(3, tmpl) +
+                     Field(4, Field(1, "RollingUpdate") + Field(2, rolling));
+  auto d = DecodeKubernetesProtobuf(
+      Envelope("apps/v1", "Deployment", Field(1, Field(1, "web")) + Field(2, spec)));
+  ASSERT_TRUE(d.ok()) << d.status().ToString();
+  EXPECT_EQ((*d)["spec"]["replicas"], 3);
+  EXPECT_EQ((*d)["spec"]["selector"]["matchLabels"]["app"], "web");
+  EXPECT_EQ((*d)["spec"]["strategy"]["rollingUpdate"],
+            json::parse(R"({"maxUnavailable":"25%","maxSurge":2})"));
+
+  std::string job_spec = Field(6, Field(2, Field(2, Field(1, "c")) + Field(3, "OnFailure")));
+  std::string cron_spec = Field(1, "*/5 * * * *") + Field(5, Field(2, job_spec)) + Field(8, "UTC");
+  auto c = DecodeKubernetesProtobuf(
+      Envelope("batch/v1", "CronJob", Field(1, Field(1, "tick")) + Field(2, cron_spec)));
+  ASSERT_TRUE(c.ok()) << c.status().ToString();
+  EXPECT_EQ((*c)["spec"]["schedule"], "*/5 * * * *");
+  EXPECT_EQ((*c)["spec"]["timeZone"], "UTC");
+  EXPECT_EQ((*c)["spec"]["jobTemplate"]["spec"]["template"]["spec"]["restartPolicy"], "OnFailure");
+
+  // PodSpec field 18 (affinity) is not decoded: refused, naming the message; hostNetwork (11)
+  // false, as Go writes every non-pointer field, says nothing and passes.
+  std::string quiet = Field(6, Field(2, Field(2, Field(1, "c")) + IntField(11, 0) + Field(18, "")));
+  EXPECT_TRUE(DecodeKubernetesProtobuf(
+                  Envelope("batch/v1", "Job", Field(1, Field(1, "a")) + Field(2, quiet)))
+                  .ok());
+  std::string with_affinity =
+      Field(6, Field(2, Field(2, Field(1, "c")) + Field(18, Field(1, Field(1, "")))));
+  auto refused = DecodeKubernetesProtobuf(
+      Envelope("batch/v1", "Job", Field(1, Field(1, "a")) + Field(2, with_affinity)));
+  ASSERT_FALSE(refused.ok());
+  EXPECT_NE(refused.status().message().find("field 18 of PodSpec is not decoded"),
+            std::string::npos)
+      << refused.status().message();
+}
+
 TEST(ProtobufTest, OtherKindsAndBrokenBodiesAreRefusedByName) {
   auto pod = DecodeKubernetesProtobuf(Envelope("v1", "Pod", ""));
   ASSERT_FALSE(pod.ok());
