@@ -1,7 +1,8 @@
 #!/usr/bin/python3
 """End to end: Kubernetes' batch/v1 Job and CronJob and Volcano's CronJob in `etna dev`, driven
 with kubectl as a user would: an Indexed Job's pods run (each with its JOB_COMPLETION_INDEX) and
-`kubectl wait --for=condition=complete` returns; a Job that keeps failing is Failed with
+`kubectl wait --for=condition=complete` returns; `kubectl create job` (a protobuf body) runs;
+a Job that keeps failing is Failed with
 BackoffLimitExceeded; a suspended Job makes no pod until resumed; a CronJob and a Volcano
 CronJob each make a Job at the next minute; `kubectl get` prints their tables.
 
@@ -67,6 +68,12 @@ def main():
         table = k("get", "job", "indexed")
         assert "Complete" in table and "3/3" in table, table
         print("indexed job completed:", sorted(seen), flush=True)
+
+        # kubectl's generator sends the Job as protobuf.
+        k("create", "job", "made", "--image=busybox", "--", "sh", "-c", "echo made")
+        k("wait", "--for=condition=complete", "job/made", "--timeout=60s", timeout=90)
+        assert k("logs", "job/made").strip() == "made"
+        print("kubectl create job ran", flush=True)
 
         apply(job("broken", {"backoffLimit": 0}, "exit 3"))
         k("wait", "--for=condition=failed", "job/broken", "--timeout=60s", timeout=90)
