@@ -4,6 +4,7 @@
 #include <malloc.h>
 
 #include "cli/flags.h"
+#include "common/file.h"
 
 namespace etna::cli {
 namespace {
@@ -60,6 +61,18 @@ Result<std::unique_ptr<ApiRuntime>> ApiRuntime::Start(const ApiRuntimeOptions& o
   api_options.authorizer = &rt->authz_;
   api_options.server_address = options.listen;
   api_options.metrics = rt->metrics_.get();
+  if (!options.metric_rules_file.empty()) {
+    auto text = ReadFile(options.metric_rules_file);
+    if (!text.ok()) {
+      return Status::InvalidArgument(fmt::format("--metric-rules: {}", text.status().message()));
+    }
+    auto rules = api::server::MetricRules::Parse(*text);
+    if (!rules.ok()) {
+      return Status::InvalidArgument(fmt::format("--metric-rules {}: {}", options.metric_rules_file,
+                                                 rules.status().message()));
+    }
+    api_options.metric_rules = std::move(rules).value();
+  }
   rt->api_ = std::make_unique<api::server::ApiServer>(rt->store_.get(), api_options);
   if (Status st = rt->api_->Bootstrap(); !st.ok()) return st;
   net::http::ServerOptions http_options;

@@ -24,6 +24,8 @@ struct ApiRuntimeOptions {
   std::string authorization_file;
   bool anonymous = false;
   bool tls = true;
+  // A file of operator-defined external metrics (api/server/metric_rules.h); "" for none.
+  std::string metric_rules_file;
   // The registry /metrics renders (`etna dev` shares one with its scheduler and controllers);
   // null: the runtime's own.
   metrics::Registry* metrics = nullptr;

@@ -77,6 +77,7 @@ int RunCluster(Invocation& inv) {
   ApiRuntimeOptions api_options;
   api_options.data_dir = inv.Has("data-dir") ? inv.Get("data-dir") : DefaultDataDir();
   api_options.listen = inv.Get("listen");
+  api_options.metric_rules_file = inv.Get("metric-rules");
   const std::string profile = inv.Get("profile");  // empty: the built-in profile
   auto period = ParseDuration(inv.Get("period"));
   if (!period.ok()) return inv.UsageError("--period: " + period.status().message());
@@ -178,6 +179,8 @@ const Command& DevCommand() {
       {
           {"data-dir", 0, "DIR", "store, certificates, kubeconfig, pods' logs (default ~/.etna)"},
           {"listen", 0, "HOST:PORT", "the API server's address", ApiRuntimeOptions().listen},
+          {"metric-rules", 0, "FILE",
+           "external metrics defined by Prometheus queries (YAML; see docs/autoscaling.md)"},
           {"profile", 0, "FILE",
            "the simulated nodes (default: 4 x 8 H100 with NVSwitch, 2 x 4 A100-80GB with MIG, "
            "2 x 2 T4; see examples/clusters/)"},

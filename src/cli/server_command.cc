@@ -1,7 +1,7 @@
 // `etna server`: the API server with its embedded durable store.
 //
 //   etna server --data-dir DIR [--listen HOST:PORT] [--tokens-file FILE]
-//               [--authorization-file FILE] [--anonymous] [--no-tls]
+//               [--authorization-file FILE] [--anonymous] [--no-tls] [--metric-rules FILE]
 //
 // On first start it makes its CA and serving certificate, an admin token and DIR/kubeconfig;
 // it serves until SIGINT or SIGTERM, then shuts down gracefully.
@@ -23,6 +23,7 @@ int Serve(Invocation& inv) {
   flags.authorization_file = inv.Get("authorization-file");
   flags.anonymous = inv.Bool("anonymous");
   flags.tls = !inv.Bool("no-tls");
+  flags.metric_rules_file = inv.Get("metric-rules");
   // Signals are taken synchronously below; block them before any thread starts.
   BlockStopSignals();
   auto runtime = ApiRuntime::Start(flags);
@@ -62,6 +63,8 @@ const Command& ServerCommand() {
           {"no-tls", 0, "",
            "plain HTTP (loopback only; kubectl then sends no token, so combine with "
            "--anonymous)"},
+          {"metric-rules", 0, "FILE",
+           "external metrics defined by Prometheus queries (YAML; see docs/autoscaling.md)"},
       },
       /*connects=*/false,
       Serve,

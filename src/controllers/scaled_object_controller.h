@@ -1,6 +1,6 @@
 // ScaledObjectController: what KEDA's operator does for a ScaledObject (keda.sh/v1alpha1) with
 // prometheus triggers. Every pollingInterval (30 s) it:
-//  - queries each trigger's Prometheus (prometheus_query.h) and records the values, each
+//  - queries each trigger's Prometheus (net/http/prometheus.h) and records the values, each
 //    trigger's health and the Ready/Active conditions in the ScaledObject's status; the values
 //    (status.metricValues, by the external metric names "s<i>-prometheus") are what the
 //    external metrics API answers for selector scaledobject.keda.sh/name=<name>
@@ -24,11 +24,29 @@
 #include <string>
 
 #include "controllers/controller.h"
-#include "controllers/prometheus_query.h"
+#include "net/http/prometheus.h"
 
 namespace etna::controllers {
 
 using Json = nlohmann::json;
+using net::http::PrometheusQuery;
+using net::http::PrometheusValue;
+
+// Where a trigger's value comes from: a Prometheus over HTTP, or a test's fake.
+class TriggerSource {
+ public:
+  virtual ~TriggerSource() = default;
+  virtual Result<double> Query(const PrometheusQuery& query) = 0;
+};
+
+// Over HTTP(S) (net/http/prometheus.h), read as KEDA reads a trigger's answer.
+class HttpPrometheus final : public TriggerSource {
+ public:
+  Result<double> Query(const PrometheusQuery& query) override {
+    ETNA_ASSIGN_OR_RETURN(std::string body, net::http::QueryPrometheus(query));
+    return PrometheusValue(body, query);
+  }
+};
 
 // The label that ties a KEDA HPA's external metric to its ScaledObject.
 inline constexpr char kScaledObjectNameLabel[] = "scaledobject.keda.sh/name";

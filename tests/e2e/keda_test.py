@@ -18,7 +18,7 @@ import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from dev import KUBECTL, Dev, wait_for  # noqa: E402
-from monitoring_test import Prometheus  # noqa: E402
+from monitoring_test import Prometheus, free_port  # noqa: E402
 
 NS = "inference"
 DEPLOY = "deployment/bert-inference-service"
@@ -50,7 +50,15 @@ def scaled_object(server, min_count=0):
 
 def main():
     etna, seed, examples, repo = sys.argv[1:5]
-    with Dev(etna, prefix="etna-keda-", args=["--hpa-sync-period", "1s"]) as dev, \
+    # An operator-defined external metric (--metric-rules) over the Prometheus started below.
+    prom_port = free_port()
+    rules = tempfile.NamedTemporaryFile("w", suffix=".yaml", prefix="etna-keda-rules-")
+    rules.write(f"prometheus: http://127.0.0.1:{prom_port}\nexternalRules:\n"
+                "- name: inference_gpu_util\n"
+                "  query: avg(DCGM_FI_DEV_GPU_UTIL{<<.LabelMatchers>>})\n")
+    rules.flush()
+    with Dev(etna, prefix="etna-keda-",
+             args=["--hpa-sync-period", "1s", "--metric-rules", rules.name]) as dev, \
             tempfile.TemporaryDirectory(prefix="etna-keda-prom-") as work:
         k = dev.k
 
@@ -76,9 +84,14 @@ def main():
         k("delete", "hpa", "bert-inference-hpa", "-n", NS)  # KEDA's HPA replaces the seed's
         k("scale", DEPLOY, "-n", NS, "--replicas=1")
         k("rollout", "status", DEPLOY, "-n", NS, "--timeout=120s", timeout=150)
-        prometheus = Prometheus(repo, work, Scraped(dev))
+        prometheus = Prometheus(repo, work, Scraped(dev), port=prom_port)
         try:
             wait_for(lambda: prometheus.query(QUERY), "Prometheus to scrape the replica's GPU")
+            ruled = json.loads(k("get", "--raw", "/apis/external.metrics.k8s.io/v1beta1/"
+                                 f"namespaces/{NS}/inference_gpu_util"))["items"]
+            assert len(ruled) == 1 and ruled[0]["metricName"] == "inference_gpu_util", ruled
+            assert float(ruled[0]["value"].rstrip("m")) > 0, ruled
+            print("the operator's external metric from Prometheus:", ruled[0]["value"], flush=True)
 
             # The seed's ScaledObject, given an apiVersion, still has no query.
             printed = open(os.path.join(seed, "keda-scaledobject.yaml")).read()

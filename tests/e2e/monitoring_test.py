@@ -133,7 +133,7 @@ class Dev:
 class Prometheus:
     """Debian's prometheus with deploy/prometheus's configuration pointed at `dev`."""
 
-    def __init__(self, repo, work, dev):
+    def __init__(self, repo, work, dev, port=None):
         home = os.path.join(work, "prometheus")
         shutil.copytree(os.path.join(repo, "deploy", "prometheus"), home)
         path = os.path.join(home, "prometheus.yml")
@@ -153,7 +153,7 @@ class Prometheus:
         config["scrape_configs"] = jobs
         yaml.safe_dump(config, open(path, "w"))
         os.symlink(dev.targets, os.path.join(home, "targets", "etna-dev.json"))
-        self.url = f"http://127.0.0.1:{free_port()}"
+        self.url = f"http://127.0.0.1:{port or free_port()}"
         self.log = open(os.path.join(work, "prometheus.log"), "w+")
         self.proc = subprocess.Popen(
             ["prometheus", f"--config.file={path}",

@@ -61,7 +61,8 @@ ApiServer::ApiServer(store::Store* store, ApiServerOptions options)
                  options_.clock ? options_.clock : &system_clock_, options_.metrics_max_age_ms) {
   if (!options_.clock) options_.clock = &system_clock_;
   metrics_api_ = std::make_unique<MetricsApi>(&objects_, &summaries_, options_.clock,
-                                              options_.metrics_max_age_ms);
+                                              options_.metrics_max_age_ms, options_.metric_rules,
+                                              options_.prometheus_fetcher);
   if (!options_.log_fetcher) options_.log_fetcher = FetchLogFromAgent;
   if (!options_.metrics) {
     own_registry_ = std::make_unique<metrics::Registry>();

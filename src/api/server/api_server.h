@@ -21,6 +21,7 @@
 #include "api/server/agent_summaries.h"
 #include "api/server/api_metrics.h"
 #include "api/server/auth.h"
+#include "api/server/metrics_api.h"
 #include "api/server/object_service.h"
 #include "api/server/ticker.h"
 #include "common/clock.h"
@@ -53,7 +54,9 @@ struct ApiServerOptions {
   ApiMetrics* metrics = nullptr;
   // How the metrics APIs read an agent's usage summary; empty: FetchSummaryFromAgent.
   SummaryFetcher summary_fetcher;
-  TimeMs metrics_max_age_ms = 1000;  // how long a fetched summary is reused
+  TimeMs metrics_max_age_ms = 1000;      // how long a fetched summary is reused
+  MetricRules metric_rules;              // the operator's external metrics (--metric-rules)
+  PrometheusFetcher prometheus_fetcher;  // empty: over HTTP
 };
 
 class ApiServer {

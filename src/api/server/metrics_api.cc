@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <cctype>
+#include <cmath>
 #include <map>
 
 #include "api/server/handler_util.h"
@@ -92,11 +93,13 @@ bool IsMetricsGroup(const std::string& group) {
 }
 
 MetricsApi::MetricsApi(ObjectService* objects, AgentSummaries* summaries, const Clock* clock,
-                       TimeMs max_age_ms)
+                       TimeMs max_age_ms, MetricRules rules, PrometheusFetcher fetch)
     : objects_(objects),
       summaries_(summaries),
       clock_(clock),
       max_age_ms_(max_age_ms),
+      rules_(std::move(rules)),
+      fetch_(fetch ? std::move(fetch) : PrometheusFetcher(net::http::QueryPrometheus)),
       pods_(objects->store(),
             store::ResourcePrefix(objects->registry().Find("", "v1", "pods")->StoreResource())),
       replica_sets_(objects->store(),
@@ -394,11 +397,14 @@ net::http::Response MetricsApi::ExternalMetrics(const net::http::Request& reques
       return ScaledObjectMetric(ri.ns, r.values[0], metric);
     }
   }
+  if (const ExternalMetricRule* rule = rules_.Find(metric))
+    return RuleMetric(ri.ns, *selector, *rule);
   if (!types::IsPodMetric(metric)) {
     return NotFound(fmt::format(
         "the server could not find the external metric {}: etna serves the per-pod metrics "
         "gpu_utilization, gpu_memory_used_bytes, gpu_memory_utilization, DCGM_FI_DEV_GPU_UTIL, "
-        "DCGM_FI_DEV_FB_USED, cpu_usage and memory_working_set_bytes (each also with _avg)",
+        "DCGM_FI_DEV_FB_USED, cpu_usage and memory_working_set_bytes (each also with _avg), "
+        "and those the operator's --metric-rules define",
         metric));
   }
   json items = json::array();
@@ -443,6 +449,32 @@ net::http::Response MetricsApi::ScaledObjectMetric(const std::string& ns, const 
                {"value", types::MilliQuantity(*milli)}};
   return ObjectReply(200, ListOf(std::string(kExternalGroup) + "/v1beta1",
                                  "ExternalMetricValueList", json::array({item})));
+}
+
+net::http::Response MetricsApi::RuleMetric(const std::string& ns,
+                                           const codec::LabelSelector& selector,
+                                           const ExternalMetricRule& rule) {
+  auto matchers = PromLabelMatchers(ns, selector);
+  if (!matchers.ok()) return ApiError::BadRequest(matchers.status().message()).ToResponse();
+  net::http::PrometheusQuery q{rules_.prometheus, ExpandRuleQuery(rule.query, *matchers), "", true};
+  auto body = fetch_(q);
+  auto samples = body.ok() ? net::http::PrometheusSamples(*body, q)
+                           : Result<std::vector<net::http::PrometheusSample>>(body.status());
+  if (!samples.ok()) {
+    return ApiError::Unavailable(
+               fmt::format("the external metric {}: {}", rule.name, samples.status().message()))
+        .ToResponse();
+  }
+  json items = json::array();
+  const std::string now = FormatRfc3339(clock_->NowMs());
+  for (const auto& sample : *samples) {
+    items.push_back({{"metricName", rule.name},
+                     {"metricLabels", sample.labels},
+                     {"timestamp", now},
+                     {"value", types::MilliQuantity(std::llround(sample.value * 1000))}});
+  }
+  return ObjectReply(200, ListOf(std::string(kExternalGroup) + "/v1beta1",
+                                 "ExternalMetricValueList", std::move(items)));
 }
 
 }  // namespace etna::api::server

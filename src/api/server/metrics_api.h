@@ -21,11 +21,14 @@
 // An external metric selected by `scaledobject.keda.sh/name=<so>` is a KEDA trigger's: its value
 // is the one the ScaledObject controller last read and wrote in the ScaledObject's
 // status.metricValues (a failed trigger is 503 with the Prometheus error).
+// An external metric an operator defined (metric_rules.h, `--metric-rules`) is answered from its
+// Prometheus query: one item per series, a failed query 503 with Prometheus' message.
 // Only running pods bound to a node whose agent answered count; the others have no reading
 // and are left out, as metrics-server leaves them out. An unknown metric is 404 naming it.
 // Thread-safety: Handle may be called concurrently.
 #pragma once
 
+#include <functional>
 #include <map>
 #include <memory>
 #include <mutex>
@@ -35,12 +38,18 @@
 
 #include "api/codec/selectors.h"
 #include "api/server/agent_summaries.h"
+#include "api/server/metric_rules.h"
 #include "api/server/object_service.h"
 #include "api/server/prefix_cache.h"
 #include "api/server/request_info.h"
 #include "net/http/message.h"
+#include "net/http/prometheus.h"
 
 namespace etna::api::server {
+
+// Runs a Prometheus query and returns its answer's body (net/http/prometheus.h over HTTP; a
+// test's fake).
+using PrometheusFetcher = std::function<Result<std::string>(const net::http::PrometheusQuery&)>;
 
 // Whether `group` is one of the metrics groups MetricsApi serves.
 bool IsMetricsGroup(const std::string& group);
@@ -49,8 +58,9 @@ class MetricsApi {
  public:
   // Pods and ReplicaSets read for a namespace are reused for `max_age_ms`, as the agents'
   // summaries are: an HPA pass over many HPAs of one namespace reads them once.
+  // `rules`: the operator's external metrics; `fetch` empty: over HTTP.
   MetricsApi(ObjectService* objects, AgentSummaries* summaries, const Clock* clock,
-             TimeMs max_age_ms = 1000);
+             TimeMs max_age_ms = 1000, MetricRules rules = {}, PrometheusFetcher fetch = {});
   // A GET the server has authenticated and authorized.
   net::http::Response Handle(const net::http::Request& request, const RequestInfo& ri);
 
@@ -71,6 +81,8 @@ class MetricsApi {
   net::http::Response ExternalMetrics(const net::http::Request& request, const RequestInfo& ri);
   net::http::Response ScaledObjectMetric(const std::string& ns, const std::string& name,
                                          const std::string& metric);
+  net::http::Response RuleMetric(const std::string& ns, const codec::LabelSelector& selector,
+                                 const ExternalMetricRule& rule);
 
   // A namespace's running pods with their metric labels, read at `at`.
   struct NamespaceObjects {
@@ -85,6 +97,8 @@ class MetricsApi {
   AgentSummaries* summaries_;
   const Clock* clock_;
   TimeMs max_age_ms_;
+  MetricRules rules_;
+  PrometheusFetcher fetch_;
   PrefixCache pods_;  // every pod, kept current from the store's watch
   PrefixCache replica_sets_;
   std::mutex mu_;

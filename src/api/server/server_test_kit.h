@@ -28,6 +28,8 @@ struct Reply {
 class ServerTest : public ::testing::Test {
  protected:
   ServerTest();
+  // (Re)makes the server over the same store, with the operator's metric rules.
+  void MakeServer(MetricRules metric_rules = {});
   Reply Do(const std::string& method, const std::string& target, const std::string& body = "",
            const std::string& content_type = "application/json",
            const std::string& token = "admin-token", const std::string& accept = "");
@@ -43,6 +45,8 @@ class ServerTest : public ::testing::Test {
   std::function<net::http::Response(const nlohmann::json&, const LogRequest&)> log_fetcher_;
   // The agents' summaries the metrics APIs read; unset: every agent is unreachable.
   SummaryFetcher summary_fetcher_;
+  // The Prometheus the metric rules query; unset: unreachable.
+  PrometheusFetcher prometheus_fetcher_;
   std::unique_ptr<ApiServer> server_;
 };
 

@@ -29,7 +29,16 @@ ServerTest::ServerTest() {
   authz_ = Authorizer::FromRulesText(
                "- user: alice\n  namespaces: [team-a]\n  resources: ['*']\n  access: write\n")
                .value();
+  MakeServer();
+}
+
+void ServerTest::MakeServer(MetricRules metric_rules) {
   ApiServerOptions options;
+  options.metric_rules = std::move(metric_rules);
+  options.prometheus_fetcher = [this](const net::http::PrometheusQuery& q) -> Result<std::string> {
+    if (prometheus_fetcher_) return prometheus_fetcher_(q);
+    return Status::Unavailable("no prometheus");
+  };
   options.authenticator = &authn_;
   options.authorizer = &authz_;
   options.clock = &clock_;

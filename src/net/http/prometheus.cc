@@ -1,4 +1,4 @@
-#include "controllers/prometheus_query.h"
+#include "net/http/prometheus.h"
 
 #include <fmt/format.h>
 
@@ -9,45 +9,14 @@
 #include "common/strings.h"
 #include "net/http/client.h"
 
-namespace etna::controllers {
+namespace etna::net::http {
 
 using nlohmann::json;
 
-Result<double> PrometheusValue(const std::string& body, const PrometheusQuery& q) {
-  json answer = json::parse(body, nullptr, false);
-  if (!answer.is_object()) {
-    return Status::Unavailable(
-        fmt::format("prometheus at {} answered something that is not JSON", q.server_address));
-  }
-  if (answer.value("status", "") != "success") {
-    return Status::InvalidArgument(fmt::format("prometheus query \"{}\" failed: {}: {}", q.query,
-                                               answer.value("errorType", "error"),
-                                               answer.value("error", "")));
-  }
-  const json& data = answer.value("data", json::object());
-  const std::string type = data.value("resultType", "");
-  const json& result = data.value("result", json());
-  json sample;
-  if (type == "scalar") {
-    sample = result;
-  } else if (type == "vector") {
-    if (!result.is_array() || result.empty()) {
-      if (q.ignore_null_values) return 0.0;
-      return Status::NotFound(fmt::format(
-          "prometheus query \"{}\" returned no series (ignoreNullValues is false)", q.query));
-    }
-    if (result.size() > 1) {
-      return Status::InvalidArgument(fmt::format(
-          "prometheus query \"{}\" returned {} elements; it must return one (aggregate it, "
-          "e.g. with avg() or sum())",
-          q.query, result.size()));
-    }
-    sample = result[0].value("value", json());
-  } else {
-    return Status::InvalidArgument(
-        fmt::format("prometheus query \"{}\" returned a {}: it must return a vector or a scalar",
-                    q.query, type));
-  }
+namespace {
+
+// A sample's [time, "value"] pair's value.
+Result<double> SampleValue(const json& sample, const PrometheusQuery& q) {
   if (!sample.is_array() || sample.size() != 2 || !sample[1].is_string()) {
     return Status::InvalidArgument(
         fmt::format("prometheus query \"{}\" returned a sample without a value", q.query));
@@ -62,9 +31,69 @@ Result<double> PrometheusValue(const std::string& body, const PrometheusQuery& q
   return value;
 }
 
-Result<double> HttpPrometheus::Query(const PrometheusQuery& q) {
+}  // namespace
+
+Result<std::vector<PrometheusSample>> PrometheusSamples(const std::string& body,
+                                                        const PrometheusQuery& q) {
+  json answer = json::parse(body, nullptr, false);
+  if (!answer.is_object()) {
+    return Status::Unavailable(
+        fmt::format("prometheus at {} answered something that is not JSON", q.server_address));
+  }
+  if (answer.value("status", "") != "success") {
+    return Status::InvalidArgument(fmt::format("prometheus query \"{}\" failed: {}: {}", q.query,
+                                               answer.value("errorType", "error"),
+                                               answer.value("error", "")));
+  }
+  const json& data = answer.value("data", json::object());
+  const std::string type = data.value("resultType", "");
+  const json& result = data.value("result", json());
+  std::vector<PrometheusSample> out;
+  if (type == "scalar") {
+    ETNA_ASSIGN_OR_RETURN(double v, SampleValue(result, q));
+    out.push_back({{}, v});
+    return out;
+  }
+  if (type != "vector") {
+    return Status::InvalidArgument(
+        fmt::format("prometheus query \"{}\" returned a {}: it must return a vector or a scalar",
+                    q.query, type));
+  }
+  if (!result.is_array()) {
+    return Status::InvalidArgument(
+        fmt::format("prometheus query \"{}\" returned a vector that is not a list", q.query));
+  }
+  for (const json& series : result) {
+    PrometheusSample sample;
+    const json metric = series.value("metric", json::object());
+    for (const auto& [k, v] : metric.items()) {
+      if (v.is_string()) sample.labels[k] = v.get<std::string>();
+    }
+    ETNA_ASSIGN_OR_RETURN(sample.value, SampleValue(series.value("value", json()), q));
+    out.push_back(std::move(sample));
+  }
+  return out;
+}
+
+Result<double> PrometheusValue(const std::string& body, const PrometheusQuery& q) {
+  ETNA_ASSIGN_OR_RETURN(auto samples, PrometheusSamples(body, q));
+  if (samples.empty()) {
+    if (q.ignore_null_values) return 0.0;
+    return Status::NotFound(fmt::format(
+        "prometheus query \"{}\" returned no series (ignoreNullValues is false)", q.query));
+  }
+  if (samples.size() > 1) {
+    return Status::InvalidArgument(fmt::format(
+        "prometheus query \"{}\" returned {} elements; it must return one (aggregate it, "
+        "e.g. with avg() or sum())",
+        q.query, samples.size()));
+  }
+  return samples[0].value;
+}
+
+Result<std::string> QueryPrometheus(const PrometheusQuery& q) {
   std::string address = q.server_address;
-  net::http::ClientOptions o;
+  ClientOptions o;
   o.timeout = std::chrono::seconds(5);
   if (address.rfind("https://", 0) == 0) {
     address = address.substr(8);
@@ -90,7 +119,7 @@ Result<double> HttpPrometheus::Query(const PrometheusQuery& q) {
   o.port = static_cast<uint16_t>(port);
   std::string target = prefix + "/api/v1/query?query=" + QueryEscape(q.query);
   if (!q.ns.empty()) target += "&namespace=" + QueryEscape(q.ns);
-  net::http::HttpClient http(o);
+  HttpClient http(o);
   auto reply = http.Do("GET", target);
   if (!reply.ok()) {
     return Status::Unavailable(fmt::format("prometheus at {} is unreachable: {}", q.server_address,
@@ -100,7 +129,7 @@ Result<double> HttpPrometheus::Query(const PrometheusQuery& q) {
     return Status::Unavailable(
         fmt::format("prometheus at {} answered HTTP {}", q.server_address, reply->status));
   }
-  return PrometheusValue(reply->body, q);
+  return reply->body;
 }
 
-}  // namespace etna::controllers
+}  // namespace etna::net::http
