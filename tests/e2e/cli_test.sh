@@ -206,6 +206,7 @@ YAML
 t "$ETNA" get q batch -o custom-columns='NAME:.metadata.name,WEIGHT:.spec.weight,CAPABILITY:.spec.capability'
 t "$ETNA" apply -f "$FILES/apply"
 t "$ETNA" apply -f "$FILES/bad.yaml"
+t "$ETNA" apply -f "$FILES/scaledobject-as-printed.yaml"
 t "$ETNA" apply -f "$WORK/missing.yaml"
 # The queue controller writes the state and the scheduler the allocation, in either order.
 for q in research batch from-json; do

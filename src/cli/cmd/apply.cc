@@ -50,6 +50,17 @@ json LastApplied(const json& live) {
   return parsed.is_discarded() ? json(nullptr) : parsed;
 }
 
+// The one stored kind named `kind` the server serves; null when none or several are.
+const ResourceInfo* OnlyKindNamed(const std::string& kind) {
+  const ResourceInfo* found = nullptr;
+  for (const ResourceInfo& r : api::resources::ResourceRegistry::Default().All()) {
+    if (r.kind != kind || r.computed) continue;
+    if (found != nullptr) return nullptr;
+    found = &r;
+  }
+  return found;
+}
+
 int RunApply(Invocation& inv) {
   if (!inv.Has("filename")) return inv.UsageError("must specify one of -f and -k");
   auto manifests = ReadManifests(inv.GetAll("filename"));
@@ -63,11 +74,32 @@ int RunApply(Invocation& inv) {
     const ResourceInfo* info = FindKind(object);
     std::string name = object.value("metadata", json::object()).value("name", "");
     if (info == nullptr) {
-      std::fprintf(stderr,
-                   "error: resource mapping not found for name: \"%s\" from \"%s\": no matches "
-                   "for kind \"%s\" in version \"%s\"\n",
-                   name.c_str(), m.source.c_str(), object.value("kind", "").c_str(),
-                   object.value("apiVersion", "").c_str());
+      const std::string kind = object.value("kind", "");
+      const ResourceInfo* only = object.contains("apiVersion") ? nullptr : OnlyKindNamed(kind);
+      if (only != nullptr) {
+        // No apiVersion, but one served kind of that name: say so, and what else the server
+        // would refuse (a dry run of it under that version).
+        std::fprintf(stderr,
+                     "error: error validating \"%s\": %s \"%s\": apiVersion not set (etna "
+                     "serves %s as %s)\n",
+                     m.source.c_str(), kind.c_str(), name.c_str(), kind.c_str(),
+                     only->GroupVersion().c_str());
+        json guessed = object;
+        guessed["apiVersion"] = only->GroupVersion();
+        std::string ns =
+            only->namespaced
+                ? object.value("metadata", json::object()).value("namespace", inv.Namespace())
+                : "";
+        if (only->namespaced) guessed["metadata"]["namespace"] = ns;
+        auto checked = api->Call("POST", ResourcePath(*only, ns) + "?dryRun=All", &guessed);
+        if (!checked.ok()) std::fprintf(stderr, "%s\n", checked.status().message().c_str());
+      } else {
+        std::fprintf(stderr,
+                     "error: resource mapping not found for name: \"%s\" from \"%s\": no "
+                     "matches for kind \"%s\" in version \"%s\"\n",
+                     name.c_str(), m.source.c_str(), kind.c_str(),
+                     object.value("apiVersion", "").c_str());
+      }
       failed = true;
       continue;
     }
