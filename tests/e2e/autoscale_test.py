@@ -25,6 +25,8 @@ import subprocess
 import sys
 import time
 
+import yaml
+
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from dev import KUBECTL, Dev, wait_for  # noqa: E402
 
@@ -66,8 +68,22 @@ def main():
         manifest = dev.runnable_inference(examples)
         dev.set_load(150)  # 50 % on each of 3 replicas
         k("apply", "-f", os.path.join(seed, "volcano-queues.yaml"))
-        k("apply", "-f", manifest)
+        # The HPA comes once all three replicas share the load: a replica that starts first
+        # carries it alone (100 %) until the others register, and an HPA reading that would
+        # rightly scale out.
+        docs = list(yaml.safe_load_all(open(manifest)))
+        parts = {}
+        for name, keep in (("workload", lambda d: d["kind"] != "HorizontalPodAutoscaler"),
+                           ("hpa", lambda d: d["kind"] == "HorizontalPodAutoscaler")):
+            parts[name] = os.path.join(dev.work, name + ".yaml")
+            with open(parts[name], "w") as f:
+                yaml.safe_dump_all([d for d in docs if d and keep(d)], f)
+        k("apply", "-f", parts["workload"])
         k("rollout", "status", DEPLOY, "-n", NS, "--timeout=120s", timeout=150)
+        registered = os.path.join(dev.work, "load", "replicas")
+        wait_for(lambda: os.path.isdir(registered) and len(os.listdir(registered)) == 3,
+                 "the 3 replicas to share the load")
+        k("apply", "-f", parts["hpa"])
         wait(lambda: condition(hpa(), "ScalingActive").get("status") == "True",
              "the HPA to read its metric")
         holds(3, 3 * SYNC_S)
