@@ -69,10 +69,7 @@ std::optional<int64_t> CompletionIndexOf(const Json& pod) {
 }
 
 bool HasTrackingFinalizer(const Json& pod) {
-  for (const Json& f : types::Array(pod, {"metadata", "finalizers"})) {
-    if (f.is_string() && f.get<std::string>() == types::kJobTrackingFinalizer) return true;
-  }
-  return false;
+  return types::ObjectView(pod).HasFinalizer(types::kJobTrackingFinalizer);
 }
 
 namespace {

@@ -12,17 +12,6 @@ void PodExpectations::Expect(const std::string& key, Changes changes, TimeMs now
   entries_[key] = Entry{std::move(changes), now};
 }
 
-namespace {
-
-bool HasFinalizer(const nlohmann::json& pod, const std::string& finalizer) {
-  for (const nlohmann::json& f : api::types::Array(pod, {"metadata", "finalizers"})) {
-    if (f.is_string() && f.get<std::string>() == finalizer) return true;
-  }
-  return false;
-}
-
-}  // namespace
-
 bool PodExpectations::Met(const std::string& key, const std::string& ns, client::Informer& pods,
                           TimeMs now) {
   Entry e;
@@ -46,7 +35,7 @@ bool PodExpectations::Met(const std::string& key, const std::string& ns, client:
                       }) &&
           std::all_of(c.unfinalized.begin(), c.unfinalized.end(), [&](const std::string& n) {
             auto pod = pods.Get(ns, n);
-            return !pod || !HasFinalizer(*pod, c.finalizer);
+            return !pod || !api::types::ObjectView(*pod).HasFinalizer(c.finalizer);
           });
   }
   if (met) Forget(key);

@@ -30,4 +30,11 @@ bool ObjectView::HasOwnerOfKind(std::string_view kind) const {
   return false;
 }
 
+bool ObjectView::HasFinalizer(std::string_view finalizer) const {
+  for (const Json& f : Array(*object_, {"metadata", "finalizers"})) {
+    if (f.is_string() && f.get_ref<const std::string&>() == finalizer) return true;
+  }
+  return false;
+}
+
 }  // namespace etna::api::types

@@ -43,6 +43,8 @@ class ObjectView {
   std::string ControllerName(std::string_view kind) const;
   // Whether an owner reference names an owner of `kind`.
   bool HasOwnerOfKind(std::string_view kind) const;
+  // Whether metadata.finalizers lists `finalizer`.
+  bool HasFinalizer(std::string_view finalizer) const;
   // Deleted and waiting for its finalizers or grace period (metadata.deletionTimestamp set).
   bool IsDeleting() const { return Find(*object_, {"metadata", "deletionTimestamp"}) != nullptr; }
 
