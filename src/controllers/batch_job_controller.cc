@@ -63,6 +63,8 @@ struct BatchJobController::Pass {
   std::vector<std::string> release;  // finalizers to remove once uncounted is durable
   std::set<int64_t> completed;       // an Indexed Job's succeeded indexes
   int64_t restarts = 0;              // of active pods, under restartPolicy OnFailure
+  // Finished pods: those the status counts, those it holds uncounted, and the newly finished.
+  int64_t succeeded = 0, failed = 0;
   int64_t ready = 0;
   TimeMs last_failure = 0;
   std::string fail_job_message;  // a podFailurePolicy FailJob rule matched
@@ -153,24 +155,22 @@ void BatchJobController::ClassifyPods(Pass& p) {
     }
     p.newly_failed.push_back(pod);
   });
+  const Json& uncounted_pods = types::Object(p.job, {"status", "uncountedTerminatedPods"});
+  p.succeeded = job.succeeded() + types::Array(uncounted_pods, {"succeeded"}).size() +
+                p.newly_succeeded.size();
+  p.failed = job.failed() + types::Array(uncounted_pods, {"failed"}).size() + p.newly_failed.size();
 }
 
 void BatchJobController::DecideFinish(Pass& p) {
   types::BatchJob job(p.job);
   if (p.was_finished) return;
-  const int64_t uncounted_s =
-      types::Array(p.job, {"status", "uncountedTerminatedPods", "succeeded"}).size();
-  const int64_t uncounted_f =
-      types::Array(p.job, {"status", "uncountedTerminatedPods", "failed"}).size();
-  const int64_t succeeded = job.succeeded() + uncounted_s + p.newly_succeeded.size();
-  const int64_t failed = job.failed() + uncounted_f + p.newly_failed.size();
   auto start = ParseRfc3339(types::String(p.job, {"status", "startTime"}));
   auto deadline = job.active_deadline_seconds();
   if (!p.fail_job_message.empty()) {
     p.finish = "Failed";
     p.finish_reason = "PodFailurePolicy";
     p.finish_message = p.fail_job_message;
-  } else if (failed + p.restarts > job.backoff_limit()) {
+  } else if (p.failed + p.restarts > job.backoff_limit()) {
     p.finish = "Failed";
     p.finish_reason = "BackoffLimitExceeded";
     p.finish_message = "Job has reached the specified backoff limit";
@@ -182,8 +182,8 @@ void BatchJobController::DecideFinish(Pass& p) {
     auto completions = job.completions();
     bool complete = job.indexed()
                         ? static_cast<int64_t>(p.completed.size()) >= completions.value_or(0)
-                    : completions ? succeeded >= *completions
-                                  : succeeded > 0 && p.active.empty();
+                    : completions ? p.succeeded >= *completions
+                                  : p.succeeded > 0 && p.active.empty();
     if (complete) {
       p.finish = "Complete";
       p.finish_reason = "CompletionsReached";
@@ -222,15 +222,11 @@ Status BatchJobController::ManagePods(Pass& p) {
       --room;
     }
   } else {
-    const int64_t succeeded =
-        job.succeeded() +
-        types::Array(p.job, {"status", "uncountedTerminatedPods", "succeeded"}).size() +
-        p.newly_succeeded.size();
     const int64_t active = p.active.size();
     int64_t want = job.parallelism();
     if (auto completions = job.completions()) {
-      want = std::min(want, std::max<int64_t>(0, *completions - succeeded));
-    } else if (succeeded > 0) {
+      want = std::min(want, std::max<int64_t>(0, *completions - p.succeeded));
+    } else if (p.succeeded > 0) {
       want = std::min(want, active);  // a work queue: no new pod once one succeeded
     }
     if (active > want) {
@@ -248,11 +244,8 @@ Status BatchJobController::ManagePods(Pass& p) {
     events().Record(ref, "Normal", "SuccessfulDelete", "Deleted pod: " + name);
   }
   if (make.empty()) return Status::Ok();
-  const int64_t failures =
-      job.failed() + types::Array(p.job, {"status", "uncountedTerminatedPods", "failed"}).size() +
-      p.newly_failed.size();
-  if (failures > 0 && p.last_failure > 0) {
-    TimeMs due = p.last_failure + FailureBackoffMs(failures);
+  if (p.failed > 0 && p.last_failure > 0) {
+    TimeMs due = p.last_failure + FailureBackoffMs(p.failed);
     if (p.now < due) {
       queue().AddAt(p.key, due);
       return Status::Ok();
@@ -434,12 +427,7 @@ Status BatchJobController::Reconcile(const std::string& key) {
   types::BatchJob job(p.job);
   p.suspended = job.suspended();
   p.was_finished = job.FinishedCondition() != nullptr;
-  const bool was_suspended = [&] {
-    for (const Json& c : types::Array(p.job, {"status", "conditions"})) {
-      if (types::String(c, {"type"}) == "Suspended") return types::String(c, {"status"}) == "True";
-    }
-    return false;
-  }();
+  const bool was_suspended = types::ConditionTrue(p.job, {"status", "conditions"}, "Suspended");
   ClassifyPods(p);
   DecideFinish(p);
   Status managed = ManagePods(p);

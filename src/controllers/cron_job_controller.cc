@@ -132,6 +132,14 @@ Status CronJobController::TrimHistory(const Json& cron,
   return Status::Ok();
 }
 
+Result<TimeZone> CronJobController::Zone(const std::string& name) {
+  auto it = zones_.find(name);
+  if (it != zones_.end()) return it->second;
+  auto zone = name.empty() ? TimeZone::Host() : TimeZone::Load(name);
+  if (zone.ok()) zones_.emplace(name, *zone);
+  return zone;
+}
+
 Status CronJobController::Reconcile(const std::string& key) {
   auto [ns, name] = SplitKey(key);
   auto cron = crons_->Get(ns, name);
@@ -198,7 +206,7 @@ Status CronJobController::Reconcile(const std::string& key) {
                                 schedule.status().message()));
     return write();
   }
-  auto zone = view.time_zone().empty() ? TimeZone::Host() : TimeZone::Load(view.time_zone());
+  auto zone = Zone(view.time_zone());
   if (!zone.ok()) {
     events().Record(ref, "Warning", "UnknownTimeZone", zone.status().message());
     return write();

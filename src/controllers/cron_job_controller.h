@@ -17,8 +17,10 @@
 #pragma once
 
 #include <functional>
+#include <map>
 #include <string>
 
+#include "common/time_zone.h"
 #include "controllers/controller.h"
 
 namespace etna::controllers {
@@ -53,7 +55,11 @@ class CronJobController : public Controller {
   Status TrimHistory(const Json& cron, std::vector<std::pair<TimeMs, Json>> finished,
                      int64_t limit);
 
+  // The zone named `name` ("" the host's), read from its file once.
+  Result<TimeZone> Zone(const std::string& name);
+
   CronJobFlavor flavor_;
+  std::map<std::string, TimeZone> zones_;  // the one worker's
   client::Informer* crons_;
   client::Informer* jobs_;
 };

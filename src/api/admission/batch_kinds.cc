@@ -103,9 +103,10 @@ void ValidatePodFailurePolicy(const Json& policy, const std::string& path,
 
 // A Job's spec at `path` ("spec", "spec.jobTemplate.spec"): defaults and checks. `uid` is the
 // Job's own on create (its selector and template labels are derived from it), "" in a CronJob's
-// template.
+// template; `updating`: an existing Job's, whose selector
+// was generated (CheckJobUpdate keeps it).
 void AdmitBatchJobSpec(Json& spec, const std::string& path, const std::string& uid,
-                       const std::string& name, Errors& errs) {
+                       const std::string& name, bool updating, Errors& errs) {
   Refuse(spec, "backoffLimitPerIndex", path,
          "etna does not run per-index back-off: leave it out (backoffLimit applies to the Job)",
          errs);
@@ -174,7 +175,11 @@ void AdmitBatchJobSpec(Json& spec, const std::string& path, const std::string& u
     errs.Required(Child(path, "template"));
     return;
   }
-  if (!uid.empty()) {
+  if (Field(spec, "selector") && !updating) {
+    // A CronJob's template too: each Job it makes would be refused.
+    errs.Forbidden(Child(path, "selector"),
+                   "etna generates each Job's selector from its uid; leave it out");
+  } else if (!uid.empty()) {
     // Kubernetes' generated selector and the labels it puts on the template.
     Json& labels = (*tmpl)["metadata"]["labels"];
     if (!labels.is_object()) labels = Json::object();
@@ -182,12 +187,7 @@ void AdmitBatchJobSpec(Json& spec, const std::string& path, const std::string& u
     labels[types::kLegacyControllerUidLabel] = uid;
     labels[types::kBatchJobNameLabel] = name;
     labels[types::kLegacyJobNameLabel] = name;
-    if (Field(spec, "selector")) {
-      errs.Forbidden(Child(path, "selector"),
-                     "etna generates each Job's selector from its uid; leave it out");
-    } else {
-      spec["selector"] = {{"matchLabels", {{types::kBatchControllerUidLabel, uid}}}};
-    }
+    spec["selector"] = {{"matchLabels", {{types::kBatchControllerUidLabel, uid}}}};
   }
   const std::string tp = Child(path, "template.spec");
   Json* ps = MutableField(*tmpl, "spec");
@@ -289,7 +289,7 @@ void AdmitTemplateBatchJob(Context& c) {
     c.errs.Required("spec");
     return;
   }
-  AdmitBatchJobSpec(*spec, "spec", "", NameOf(c.object), c.errs);
+  AdmitBatchJobSpec(*spec, "spec", "", NameOf(c.object), /*updating=*/false, c.errs);
 }
 
 }  // namespace
@@ -302,7 +302,7 @@ void AdmitBatchJob(Context& c) {
   }
   const bool create = c.op == Operation::kCreate || !c.old;
   std::string uid = create ? types::String(c.object, {"metadata", "uid"}) : "";
-  AdmitBatchJobSpec(*spec, "spec", uid, NameOf(c.object), c.errs);
+  AdmitBatchJobSpec(*spec, "spec", uid, NameOf(c.object), /*updating=*/!create, c.errs);
   if (!create) CheckJobUpdate(*spec, types::Object(*c.old, {"spec"}), c.errs);
 }
 

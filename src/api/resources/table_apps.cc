@@ -77,25 +77,28 @@ std::string FormatHpaMetrics(const json& hpa) {
                      list.size() - kMax);
 }
 
-// `cells` followed by the wide columns every replicated workload ends with: Containers, Images,
-// Selector.
-json WithWideCells(json cells, const api::types::ReplicatedView& view) {
+// `cells` followed by the wide columns of a replicated workload.
+json WorkloadWideCells(json cells, const api::types::ReplicatedView& view) {
+  return WithWideCells(std::move(cells), view.pod_template(), view.selector());
+}
+
+}  // namespace
+
+json WithWideCells(json cells, const json& pod_template, const json* selector) {
   std::vector<std::string> names, images;
-  for (const json& c : view.containers()) {
+  for (const json& c : Array(pod_template, {"spec", "containers"})) {
     names.push_back(String(c, {"name"}));
     images.push_back(String(c, {"image"}));
   }
   cells.push_back(fmt::format("{}", fmt::join(names, ",")));
   cells.push_back(fmt::format("{}", fmt::join(images, ",")));
-  cells.push_back(api::types::FormatLabelSelector(view.selector()));
+  cells.push_back(api::types::FormatLabelSelector(selector));
   return cells;
 }
 
-}  // namespace
-
 json DeploymentCells(const json& d, Clock::time_point now) {
   const api::types::Deployment view(d);
-  return WithWideCells(
+  return WorkloadWideCells(
       json::array({view.name(), fmt::format("{}/{}", view.ready_replicas(), view.replicas()),
                    view.updated_replicas(), view.available_replicas(),
                    TimestampSince(Find(d, {"metadata", "creationTimestamp"}), now)}),
@@ -104,7 +107,7 @@ json DeploymentCells(const json& d, Clock::time_point now) {
 
 json ReplicaSetCells(const json& rs, Clock::time_point now) {
   const api::types::ReplicaSet view(rs);
-  return WithWideCells(
+  return WorkloadWideCells(
       json::array({view.name(), view.replicas(), view.status_replicas(), view.ready_replicas(),
                    TimestampSince(Find(rs, {"metadata", "creationTimestamp"}), now)}),
       view);
@@ -119,7 +122,7 @@ json DaemonSetCells(const json& ds, Clock::time_point now) {
   }
   std::vector<std::string> node_selector;
   for (const auto& [k, v] : sorted) node_selector.push_back(k + "=" + v);
-  return WithWideCells(
+  return WorkloadWideCells(
       json::array({view.name(), Integer(ds, {"status", "desiredNumberScheduled"}),
                    Integer(ds, {"status", "currentNumberScheduled"}),
                    Integer(ds, {"status", "numberReady"}),

@@ -1,42 +1,15 @@
 // batch/v1 Job and CronJob cells, as kubectl's printers compute them (printJob, printCronJob).
 #include <fmt/format.h>
-#include <fmt/ranges.h>
-
-#include <vector>
 
 #include "api/resources/table.h"
 #include "api/resources/table_printers.h"
-#include "api/types/label_selector.h"
 
 namespace etna::api::resources::internal {
-
-namespace {
-
-// Containers, Images and Selector of a pod template and a selector (the wide columns).
-void AddWideCells(json& cells, const json& pod_template, const json* selector) {
-  std::vector<std::string> names, images;
-  for (const json& c : Array(pod_template, {"spec", "containers"})) {
-    names.push_back(String(c, {"name"}));
-    images.push_back(String(c, {"image"}));
-  }
-  cells.push_back(fmt::format("{}", fmt::join(names, ",")));
-  cells.push_back(fmt::format("{}", fmt::join(images, ",")));
-  cells.push_back(api::types::FormatLabelSelector(selector));
-}
-
-bool ConditionTrue(const json& job, const char* type) {
-  for (const json& c : Array(job, {"status", "conditions"})) {
-    if (String(c, {"type"}) == type && String(c, {"status"}) == "True") return true;
-  }
-  return false;
-}
-
-}  // namespace
 
 json BatchJobCells(const json& job, Clock::time_point now) {
   std::string status = "Running";
   for (const char* type : {"Failed", "Complete", "Suspended", "FailureTarget"}) {
-    if (ConditionTrue(job, type)) {
+    if (api::types::ConditionTrue(job, {"status", "conditions"}, type)) {
       status = type;
       break;
     }
@@ -58,11 +31,10 @@ json BatchJobCells(const json& job, Clock::time_point now) {
     auto end = ParseTimestamp(String(job, {"status", "completionTime"})).value_or(now);
     duration = HumanDuration(std::chrono::duration_cast<std::chrono::seconds>(end - *start));
   }
-  json cells = json::array({String(job, {"metadata", "name"}), status, completions, duration,
-                            TimestampSince(Find(job, {"metadata", "creationTimestamp"}), now)});
-  AddWideCells(cells, api::types::Object(job, {"spec", "template"}),
-               Find(job, {"spec", "selector"}));
-  return cells;
+  return WithWideCells(
+      json::array({String(job, {"metadata", "name"}), status, completions, duration,
+                   TimestampSince(Find(job, {"metadata", "creationTimestamp"}), now)}),
+      api::types::Object(job, {"spec", "template"}), Find(job, {"spec", "selector"}));
 }
 
 json CronJobCells(const json& cron, Clock::time_point now) {
@@ -75,9 +47,8 @@ json CronJobCells(const json& cron, Clock::time_point now) {
                    last == nullptr ? std::string("<none>") : TimestampSince(last, now),
                    TimestampSince(Find(cron, {"metadata", "creationTimestamp"}), now)});
   const json& job_template = api::types::Object(cron, {"spec", "jobTemplate"});
-  AddWideCells(cells, api::types::Object(job_template, {"spec", "template"}),
-               Find(job_template, {"spec", "selector"}));
-  return cells;
+  return WithWideCells(std::move(cells), api::types::Object(job_template, {"spec", "template"}),
+                       Find(job_template, {"spec", "selector"}));
 }
 
 }  // namespace etna::api::resources::internal

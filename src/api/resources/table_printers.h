@@ -35,6 +35,10 @@ using api::types::String;
 std::optional<json> BuiltInCells(const ResourceInfo& info, const json& object,
                                  Clock::time_point now);
 
+// `cells` followed by the wide columns every workload ends with: Containers and Images of
+// `pod_template`, and `selector` (null: "<none>").
+json WithWideCells(json cells, const json& pod_template, const json* selector);
+
 // Built-in printers, split by file.
 json PodCells(const json& pod, Clock::time_point now);
 json NodeCells(const json& node, Clock::time_point now);

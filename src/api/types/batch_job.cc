@@ -8,18 +8,6 @@ namespace etna::api::types {
 
 namespace {
 
-std::optional<int64_t> OptionalInteger(const Json& object,
-                                       std::initializer_list<std::string_view> path) {
-  const Json* v = Find(object, path);
-  if (v == nullptr || !v->is_number_integer()) return std::nullopt;
-  return v->get<int64_t>();
-}
-
-bool True(const Json& object, std::initializer_list<std::string_view> path) {
-  const Json* v = Find(object, path);
-  return v != nullptr && v->is_boolean() && v->get<bool>();
-}
-
 bool ParseIndex(std::string_view text, int64_t* out) {
   auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), *out);
   return ec == std::errc() && end == text.data() + text.size() && *out >= 0;
@@ -31,27 +19,27 @@ constexpr int64_t kMaxIndexes = 1'000'000;
 }  // namespace
 
 std::optional<int64_t> BatchJob::completions() const {
-  return OptionalInteger(json(), {"spec", "completions"});
+  return IntegerIfSet(json(), {"spec", "completions"});
 }
 std::optional<int64_t> BatchJob::active_deadline_seconds() const {
-  return OptionalInteger(json(), {"spec", "activeDeadlineSeconds"});
+  return IntegerIfSet(json(), {"spec", "activeDeadlineSeconds"});
 }
 std::optional<int64_t> BatchJob::ttl_seconds_after_finished() const {
-  return OptionalInteger(json(), {"spec", "ttlSecondsAfterFinished"});
+  return IntegerIfSet(json(), {"spec", "ttlSecondsAfterFinished"});
 }
-bool BatchJob::suspended() const { return True(json(), {"spec", "suspend"}); }
+bool BatchJob::suspended() const { return Bool(json(), {"spec", "suspend"}); }
 
 const Json* BatchJob::FinishedCondition() const {
-  for (const Json& c : Array(json(), {"status", "conditions"})) {
-    std::string type = String(c, {"type"});
-    if ((type == "Complete" || type == "Failed") && String(c, {"status"}) == "True") return &c;
+  for (const char* type : {"Complete", "Failed"}) {
+    const Json* c = FindCondition(json(), {"status", "conditions"}, type);
+    if (c != nullptr && String(*c, {"status"}) == "True") return c;
   }
   return nullptr;
 }
 
-bool CronJob::suspended() const { return True(json(), {"spec", "suspend"}); }
+bool CronJob::suspended() const { return Bool(json(), {"spec", "suspend"}); }
 std::optional<int64_t> CronJob::starting_deadline_seconds() const {
-  return OptionalInteger(json(), {"spec", "startingDeadlineSeconds"});
+  return IntegerIfSet(json(), {"spec", "startingDeadlineSeconds"});
 }
 
 std::optional<std::set<int64_t>> ParseIndexIntervals(const std::string& text) {
