@@ -128,6 +128,33 @@ TEST_F(ManagerTest, QueueCloseGoesClosingThenClosedAndCounts) {
   EXPECT_EQ((*q)["status"]["pending"], 0);
 }
 
+TEST_F(ManagerTest, QueueCountsFollowAPodGroupFromPhaseToPhaseAndQueueToQueue) {
+  Make({"queue"});
+  MustCreate("queues", "", {{"metadata", {{"name", "a"}}}, {"spec", {{"weight", 1}}}});
+  MustCreate("queues", "", {{"metadata", {{"name", "b"}}}, {"spec", {{"weight", 1}}}});
+  MustCreate("podgroups", "default",
+             {{"metadata", {{"name", "pg"}}},
+              {"spec", {{"queue", "a"}, {"minMember", 1}}},
+              {"status", {{"phase", "Pending"}}}});
+  Sync();
+  auto count = [&](const std::string& queue, const std::string& field) {
+    return Get("queues", "", queue)->value(json::json_pointer("/status/" + field), -1);
+  };
+  EXPECT_EQ(count("a", "pending"), 1);
+  std::string path = client::Path("podgroups", "default", "pg");
+  ASSERT_TRUE(rest().MergePatch(path, {{"status", {{"phase", "Running"}}}}, "status").ok());
+  Sync();
+  EXPECT_EQ(count("a", "pending"), 0);
+  EXPECT_EQ(count("a", "running"), 1);
+  ASSERT_TRUE(rest().MergePatch(path, {{"spec", {{"queue", "b"}}}}).ok());
+  Sync();
+  EXPECT_EQ(count("a", "running"), 0);
+  EXPECT_EQ(count("b", "running"), 1);
+  ASSERT_TRUE(rest().Delete(path).ok());
+  Sync();
+  EXPECT_EQ(count("b", "running"), 0);
+}
+
 TEST_F(ManagerTest, QueueSpecClosingRefusesNewJobsThenClosedWhenEmpty) {
   Make({"job", "queue"});
   MustCreate("queues", "", {{"metadata", {{"name", "q2"}}}, {"spec", {{"weight", 1}}}});

@@ -12,7 +12,8 @@ QueueController::QueueController(ControllerOptions options)
   queues_ = Watch(client::Path("queues"));
   // PodGroup changes reach the queue's status counts within kCountsDelay: however many change,
   // one reconcile (and at most one status write) per queue per delay.
-  podgroups_ = Watch(client::Path("podgroups"), [this](const std::string&, const Json& pg) {
+  podgroups_ = Watch(client::Path("podgroups"), [this](const std::string& type, const Json& pg) {
+    CountPodGroup(type, pg);
     queue().AddAfter("/" + types::PodGroup(pg).queue(), kCountsDelay);
   });
   commands_ = Watch(client::Path("commands"), [this](const std::string& type, const Json& cmd) {
@@ -20,6 +21,32 @@ QueueController::QueueController(ControllerOptions options)
       queue().Add("/" + types::String(cmd, {"target", "name"}));
     }
   });
+}
+
+const char* QueueController::CountField(const std::string& phase) {
+  return phase == "Running"     ? "running"
+         : phase == "Inqueue"   ? "inqueue"
+         : phase == "Completed" ? "completed"
+         : phase == "Unknown"   ? "unknown"
+                                : "pending";
+}
+
+void QueueController::CountPodGroup(const std::string& type, const Json& podgroup) {
+  types::PodGroup pg(podgroup);
+  std::string key = KeyOf(podgroup);
+  std::lock_guard lock(counts_mu_);
+  if (auto it = counted_.find(key); it != counted_.end()) {
+    auto& [queue, field] = it->second;
+    if (--counts_[queue][field] == 0) counts_[queue].erase(field);
+    if (counts_[queue].empty()) counts_.erase(queue);
+    // A PodGroup moved to another queue leaves the old one's counts too.
+    if (queue != pg.queue()) this->queue().AddAfter("/" + queue, kCountsDelay);
+    counted_.erase(it);
+  }
+  if (type == "DELETED") return;
+  const char* field = CountField(pg.phase());
+  ++counts_[pg.queue()][field];
+  counted_.emplace(key, std::make_pair(pg.queue(), field));
 }
 
 Status QueueController::Reconcile(const std::string& key) {
@@ -50,23 +77,17 @@ Status QueueController::Reconcile(const std::string& key) {
                                           types::String(cmd, {"metadata", "name"})));
     if (!s.ok() && s.code() != StatusCode::kNotFound) return s;
   }
-  int64_t pending = 0, running = 0, inqueue = 0, completed = 0, unknown = 0;
-  podgroups_->ForEach([&](const Json& json) {
-    types::PodGroup pg(json);
-    if (pg.queue() != name) return;
-    std::string phase = pg.phase();
-    ++(phase == "Running"     ? running
-       : phase == "Inqueue"   ? inqueue
-       : phase == "Completed" ? completed
-       : phase == "Unknown"   ? unknown
-                              : pending);
-  });
-  int64_t groups = pending + running + inqueue + completed + unknown;
-  Json counts = {{"pending", pending},
-                 {"running", running},
-                 {"inqueue", inqueue},
-                 {"completed", completed},
-                 {"unknown", unknown}};
+  Json counts = {{"pending", 0}, {"running", 0}, {"inqueue", 0}, {"completed", 0}, {"unknown", 0}};
+  int64_t groups = 0;
+  {
+    std::lock_guard lock(counts_mu_);
+    if (auto it = counts_.find(name); it != counts_.end()) {
+      for (const auto& [field, n] : it->second) {
+        counts[field] = n;
+        groups += n;
+      }
+    }
+  }
   std::string spec_state = types::String(*q, {"spec", "state"}, "Open");
   bool closed = spec_state == "Closed" || spec_state == "Closing";
   std::string state = spec_state == "Open" ? "Open"

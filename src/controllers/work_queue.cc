@@ -23,15 +23,14 @@ void WorkQueue::Add(const std::string& key) {
 
 void WorkQueue::AddAfter(const std::string& key, std::chrono::milliseconds delay) {
   std::lock_guard lock(mu_);
-  auto due = std::chrono::steady_clock::now() + delay;
-  auto [it, inserted] = after_.emplace(key, due);
-  if (!inserted) it->second = std::min(it->second, due);
+  after_.Add(key, std::chrono::steady_clock::now() + delay);
+  cv_.notify_one();  // a waiting worker may now have to wake earlier
 }
 
 void WorkQueue::AddAt(const std::string& key, TimeMs clock_time) {
   std::lock_guard lock(mu_);
-  auto [it, inserted] = at_.emplace(key, clock_time);
-  if (!inserted) it->second = std::min(it->second, clock_time);
+  at_.Add(key, clock_time);
+  cv_.notify_one();
 }
 
 void WorkQueue::AddRateLimited(const std::string& key) {
@@ -53,29 +52,12 @@ void WorkQueue::Forget(const std::string& key) {
 
 void WorkQueue::RetryNow() {
   std::lock_guard lock(mu_);
-  for (const auto& [key, due] : after_) AddLocked(key);
-  after_.clear();
+  after_.PopAll([&](const std::string& key) { AddLocked(key); });
 }
 
 void WorkQueue::PromoteDueLocked() {
-  auto now = std::chrono::steady_clock::now();
-  for (auto it = after_.begin(); it != after_.end();) {
-    if (it->second <= now) {
-      AddLocked(it->first);
-      it = after_.erase(it);
-    } else {
-      ++it;
-    }
-  }
-  TimeMs t = clock_->NowMs();
-  for (auto it = at_.begin(); it != at_.end();) {
-    if (it->second <= t) {
-      AddLocked(it->first);
-      it = at_.erase(it);
-    } else {
-      ++it;
-    }
-  }
+  after_.PopDue(std::chrono::steady_clock::now(), [&](const std::string& key) { AddLocked(key); });
+  at_.PopDue(clock_->NowMs(), [&](const std::string& key) { AddLocked(key); });
 }
 
 std::optional<std::string> WorkQueue::Get(std::chrono::milliseconds wait) {
@@ -93,8 +75,15 @@ std::optional<std::string> WorkQueue::Get(std::chrono::milliseconds wait) {
     }
     auto now = std::chrono::steady_clock::now();
     if (now >= deadline) return std::nullopt;
-    // Delayed keys (and the injected clock) are polled at a short tick.
-    cv_.wait_until(lock, std::min(deadline, now + std::chrono::milliseconds(10)));
+    // Keys due on a fake clock are polled at a short tick (a test moves it without notice); keys
+    // due on the system clock or in steady time are waited for exactly.
+    auto wake = deadline;
+    if (!at_.empty()) {
+      TimeMs in_ms = system_clock_ ? std::max<TimeMs>(0, at_.earliest() - clock_->NowMs()) : 10;
+      wake = std::min(wake, now + std::chrono::milliseconds(in_ms));
+    }
+    if (!after_.empty()) wake = std::min(wake, after_.earliest());
+    cv_.wait_until(lock, wake);
   }
 }
 

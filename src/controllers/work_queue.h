@@ -21,7 +21,8 @@ namespace etna::controllers {
 
 class WorkQueue {
  public:
-  explicit WorkQueue(const Clock* clock) : clock_(clock) {}
+  explicit WorkQueue(const Clock* clock)
+      : clock_(clock), system_clock_(dynamic_cast<const SystemClock*>(clock) != nullptr) {}
 
   void Add(const std::string& key);
   void AddAfter(const std::string& key, std::chrono::milliseconds delay);
@@ -49,18 +50,56 @@ class WorkQueue {
   }
 
  private:
+  // Keys due at a time on one clock, ordered by when they fall due (a key once, at its earliest).
+  template <typename Time>
+  class DueKeys {
+   public:
+    void Add(const std::string& key, Time due) {
+      auto [it, inserted] = due_.emplace(key, due);
+      if (!inserted) {
+        if (it->second <= due) return;
+        order_.erase({it->second, key});
+        it->second = due;
+      }
+      order_.emplace(due, key);
+    }
+    // Removes and passes to `fn` each key due at or before `now`, earliest first.
+    template <typename Fn>
+    void PopDue(Time now, Fn fn) {
+      while (!order_.empty() && order_.begin()->first <= now) {
+        std::string key = std::move(order_.begin()->second);
+        order_.erase(order_.begin());
+        due_.erase(key);
+        fn(key);
+      }
+    }
+    template <typename Fn>
+    void PopAll(Fn fn) {
+      for (const auto& [key, due] : due_) fn(key);
+      due_.clear();
+      order_.clear();
+    }
+    bool empty() const { return order_.empty(); }
+    Time earliest() const { return order_.begin()->first; }
+
+   private:
+    std::map<std::string, Time> due_;
+    std::set<std::pair<Time, std::string>> order_;
+  };
+
   void AddLocked(const std::string& key);
   void PromoteDueLocked();
 
   const Clock* clock_;
+  bool system_clock_;  // keys due on it can be waited for exactly; a fake clock is polled
   std::mutex mu_;
   std::condition_variable cv_;
   std::deque<std::string> queue_;
   std::set<std::string> queued_;
   std::set<std::string> processing_;
   std::set<std::string> dirty_;  // added while processing
-  std::map<std::string, std::chrono::steady_clock::time_point> after_;
-  std::map<std::string, TimeMs> at_;
+  DueKeys<std::chrono::steady_clock::time_point> after_;
+  DueKeys<TimeMs> at_;
   std::map<std::string, int> failures_;
   std::chrono::milliseconds backoff_initial_{20};
   std::chrono::milliseconds backoff_max_{5000};

@@ -33,6 +33,32 @@ TEST(WorkQueueTest, AddAtWaitsForTheInjectedClock) {
   EXPECT_EQ(q.Get(1s), "ttl");
 }
 
+TEST(WorkQueueTest, DueKeysComeOutEarliestFirstAndAKeyAddedTwiceKeepsItsEarliestTime) {
+  FakeClock clock;
+  WorkQueue q(&clock);
+  TimeMs now = clock.NowMs();
+  q.AddAt("late", now + 3'000);
+  q.AddAt("early", now + 1'000);
+  q.AddAt("late", now + 2'000);   // earlier: moves up
+  q.AddAt("early", now + 5'000);  // later: ignored
+  clock.Advance(1'000);
+  EXPECT_EQ(q.Get(0ms), "early");
+  EXPECT_EQ(q.Get(0ms), std::nullopt);
+  clock.Advance(1'000);
+  EXPECT_EQ(q.Get(0ms), "late");
+  clock.Advance(10'000);
+  EXPECT_EQ(q.Get(0ms), std::nullopt);  // each key once
+}
+
+TEST(WorkQueueTest, AKeyDueInSteadyTimeWakesAWaitingWorker) {
+  SystemClock clock;
+  WorkQueue q(&clock);
+  q.AddAfter("retry", 30ms);
+  q.AddAt("ttl", clock.NowMs() + 40);
+  EXPECT_EQ(q.Get(5s), "retry");
+  EXPECT_EQ(q.Get(5s), "ttl");
+}
+
 TEST(WorkQueueTest, RateLimitedRetriesComeBack) {
   FakeClock clock;
   WorkQueue q(&clock);
