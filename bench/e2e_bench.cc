@@ -17,7 +17,8 @@
 //
 // Usage: e2e_bench [--etna build/src/cli/etna] [--nodes 1000] [--jobs 10000] [--scale 10000]
 //                  [--seed 42] [--clients 16] [--quiet-s 5] [--keep] [--timeline]
-// --scale 10000: 10,000 nodes and 100,000 jobs. --keep leaves the temp dir (logs, store).
+// --scale 10000: 10,000 nodes and 100,000 jobs. --keep leaves the temp dir (logs, store, and the
+// server's /metrics at the end of the run in server.metrics: requests per verb and resource).
 // --timeline: each second, on stderr, how many jobs were created, PodGroups and pods made, pods
 // bound (to see which stage lags).
 #include <fmt/format.h>
@@ -47,6 +48,7 @@
 #include "client/rest.h"
 #include "client/transport.h"
 #include "common/clock.h"
+#include "common/file.h"
 
 namespace {
 
@@ -434,6 +436,10 @@ int main(int argc, char** argv) {
       fill_s > 0 ? started / fill_s : 0, binds.PercentileMs(0.5), binds.PercentileMs(0.99),
       server_rss, scheduler_rss, controllers_rss);
   std::fflush(stdout);
+  if (flags.keep) {
+    auto metrics = watch_transport->Do("GET", "/metrics", "");
+    if (metrics.ok()) (void)etna::WriteFileAtomically(dir + "/server.metrics", metrics->body, 0644);
+  }
   heartbeats.reset();
   watch.Stop();
   podgroup_watch.Stop();
