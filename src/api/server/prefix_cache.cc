@@ -61,12 +61,8 @@ Result<std::optional<nlohmann::json>> PrefixCache::Find(const std::string& name)
   std::lock_guard<std::mutex> lock(mu_);
   ETNA_RETURN_IF_ERROR(RefreshLocked());
   std::optional<nlohmann::json> found;
-  for (const auto& [key, object] : *items_) {
-    if (object.value("/metadata/name"_json_pointer, std::string()) == name) {
-      found = object;
-      break;
-    }
-  }
+  // Keys are the prefix and the name (store::ClusterKey, store::ObjectKey).
+  if (auto it = items_->find(prefix_ + name); it != items_->end()) found = it->second;
   if (!watcher_) items_.reset();
   return found;
 }

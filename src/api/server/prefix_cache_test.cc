@@ -1,5 +1,6 @@
 // PrefixCache: a write under the prefix is seen by the next list (the watch tells of it), a write
-// elsewhere keeps the cached objects, and a delete drops the object.
+// elsewhere keeps the cached objects, and a delete drops the object. Keys are the server's:
+// store::ClusterKey for a cluster-scoped kind, so Find looks an object up by its key.
 #include "api/server/prefix_cache.h"
 
 #include <gtest/gtest.h>
@@ -26,14 +27,14 @@ std::vector<std::string> Names(PrefixCache& cache) {
 TEST(PrefixCacheTest, AWriteUnderThePrefixIsSeenByTheNextList) {
   store::MemoryStore store;
   const std::string prefix = store::ResourcePrefix("priorityclasses");
-  ASSERT_TRUE(store.Create(store::ObjectKey("priorityclasses", "", "high"), Named("high")).ok());
+  ASSERT_TRUE(store.Create(store::ClusterKey("priorityclasses", "high"), Named("high")).ok());
   PrefixCache cache(&store, prefix);
   EXPECT_EQ(Names(cache), std::vector<std::string>{"high"});
-  ASSERT_TRUE(store.Create(store::ObjectKey("priorityclasses", "", "low"), Named("low")).ok());
+  ASSERT_TRUE(store.Create(store::ClusterKey("priorityclasses", "low"), Named("low")).ok());
   EXPECT_EQ(Names(cache), (std::vector<std::string>{"high", "low"}));
   ASSERT_TRUE(store.Create(store::ObjectKey("pods", "default", "p"), Named("p")).ok());
   EXPECT_EQ(Names(cache), (std::vector<std::string>{"high", "low"}));
-  ASSERT_TRUE(store.Delete(store::ObjectKey("priorityclasses", "", "high"), 0).ok());
+  ASSERT_TRUE(store.Delete(store::ClusterKey("priorityclasses", "high"), 0).ok());
   EXPECT_EQ(Names(cache), std::vector<std::string>{"low"});
   auto low = cache.Find("low");
   ASSERT_TRUE(low.ok() && *low);
