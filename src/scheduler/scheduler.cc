@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <tuple>
 
@@ -139,13 +140,18 @@ void Scheduler::Loop() {
     if (stop_) break;
     if (woken_) {
       // Let a burst of submissions arrive, so that they are one cycle.
-      loop_cv_.wait_for(lock, options_.debounce, [&] { return stop_; });
+      auto gather =
+          std::clamp(last_cycle_, options_.debounce, std::max(options_.debounce, options_.period));
+      loop_cv_.wait_for(lock, gather, [&] { return stop_; });
       if (stop_) break;
     }
     woken_ = false;
     lock.unlock();
     if (clock_->NowMs() - names_lease_ms_ >= kNamesLeaseRenewMs) RenewNamesLease();
+    auto started = std::chrono::steady_clock::now();
     auto stats = Cycle();
+    last_cycle_ = std::chrono::duration_cast<std::chrono::milliseconds>(
+        std::chrono::steady_clock::now() - started);
     if (!stats.ok()) {
       std::fprintf(stderr, "scheduler: cycle failed: %s\n", stats.status().message().c_str());
     } else if (options_.on_cycle) {
