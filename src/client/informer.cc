@@ -16,6 +16,17 @@ std::string ResourceVersionOf(const json& object) {
   return object.value("/metadata/resourceVersion"_json_pointer, std::string());
 }
 
+// What the cache keeps of `object` under InformerOptions::cache_objects = false.
+json MetadataOnly(const json& object) {
+  json meta = json::object();
+  if (auto it = object.find("metadata"); it != object.end() && it->is_object()) {
+    for (const char* field : {"namespace", "name", "uid", "resourceVersion"}) {
+      if (auto f = it->find(field); f != it->end()) meta[field] = *f;
+    }
+  }
+  return {{"metadata", std::move(meta)}};
+}
+
 std::string Escape(const std::string& s) {
   std::string out;
   for (unsigned char c : s) {
@@ -126,6 +137,10 @@ bool Informer::Relist() {
     std::string key = KeyOf(item);  // before the move: the right side is evaluated first
     fresh[key] = std::move(item);
   }
+  std::map<std::string, json> kept;  // what the cache keeps when not the objects themselves
+  if (!options_.cache_objects) {
+    for (const auto& [key, item] : fresh) kept.emplace(key, MetadataOnly(item));
+  }
   std::vector<std::pair<std::string, json>> events;
   {
     std::lock_guard lock(mu_);
@@ -140,7 +155,7 @@ bool Informer::Relist() {
         events.emplace_back("MODIFIED", object);
       }
     }
-    cache_ = std::move(fresh);
+    cache_ = options_.cache_objects ? std::move(fresh) : std::move(kept);
     rv_ = list.value("/metadata/resourceVersion"_json_pointer, std::string());
   }
   for (const auto& [type, object] : events) {
@@ -160,7 +175,7 @@ void Informer::Apply(const std::string& type, const json& object) {
     if (type == "DELETED") {
       cache_.erase(KeyOf(object));
     } else {
-      cache_[KeyOf(object)] = object;
+      cache_[KeyOf(object)] = options_.cache_objects ? object : MetadataOnly(object);
     }
     rv_ = ResourceVersionOf(object);
   }

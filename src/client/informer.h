@@ -32,6 +32,11 @@ struct InformerOptions {
   std::chrono::milliseconds backoff_initial{100};
   std::chrono::milliseconds backoff_max{10000};
   int watch_timeout_seconds = 300;  // the server ends each watch after this; it is reopened
+  // false: the cache keeps only each object's metadata name, namespace, uid and
+  // resourceVersion (what a relist needs to tell deletions), for a client that keeps its own
+  // converted copy; Get, List and ForEach then see only that, and so does a DELETED handler
+  // called from a relist.
+  bool cache_objects = true;
 };
 
 class Informer {

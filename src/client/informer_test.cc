@@ -96,9 +96,8 @@ TEST_F(InformerTest, ListsThenFollowsChanges) {
             (std::vector<std::string>{"ADDED a", "ADDED b", "ADDED c", "DELETED a"}));
   EXPECT_EQ(informer.lists(), 1);
   std::vector<std::string> visited;  // ForEach reads the same cache, in key order, uncopied
-  informer.ForEach([&](const nlohmann::json& pod) {
-    visited.push_back(pod["metadata"].value("name", ""));
-  });
+  informer.ForEach(
+      [&](const nlohmann::json& pod) { visited.push_back(pod["metadata"].value("name", "")); });
   EXPECT_EQ(visited, (std::vector<std::string>{"b", "c"}));
 }
 
@@ -138,6 +137,31 @@ TEST_F(InformerTest, ExpiredWatchRelistsAndDeliversTheDifference) {
   EXPECT_EQ(informer.lists(), 2);
   EXPECT_TRUE(informer.Get("default", "a"));
   EXPECT_FALSE(informer.Get("default", "b"));
+}
+
+// cache_objects = false (the scheduler keeps its own records): the cache holds metadata only,
+// and a relist still tells a deletion, and an unchanged object not at all.
+TEST_F(InformerTest, MetadataOnlyCacheStillRelistsTheDifference) {
+  CreatePod(*transport_, "a");
+  CreatePod(*transport_, "b");
+  Events events;
+  InformerOptions options{"/api/v1/namespaces/default/pods"};
+  options.cache_objects = false;
+  Informer informer(transport_.get(), options, events.Handler());
+  informer.Start();
+  ASSERT_TRUE(informer.WaitForSync(10s));
+  auto a = informer.Get("default", "a");
+  ASSERT_TRUE(a);
+  EXPECT_FALSE(a->contains("spec")) << a->dump();
+  EXPECT_EQ((*a)["metadata"].value("name", ""), "a");
+  EXPECT_FALSE((*a)["metadata"].value("uid", "").empty()) << a->dump();
+  informer.Stop();
+  DeletePod(*transport_, "b");
+  ASSERT_TRUE(store_.Compact(store_.CurrentRevision()).ok());
+  informer.Start();
+  ASSERT_TRUE(events.WaitFor("DELETED b"));
+  EXPECT_EQ(informer.lists(), 2);
+  EXPECT_EQ(events.seen(), (std::vector<std::string>{"ADDED a", "ADDED b", "DELETED b"}));
 }
 
 TEST_F(InformerTest, WorksOverHttpsWithTheServersKubeconfig) {

@@ -53,6 +53,7 @@ void Scheduler::AddInformer(const std::string& path, client::Informer::Handler h
   client::InformerOptions o;
   o.path = path;
   o.field_selector = field_selector;
+  o.cache_objects = false;  // the Cache keeps its own converted records
   informers_.push_back(
       std::make_unique<client::Informer>(transports_.back().get(), o, std::move(handler)));
 }
@@ -193,7 +194,6 @@ Result<CycleStats> Scheduler::Cycle() {
     }
     if (!r.nodes.empty()) snap.reservations.push_back(std::move(r));
   }
-  std::vector<sched::Node> nodes = snap.nodes;  // the applier needs device UUIDs and MIG ids
   stats.tasks = snap.tasks.size();
   stats.assemble_ms = MsSince(t0);
   sched::SchedulerConf conf;
@@ -217,11 +217,15 @@ Result<CycleStats> Scheduler::Cycle() {
     light.creation_ms = t.creation_ms;
     kept.snapshot.tasks.push_back(std::move(light));
   }
-  auto decision = sched::RunCycle(std::move(snap), conf, sched::BuiltinRegistry(), [] {
-    return std::chrono::duration<double, std::milli>(
-               std::chrono::steady_clock::now().time_since_epoch())
-        .count();
-  });
+  std::vector<sched::Node> nodes;  // the applier needs device UUIDs and MIG ids
+  auto decision = sched::RunCycle(
+      std::move(snap), conf, sched::BuiltinRegistry(),
+      [] {
+        return std::chrono::duration<double, std::milli>(
+                   std::chrono::steady_clock::now().time_since_epoch())
+            .count();
+      },
+      &nodes);
   if (!decision.ok()) return decision.status();
   stats.cycle_ms = MsSince(t1);
   auto t2 = std::chrono::steady_clock::now();
