@@ -12,8 +12,12 @@
 
 namespace etna::sched {
 
+// `nodes_after`, when given, receives the snapshot's nodes as the cycle leaves them (names and
+// devices as given, the session's accounting added), for a caller that needs them to act on the
+// Decision without copying them first.
 Result<Decision> RunCycle(Snapshot snapshot, const SchedulerConf& conf,
                           const Registry& registry = BuiltinRegistry(),
-                          std::function<double()> monotonic_ms = {});
+                          std::function<double()> monotonic_ms = {},
+                          std::vector<Node>* nodes_after = nullptr);
 
 }  // namespace etna::sched

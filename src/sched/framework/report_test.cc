@@ -77,5 +77,27 @@ TEST(CycleReportTest, InjectedClockTimesEveryActionAndPlugin) {
   EXPECT_EQ(d.timings.plugins[5].phase, "OnSessionClose");
 }
 
+// nodes_after hands back the snapshot's nodes with their devices (what the daemon needs to
+// annotate a bind) and the cycle's placements counted on them.
+TEST(CycleReportTest, NodesAfterTheCycleKeepTheirDevicesAndCarryThePlacements) {
+  ClusterBuilder b;
+  b.Node("n1").Resources("cpu=8").Gpus(2);
+  b.Queue("q1");
+  b.Job("a").InQueue("q1").Tasks("w", 1, "nvidia.com/gpu=1");
+  Snapshot snap = b.Build();
+  const std::vector<GpuDevice> gpus = snap.nodes[0].gpus;
+  auto conf = ParseSchedulerConf(kConf, BuiltinRegistry());
+  ASSERT_TRUE(conf.ok());
+  std::vector<Node> nodes;
+  auto d = RunCycle(std::move(snap), *conf, BuiltinRegistry(), {}, &nodes);
+  ASSERT_TRUE(d.ok()) << d.status().ToString();
+  ASSERT_EQ(d->binds.size(), 1u);
+  ASSERT_EQ(nodes.size(), 1u);
+  EXPECT_EQ(nodes[0].name, "n1");
+  ASSERT_EQ(nodes[0].gpus.size(), gpus.size());
+  for (size_t i = 0; i < gpus.size(); ++i) EXPECT_EQ(nodes[0].gpus[i].uuid, gpus[i].uuid);
+  EXPECT_EQ(nodes[0].used.Get(kGpu), 1000);
+}
+
 }  // namespace
 }  // namespace etna::sched

@@ -34,6 +34,9 @@ class SessionAccounting {
   const std::vector<Reservation>& reservations() const { return snap_.reservations; }
   const std::vector<HyperNode>& hypernodes() const { return snap_.hypernodes; }
   const Node& node(NodeIdx i) const { return snap_.nodes[i]; }
+  // Hands the nodes over once the session is closed (RunCycle's nodes_after); the session must
+  // not be used again.
+  std::vector<Node> ReleaseNodes() { return std::move(snap_.nodes); }
   const Job& job(JobIdx i) const { return snap_.jobs[i]; }
   const Task& task(TaskIdx i) const { return snap_.tasks[i]; }
   const Queue& queue(QueueIdx i) const { return snap_.queues[i]; }
