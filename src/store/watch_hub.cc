@@ -11,7 +11,11 @@ WatchQueue::WatchQueue(std::string prefix, Revision after_revision, size_t capac
 
 Result<std::optional<Event>> WatchQueue::Next(std::chrono::milliseconds timeout) {
   std::unique_lock lock(mu_);
-  cv_.wait_for(lock, timeout, [&] { return !queue_.empty() || !closed_.ok(); });
+  // A zero timeout is a poll (the PrefixCache's, per read): no timed wait, which is a system
+  // call even when it has nothing to wait for.
+  if (timeout.count() > 0) {
+    cv_.wait_for(lock, timeout, [&] { return !queue_.empty() || !closed_.ok(); });
+  }
   if (!queue_.empty()) {
     Event e = std::move(queue_.front());
     queue_.pop_front();
