@@ -19,6 +19,7 @@
 // Thread-safety: stateless; the lookup decides.
 #pragma once
 
+#include <functional>
 #include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
@@ -56,6 +57,15 @@ class ObjectLookup {
     (void)info;
     (void)ns;
     return std::vector<nlohmann::json>{};
+  }
+  // Calls `fn` on every object List gives, without copying them where the lookup can (the
+  // leaf-queue check on every Job create); `fn` must not call back into the lookup.
+  virtual Status ForEach(const resources::ResourceInfo& info, const std::string& ns,
+                         const std::function<void(const nlohmann::json&)>& fn) {
+    auto all = List(info, ns);
+    if (!all.ok()) return all.status();
+    for (const nlohmann::json& object : *all) fn(object);
+    return Status::Ok();
   }
 };
 

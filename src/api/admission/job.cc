@@ -251,19 +251,17 @@ void ValidateJobCreate(Context& c, const Json& spec) {
     if (auto queue = CheckQueueOpen(*q, "spec.queue", "job", c.lookup, errs)) {
       CheckQueueMinResources(*queue, JobRequest(spec), "spec.queue", "job", errs);
     }
-    auto all = c.lookup.List(QueueResource(), "");
-    if (all.ok()) {
-      for (const Json& other : *all) {
-        const Json* os = Field(other, "spec");
-        const Json* parent = os ? Field(*os, "parent") : nullptr;
-        if (parent && *parent == *q) {
-          errs.Forbidden("spec.queue",
-                         fmt::format("can only submit job to a leaf queue; queue `{}` has child "
-                                     "queue `{}`",
-                                     *q, NameOf(other)));
-          break;
-        }
-      }
+    std::string child;  // the first queue whose parent is this one
+    (void)c.lookup.ForEach(QueueResource(), "", [&](const Json& other) {
+      const Json* os = Field(other, "spec");
+      const Json* parent = os ? Field(*os, "parent") : nullptr;
+      if (child.empty() && parent && *parent == *q) child = NameOf(other);
+    });
+    if (!child.empty()) {
+      errs.Forbidden("spec.queue",
+                     fmt::format("can only submit job to a leaf queue; queue `{}` has child "
+                                 "queue `{}`",
+                                 *q, child));
     }
   }
 }

@@ -154,6 +154,23 @@ TEST_F(CrudTest, CreateSeesItsNamespaceTerminatingAndThenGone) {
   EXPECT_EQ(gone.status, 404) << gone.body;
 }
 
+// Admission reads the Queues from the server's cache in place (ObjectService::ForEach): a Job
+// for a queue that has a child is refused naming the child, a Job for the child is taken.
+TEST_F(CrudTest, JobsGoOnlyToLeafQueues) {
+  MustCreate(kQueues, Queue("team"));
+  json child = Queue("team-a");
+  child["spec"]["parent"] = "team";
+  MustCreate(kQueues, child);
+  json job = Job("j1", 1, 1);
+  job["spec"]["queue"] = "team";
+  auto refused = Do("POST", kJobs, job.dump());
+  EXPECT_EQ(refused.status, 422) << refused.body;
+  EXPECT_NE(refused.body.find("queue `team` has child queue `team-a`"), std::string::npos)
+      << refused.body;
+  job["spec"]["queue"] = "team-a";
+  EXPECT_EQ(Do("POST", kJobs, job.dump()).status, 201);
+}
+
 TEST_F(CrudTest, SecondCreateIsAlreadyExists) {
   MustCreate(kQueues, Queue("q1"));
   auto again = Do("POST", kQueues, Queue("q1").dump());

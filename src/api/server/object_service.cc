@@ -125,6 +125,12 @@ Result<std::vector<json>> ObjectService::List(const ResourceInfo& info, const st
   return out;
 }
 
+Status ObjectService::ForEach(const ResourceInfo& info, const std::string& ns,
+                              const std::function<void(const json&)>& fn) {
+  if (PrefixCache* cache = CacheFor(info, ns)) return cache->ForEach(fn);
+  return ObjectLookup::ForEach(info, ns, fn);
+}
+
 ApiResult<json> ObjectService::GetObject(const ResourceInfo& info, const std::string& ns,
                                          const std::string& name) {
   auto object = Get(info, ns, name);

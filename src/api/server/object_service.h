@@ -73,6 +73,8 @@ class ObjectService : public admission::ObjectLookup {
                              const std::string& name) override;
   Result<std::vector<nlohmann::json>> List(const resources::ResourceInfo& info,
                                            const std::string& ns) override;
+  Status ForEach(const resources::ResourceInfo& info, const std::string& ns,
+                 const std::function<void(const nlohmann::json&)>& fn) override;
 
   // Creates the namespaces and queues every cluster starts with (default, kube-system, ...;
   // the "default" and "root" queues) when missing.
