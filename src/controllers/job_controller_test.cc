@@ -46,6 +46,28 @@ class JobControllerTest : public testing::ControllerTest {
   std::unique_ptr<JobController> controller_;
 };
 
+// The reconcile that creates a job's pods counts them (Pending) in the status it writes, so
+// their arrival in the cache costs no second status write.
+TEST_F(JobControllerTest, ANewJobsStatusIsWrittenOnceWithItsNewPodsCounted) {
+  json job = MustCreate("vcjob", "default", Job("once", {Task("worker", 2, "1")}));
+  int64_t created = std::stoll(job["metadata"]["resourceVersion"].get<std::string>());
+  auto watcher = api_.store().Watch("/", created);
+  ASSERT_TRUE(watcher.ok());
+  Sync();
+  int job_writes = 0;
+  for (;;) {
+    auto e = (*watcher)->Next(std::chrono::milliseconds(0));
+    ASSERT_TRUE(e.ok());
+    if (!*e) break;
+    const std::string& key = (*e)->key;
+    if (key.find("jobs") != std::string::npos && key.ends_with("/default/once")) ++job_writes;
+  }
+  EXPECT_EQ(job_writes, 1);
+  auto got = Get("vcjob", "default", "once");
+  ASSERT_TRUE(got);
+  EXPECT_EQ((*got)["status"]["pending"], 2) << got->dump();
+}
+
 TEST_F(JobControllerTest, CreatesPodGroupAndPodsAsVolcanoWithPytorchEnv) {
   json job =
       MustCreate("vcjob", "default",

@@ -146,6 +146,9 @@ Status JobController::SyncPods(JobContext& c) {
       if (!made.ok() && made.status().code() != StatusCode::kAlreadyExists) {
         return made.status().WithContext(fmt::format("creating pod {}", JobPodName(name, task, k)));
       }
+      // Counted in this reconcile's status (Pending), so that the pod's arrival in the cache
+      // does not cost a second status write.
+      if (made.ok()) c.pods.push_back(std::move(made).value());
     }
   }
   return Status::Ok();
