@@ -23,6 +23,11 @@ double MsSince(std::chrono::steady_clock::time_point start) {
 
 }  // namespace
 
+std::chrono::milliseconds GatherAfterWakeup(std::chrono::milliseconds last_cycle,
+                                            const SchedulerOptions& options) {
+  return std::clamp(last_cycle, options.debounce, std::max(options.debounce, options.period));
+}
+
 Scheduler::Scheduler(SchedulerOptions options)
     : options_(std::move(options)),
       registry_(options_.metrics ? options_.metrics : &own_registry_),
@@ -141,8 +146,7 @@ void Scheduler::Loop() {
     if (stop_) break;
     if (woken_) {
       // Let a burst of submissions arrive, so that they are one cycle.
-      auto gather =
-          std::clamp(last_cycle_, options_.debounce, std::max(options_.debounce, options_.period));
+      auto gather = GatherAfterWakeup(last_cycle_, options_);
       loop_cv_.wait_for(lock, gather, [&] { return stop_; });
       if (stop_) break;
     }

@@ -78,6 +78,11 @@ struct SchedulerOptions {
   metrics::Registry* metrics = nullptr;
 };
 
+// How long the loop waits after a wakeup before it runs a cycle (SchedulerOptions::debounce):
+// the debounce, or the previous cycle's length when longer, at most the period.
+std::chrono::milliseconds GatherAfterWakeup(std::chrono::milliseconds last_cycle,
+                                            const SchedulerOptions& options);
+
 class Scheduler {
  public:
   explicit Scheduler(SchedulerOptions options);

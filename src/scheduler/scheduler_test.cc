@@ -28,6 +28,20 @@ std::vector<int> GpuIds(const json& pod) {
   return out;
 }
 
+// The wait after a wakeup: the debounce while cycles are short, the last cycle's length under
+// load (at most half the time in cycles), never past the period.
+TEST(SchedulerTest, GatherAfterAWakeupFollowsTheLastCycleBetweenDebounceAndPeriod) {
+  using std::chrono::milliseconds;
+  SchedulerOptions o;
+  o.debounce = milliseconds(20);
+  o.period = milliseconds(1000);
+  EXPECT_EQ(GatherAfterWakeup(milliseconds(5), o), milliseconds(20));
+  EXPECT_EQ(GatherAfterWakeup(milliseconds(47), o), milliseconds(47));
+  EXPECT_EQ(GatherAfterWakeup(milliseconds(3000), o), milliseconds(1000));
+  o.period = milliseconds(10);  // a period shorter than the debounce: the debounce
+  EXPECT_EQ(GatherAfterWakeup(milliseconds(47), o), milliseconds(20));
+}
+
 TEST(SchedulerTest, GangBindsOnOneNodeInsideOneNvlinkDomainWithDistinctGpus) {
   Kit kit;
   kit.AddNode("n1", 8);
