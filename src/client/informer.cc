@@ -169,17 +169,22 @@ bool Informer::Relist() {
   return true;
 }
 
-void Informer::Apply(const std::string& type, const json& object) {
+void Informer::Apply(const std::string& type, json object) {
+  const json* delivered = &object;
   {
     std::lock_guard lock(mu_);
+    rv_ = ResourceVersionOf(object);
     if (type == "DELETED") {
       cache_.erase(KeyOf(object));
+    } else if (!options_.cache_objects) {
+      cache_[KeyOf(object)] = MetadataOnly(object);
     } else {
-      cache_[KeyOf(object)] = options_.cache_objects ? object : MetadataOnly(object);
+      json& stored = cache_[KeyOf(object)];
+      stored = std::move(object);
+      delivered = &stored;
     }
-    rv_ = ResourceVersionOf(object);
   }
-  for (const auto& handler : handlers_) handler(type, object);
+  for (const auto& handler : handlers_) handler(type, *delivered);
 }
 
 bool Informer::WatchOnce(bool* failed, int timeout_seconds) {
@@ -199,7 +204,9 @@ bool Informer::WatchOnce(bool* failed, int timeout_seconds) {
       rv_ = ResourceVersionOf(object);
       return;
     }
-    if (type == "ADDED" || type == "MODIFIED" || type == "DELETED") Apply(type, object);
+    if (type == "ADDED" || type == "MODIFIED" || type == "DELETED") {
+      Apply(type, std::move(event["object"]));
+    }
   });
   *failed = !status.ok();
   if (status.ok() && *status == 410) return true;

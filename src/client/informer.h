@@ -84,7 +84,9 @@ class Informer {
   // Watches from rv_ for up to `timeout_seconds`; returns true when a relist is needed
   // (expired), false to re-watch.
   bool WatchOnce(bool* failed, int timeout_seconds);
-  void Apply(const std::string& type, const nlohmann::json& object);
+  // Stores the event's object (moved into the cache, not copied) and calls the handlers with the
+  // stored one: only this informer's thread writes the cache, so it stays valid meanwhile.
+  void Apply(const std::string& type, nlohmann::json object);
   std::string Query(bool watch, int timeout_seconds = 0) const;
   void SleepBackoff();
 
