@@ -137,10 +137,6 @@ bool Informer::Relist() {
     std::string key = KeyOf(item);  // before the move: the right side is evaluated first
     fresh[key] = std::move(item);
   }
-  std::map<std::string, json> kept;  // what the cache keeps when not the objects themselves
-  if (!options_.cache_objects) {
-    for (const auto& [key, item] : fresh) kept.emplace(key, MetadataOnly(item));
-  }
   std::vector<std::pair<std::string, json>> events;
   {
     std::lock_guard lock(mu_);
@@ -155,7 +151,10 @@ bool Informer::Relist() {
         events.emplace_back("MODIFIED", object);
       }
     }
-    cache_ = options_.cache_objects ? std::move(fresh) : std::move(kept);
+    if (!options_.cache_objects) {
+      for (auto& [key, object] : fresh) object = MetadataOnly(object);  // the events have copies
+    }
+    cache_ = std::move(fresh);
     rv_ = list.value("/metadata/resourceVersion"_json_pointer, std::string());
   }
   for (const auto& [type, object] : events) {

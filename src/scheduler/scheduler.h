@@ -64,9 +64,7 @@ struct SchedulerOptions {
   std::optional<TimeZone> time_zone;
   std::string conf_yaml;  // a configuration file's text; empty: the ConfigMap or default
   std::chrono::milliseconds period{1000};
-  // Wait after a wakeup so that a burst is one cycle: `debounce`, or as long as the previous
-  // cycle took when that is longer (at most `period`), so that while work keeps arriving the
-  // scheduler spends at most about half its time in cycles whose cost is mostly fixed.
+  // The least wait after a wakeup, so that a burst is one cycle (GatherAfterWakeup).
   std::chrono::milliseconds debounce{20};
   std::vector<std::string> scheduler_names{"volcano", "etna", "default-scheduler"};
   int bind_workers = 16;
@@ -78,8 +76,9 @@ struct SchedulerOptions {
   metrics::Registry* metrics = nullptr;
 };
 
-// How long the loop waits after a wakeup before it runs a cycle (SchedulerOptions::debounce):
-// the debounce, or the previous cycle's length when longer, at most the period.
+// How long the loop waits after a wakeup before it runs a cycle: the debounce, or the previous
+// cycle's length when longer (at most the period), so that while work keeps arriving the
+// scheduler spends at most about half its time in cycles whose cost is mostly fixed.
 std::chrono::milliseconds GatherAfterWakeup(std::chrono::milliseconds last_cycle,
                                             const SchedulerOptions& options);
 
