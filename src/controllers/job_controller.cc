@@ -146,7 +146,6 @@ Status JobController::ReconcileJob(const std::string& key, JobContext& c) {
     }
   }
   if (!c.pods_deleted) ETNA_RETURN_IF_ERROR(RunPhase(c));
-  ETNA_RETURN_IF_ERROR(JoinGroup(c));
   ComputeStatus(c);
   ETNA_RETURN_IF_ERROR(WriteStatus(c));
   if (!c.command_done.empty()) {

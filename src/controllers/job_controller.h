@@ -50,7 +50,6 @@ class JobController : public Controller {
   std::optional<std::pair<std::string, std::string>> NextAction(JobContext& c);
   Status ApplyAction(JobContext& c, const std::string& action, const std::string& target_pod);
   Status EnsureGroup(JobContext& c);
-  Status JoinGroup(JobContext& c);
   Status RunPhase(JobContext& c);
   Status SyncPods(JobContext& c);
   Status KillPods(JobContext& c, bool keep_finished, bool only_old_versions);

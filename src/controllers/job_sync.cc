@@ -71,17 +71,10 @@ Status JobController::EnsureGroup(JobContext& c) {
   types::Job job(c.job);
   std::string ns = job.ns();
   if (!podgroups_->Get(ns, job.PodGroupName())) {
-    // Created while the pods are (one round trip less per new job): the scheduler places a pod
-    // only once its PodGroup is there, and a failed create fails the reconcile (JoinGroup),
-    // which tries again.
-    c.group_created =
-        std::async(std::launch::async, [this, ns, group = BuildJobPodGroup(c.job)]() -> Status {
-          auto made = rest().Create(client::Path("podgroups", ns), group);
-          if (!made.ok() && made.status().code() != StatusCode::kAlreadyExists) {
-            return made.status().WithContext("creating the PodGroup");
-          }
-          return Status::Ok();
-        });
+    auto made = rest().Create(client::Path("podgroups", ns), BuildJobPodGroup(c.job));
+    if (!made.ok() && made.status().code() != StatusCode::kAlreadyExists) {
+      return made.status().WithContext("creating the PodGroup");
+    }
   }
   std::string uid = job.uid();
   {
@@ -97,10 +90,6 @@ Status JobController::EnsureGroup(JobContext& c) {
   std::lock_guard lock(mu_);
   made_config_maps_.insert(uid);
   return Status::Ok();
-}
-
-Status JobController::JoinGroup(JobContext& c) {
-  return c.group_created.valid() ? c.group_created.get() : Status::Ok();
 }
 
 Status JobController::KillPods(JobContext& c, bool keep_finished, bool only_old_versions) {

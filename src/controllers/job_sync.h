@@ -4,7 +4,6 @@
 #pragma once
 
 #include <functional>
-#include <future>
 #include <optional>
 #include <string>
 #include <vector>
@@ -32,9 +31,6 @@ struct JobContext {
   std::vector<std::function<void()>> on_success;  // run once the status is written
   bool pods_deleted = false;   // pods deleted in this reconcile: c.pods is out of date
   std::function<void()> undo;  // puts back the recorded events taken, when the reconcile fails
-  // The PodGroup's create, in flight while the pods are made (EnsureGroup starts it, JoinGroup
-  // waits for it); not valid when the PodGroup was there already.
-  std::future<Status> group_created;
 };
 
 struct TaskCounts {
