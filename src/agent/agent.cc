@@ -175,6 +175,7 @@ Status Agent::Start() {
   ro.tuning.backoff_initial_ms = options_.restart_backoff_initial_ms;
   ro.tuning.backoff_max_ms = options_.restart_backoff_max_ms;
   ro.clock = clock_;
+  ro.backend = options_.backend;
   ro.drivable_gpu_utilization =
       options_.gpu_source != nullptr && options_.gpu_source->DrivableUtilization();
   ro.gpus = [this] {
@@ -202,8 +203,8 @@ Status Agent::Start() {
                                      .not_ready = [this] { return NotReadyReason(); }}));
   ETNA_RETURN_IF_ERROR(http_->Start().WithContext("listen " + options_.listen));
 
-  NodeReport report{options_.node, RefreshGpus(),  options_.internal_ip, "",
-                    http_->port(), clock_->NowMs()};
+  host_ = ReadHostInfo();
+  NodeReport report = MakeReport(RefreshGpus(), clock_->NowMs());
   Status registered = RegisterNode(*rest_, report);
   if (registered.ok()) {
     registered = RenewLease(*rest_, options_.node.name, options_.lease_seconds, clock_->NowMs());
@@ -247,6 +248,7 @@ void Agent::Stop() {
   cv_.notify_all();
   if (heartbeat_.joinable()) heartbeat_.join();
   if (pods_.joinable()) pods_.join();
+  if (options_.stop_pods) runtime_->StopAll(informer_->List());
   informer_transport_->Cancel();
   informer_->Stop();
   http_->Stop();
@@ -276,13 +278,20 @@ void Agent::HeartbeatLoop() {
       changed = !(gpus[i].gpu == reported[i].gpu);
     // The Ready heartbeat every ~lease duration; at once when the GPUs changed.
     if (changed || ++beats % 4 == 0) {
-      NodeReport report{options_.node, gpus, options_.internal_ip, "", http_->port(), now};
+      NodeReport report = MakeReport(gpus, now);
       Status updated = UpdateNodeStatus(*rest_, report);
       if (updated.code() == StatusCode::kNotFound) updated = RegisterNode(*rest_, report);
       if (updated.ok()) reported = gpus;
     }
     lock.lock();
   }
+}
+
+NodeReport Agent::MakeReport(std::vector<GpuDevice> gpus, TimeMs now) const {
+  NodeReport report{options_.node, std::move(gpus), options_.internal_ip, "", http_->port(), now};
+  report.host = host_;
+  report.container_runtime_version = runtime_->Version();
+  return report;
 }
 
 void Agent::PodLoop() {

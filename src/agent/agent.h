@@ -2,8 +2,8 @@
 // renews its Lease every leaseDuration/4, runs the pods bound to it as processes
 // (runtime/runtime.h), and serves their logs over HTTP. Several Agents can run in one process
 // (`etna dev`: one per profile node), each with its own data dir; they share nothing.
-// Stop() (and the destructor) leave the containers running: a later Agent on the same data
-// dir adopts them.
+// Stop() (and the destructor) leave the containers running — a later Agent on the same data
+// dir adopts them — unless AgentOptions::stop_pods asks it to stop them first.
 // Its HTTP port also serves /metrics (the GPUs' readings as dcgm-exporter writes them, each
 // attributed to the pods holding the device), /stats/summary (CPU, memory and GPUs of the node
 // and its pods: stats_summary.h), /healthz, and /readyz: ready once the Node is registered and
@@ -25,6 +25,7 @@
 #include "agent/gpu/cluster_profile.h"
 #include "agent/gpu/gpu_holders.h"
 #include "agent/gpu/gpu_source.h"
+#include "agent/node_object.h"
 #include "agent/runtime/process_usage.h"
 #include "client/transport.h"
 #include "common/clock.h"
@@ -39,8 +40,9 @@ class RestClient;
 
 namespace etna::agent {
 namespace runtime {
+class Backend;
 class Runtime;
-}
+}  // namespace runtime
 
 struct AgentOptions {
   // The node: name, cpu, memory, pods, switch, labels, taints. Its `gpus` are ignored: the
@@ -62,6 +64,11 @@ struct AgentOptions {
   // The node's usage is the sum of its pods' (a simulated node on a shared host), not the
   // host's (/proc/stat, /proc/meminfo).
   bool node_usage_from_pods = false;
+  // How pods' containers run; null: host processes (runtime/backend.h).
+  std::shared_ptr<runtime::Backend> backend;
+  // Stop() stops every pod first (grace periods honoured; each reported Failed, reason
+  // Shutdown) instead of leaving them for the next agent to adopt.
+  bool stop_pods = false;
 };
 
 // Options for simulating one node of a cluster profile (`etna dev` makes one Agent per node of
@@ -93,6 +100,7 @@ class Agent {
   std::vector<GpuDevice> CurrentGpusLocked() const;
   nlohmann::json GpuReport() const;
   std::string NotReadyReason() const;  // "" when ready
+  NodeReport MakeReport(std::vector<GpuDevice> gpus, TimeMs now) const;
 
   AgentOptions options_;
   SystemClock system_clock_;
@@ -107,6 +115,7 @@ class Agent {
   std::condition_variable cv_;
   bool stop_ = false;
   bool pods_changed_ = false;
+  HostInfo host_;                // read once at Start
   std::vector<GpuDevice> gpus_;  // the last reading
   GpuHolders holders_;           // from the pods of the last sync
   TimeMs gpus_read_ms_ = 0;      // when gpus_ was read

@@ -130,6 +130,26 @@ TEST_F(AgentTest, NewAgentAdoptsRunningContainers) {
   EXPECT_EQ(TextOrEmpty(file), std::to_string(pid) + "\n");  // started exactly once
 }
 
+TEST_F(AgentTest, StopPodsStopsThemGracefullyAndReportsShutdown) {
+  AgentOptions o = Options("n1");
+  o.stop_pods = true;
+  StartAgent(std::move(o));
+  std::string file = dir_ + "/got-term";
+  CreatePod("p7s", "n1",
+            "trap 'echo term > " + file + "; exit 0' TERM; echo $$$$ > " + dir_ +
+                "/pid; while true; do sleep 0.05; done");
+  ASSERT_TRUE(
+      WaitFor([&] { return Phase("p7s") == "Running" && !TextOrEmpty(dir_ + "/pid").empty(); }));
+  pid_t pid = std::stoi(TextOrEmpty(dir_ + "/pid"));
+  agent_->Stop();
+  EXPECT_NE(kill(pid, 0), 0);              // stopped before Stop returned
+  EXPECT_EQ(TextOrEmpty(file), "term\n");  // by SIGTERM first
+  json pod = Pod("p7s");
+  EXPECT_EQ(pod.value("/status/reason"_json_pointer, std::string()), "Shutdown");
+  // It exited 0 on SIGTERM, but it was stopped, not done: Failed, so its job runs it again.
+  EXPECT_EQ(pod.value("/status/phase"_json_pointer, std::string()), "Failed");
+}
+
 TEST_F(AgentTest, AdoptedContainerThatEndedIsReported) {
   StartAgent(Options("n1"));
   std::string go = dir_ + "/go";

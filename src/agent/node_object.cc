@@ -1,12 +1,11 @@
 #include "agent/node_object.h"
 
-#include "client/lease.h"
-
 #include <fmt/format.h>
 
 #include <map>
 
 #include "api/types/well_known.h"
+#include "client/lease.h"
 
 namespace etna::agent {
 
@@ -14,6 +13,12 @@ nlohmann::json NodeLabels(const NodeReport& r) {
   nlohmann::json labels = nlohmann::json::object();
   for (const auto& [k, v] : r.spec.labels) labels[k] = v;
   labels[api::types::kHostnameLabel] = r.spec.name;
+  // The kubelet's well-known labels (nodeSelector: {kubernetes.io/os: linux} is everyday YAML).
+  std::string arch = r.host.architecture.empty() ? "amd64" : r.host.architecture;
+  labels[api::types::kOsLabel] = r.host.operating_system;
+  labels[api::types::kArchLabel] = arch;
+  labels[api::types::kBetaOsLabel] = r.host.operating_system;
+  labels[api::types::kBetaArchLabel] = arch;
   if (!r.spec.switch_name.empty()) labels[api::types::kSwitchLabel] = r.spec.switch_name;
   if (!r.gpus.empty()) {
     labels[api::types::kGpuModelLabel] = r.gpus[0].gpu.model;
@@ -75,11 +80,7 @@ nlohmann::json NodeStatusObject(const NodeReport& r, const nlohmann::json& exist
            {{{"type", "InternalIP"}, {"address", r.internal_ip}},
             {{"type", "Hostname"}, {"address", r.hostname.empty() ? r.spec.name : r.hostname}}}},
           {"daemonEndpoints", {{"kubeletEndpoint", {{"Port", r.port}}}}},
-          {"nodeInfo",
-           {{"kubeletVersion", "etna-agent"},
-            {"containerRuntimeVersion", "etna-process://0.1"},
-            {"operatingSystem", "linux"},
-            {"architecture", "amd64"}}}};
+          {"nodeInfo", NodeInfo(r.host, r.container_runtime_version)}};
 }
 
 Status UpdateNodeStatus(client::RestClient& rest, const NodeReport& r) {

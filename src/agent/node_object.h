@@ -1,8 +1,8 @@
 // The Node and Lease objects an agent writes (the contract in api/types/well_known.h and
 // node_gpus.h): labels, the GPU annotation, capacity/allocatable, the Ready condition,
-// addresses and the logs port; and the Lease renewed in kube-node-lease. Registration patches
-// only what the agent owns, so taints, cordons and labels an operator set stay.
-// Thread-safety: free functions; the RestClient's rules apply.
+// addresses, the logs port and nodeInfo (host_info.h); and the Lease renewed in kube-node-lease.
+// Registration patches only what the agent owns, so taints, cordons and labels an operator set
+// stay. Thread-safety: free functions; the RestClient's rules apply.
 #pragma once
 
 #include <nlohmann/json.hpp>
@@ -11,6 +11,7 @@
 
 #include "agent/gpu/cluster_profile.h"
 #include "agent/gpu/gpu_source.h"
+#include "agent/host_info.h"
 #include "client/rest.h"
 #include "common/clock.h"
 #include "common/time.h"
@@ -24,6 +25,8 @@ struct NodeReport {
   std::string hostname;
   int port = 0;  // the agent's HTTP port (logs)
   TimeMs now = 0;
+  HostInfo host;  // nodeInfo and the os/arch labels
+  std::string container_runtime_version = "etna-process://0.1";
 };
 
 nlohmann::json NodeLabels(const NodeReport& report);

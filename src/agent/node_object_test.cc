@@ -38,6 +38,35 @@ TEST(NodeObject, ResourcesCountHealthyWholeGpusAndMigInstances) {
   EXPECT_EQ(alloc["pods"], "110");
 }
 
+TEST(NodeObject, NodeInfoHasEveryFieldClientsRequire) {
+  NodeReport r;
+  r.spec.name = "n";
+  r.host = ReadHostInfo();
+  r.container_runtime_version = "runc://1.1.5";
+  nlohmann::json info = NodeStatusObject(r, nlohmann::json::array())["nodeInfo"];
+  // The Python client's V1NodeSystemInfo refuses null for these.
+  for (const char* field :
+       {"bootID", "machineID", "systemUUID", "kernelVersion", "osImage", "containerRuntimeVersion",
+        "kubeletVersion", "kubeProxyVersion", "operatingSystem", "architecture"}) {
+    ASSERT_TRUE(info.contains(field)) << field;
+    EXPECT_TRUE(info[field].is_string()) << field;
+  }
+  EXPECT_FALSE(info["bootID"].get<std::string>().empty());
+  EXPECT_FALSE(info["kernelVersion"].get<std::string>().empty());
+  EXPECT_EQ(info["containerRuntimeVersion"], "runc://1.1.5");
+  EXPECT_EQ(info["operatingSystem"], "linux");
+}
+
+TEST(NodeObject, HostFactsAsKubernetesNamesThem) {
+  EXPECT_EQ(KubernetesArch("x86_64"), "amd64");
+  EXPECT_EQ(KubernetesArch("aarch64"), "arm64");
+  EXPECT_EQ(KubernetesArch("i686"), "386");
+  EXPECT_EQ(
+      OsImageFromOsRelease("NAME=\"Debian\"\nPRETTY_NAME=\"Debian GNU/Linux 12 (bookworm)\"\n"),
+      "Debian GNU/Linux 12 (bookworm)");
+  EXPECT_EQ(OsImageFromOsRelease(""), "Linux");
+}
+
 TEST(NodeObject, LabelsAndStatus) {
   NodeReport r;
   r.spec.name = "n";
@@ -52,6 +81,8 @@ TEST(NodeObject, LabelsAndStatus) {
   EXPECT_EQ(labels[api::types::kGpuCountLabel], "1");
   EXPECT_EQ(labels[api::types::kGpuMemoryLabel], "81920");
   EXPECT_EQ(labels["team"], "x");
+  EXPECT_EQ(labels[api::types::kOsLabel], "linux");
+  EXPECT_EQ(labels[api::types::kArchLabel], "amd64");
   nlohmann::json existing = nlohmann::json::parse(
       R"([{"type":"Ready","status":"True","lastTransitionTime":"2020-01-01T00:00:00Z"},
           {"type":"DiskPressure","status":"False"}])");

@@ -2,15 +2,17 @@
 //
 //   etna agent --kubeconfig FILE --node-name NAME --data-dir DIR [--listen HOST:PORT]
 //              [--profile FILE --profile-node NAME | --nvml-lib PATH] [--lease-seconds N]
-//              [--internal-ip IP] [--cpu Q] [--memory Q]
+//              [--internal-ip IP] [--cpu Q] [--memory Q] [--node-labels K=V,...]
+//              [--drain-on-stop]
 //
 // Registers the node (GPUs from NVML, or declared by a cluster profile), renews its Lease, runs
-// the pods bound to it as processes and serves their logs; runs until SIGINT or SIGTERM, which
-// leave the containers running for the next agent to adopt. `etna agent-shim` is the container
-// supervisor the agent starts for each container (not for direct use).
+// the pods bound to it and serves their logs; runs until SIGINT or SIGTERM, which leave the
+// containers running for the next agent to adopt (or, with --drain-on-stop, stop them first). `etna
+// agent-shim` is the container supervisor the agent starts for each container (not for direct use).
 #include <fmt/format.h>
 
 #include <cstdio>
+#include <map>
 #include <memory>
 #include <optional>
 #include <string>
@@ -40,12 +42,33 @@ struct AgentFlags {
         internal_ip(inv.Get("internal-ip")),
         cpu(inv.Get("cpu")),
         memory(inv.Get("memory")),
-        nvml_lib_set(inv.Has("nvml-lib")) {}
+        node_labels(inv.Get("node-labels")),
+        nvml_lib_set(inv.Has("nvml-lib")),
+        drain_on_stop(inv.Has("drain-on-stop")) {}
 
   std::string kubeconfig, node_name, data_dir, listen, profile, profile_node, nvml_lib;
-  std::string internal_ip, cpu, memory;
-  bool nvml_lib_set;
+  std::string internal_ip, cpu, memory, node_labels;
+  bool nvml_lib_set, drain_on_stop;
 };
+
+// --node-labels "k=v,k2=v2" (the kubelet's flag) into `labels`; false naming the bad item.
+bool ParseNodeLabels(const std::string& text, std::map<std::string, std::string>* labels,
+                     std::string* error) {
+  size_t start = 0;
+  while (start < text.size()) {
+    size_t end = text.find(',', start);
+    if (end == std::string::npos) end = text.size();
+    std::string item = text.substr(start, end - start);
+    size_t eq = item.find('=');
+    if (eq == std::string::npos || eq == 0) {
+      *error = fmt::format("--node-labels: \"{}\" is not KEY=VALUE", item);
+      return false;
+    }
+    (*labels)[item.substr(0, eq)] = item.substr(eq + 1);
+    start = end + 1;
+  }
+  return true;
+}
 
 int RunNode(Invocation& inv) {
   AgentFlags f(inv);
@@ -92,6 +115,10 @@ int RunNode(Invocation& inv) {
     }
   }
   if (!f.node_name.empty()) options.node.name = f.node_name;
+  if (std::string error; !ParseNodeLabels(f.node_labels, &options.node.labels, &error)) {
+    return inv.UsageError(error);
+  }
+  options.stop_pods = f.drain_on_stop;
   if (options.node.name.empty()) return inv.UsageError("--node-name is required");
   std::string gpu_source = options.gpu_source ? options.gpu_source->Describe() : "none";
   client::KubeConfig kc = *config;
@@ -112,7 +139,9 @@ int RunNode(Invocation& inv) {
               gpu_source.c_str(), agent.port());
   std::fflush(stdout);
   const char* sig = WaitForStopSignal();
-  std::printf("etna agent: %s, stopping (containers keep running)\n", sig);
+  std::printf("etna agent: %s, stopping%s\n", sig,
+              f.drain_on_stop ? ": its pods first (--drain-on-stop)"
+                              : " (containers keep running for the next agent to adopt)");
   agent.Stop();
   return 0;
 }
@@ -138,6 +167,11 @@ const Command& AgentCommand() {
           {"internal-ip", 0, "IP", "the node's InternalIP", "127.0.0.1"},
           {"cpu", 0, "Q", "node capacity without a profile (default 32)"},
           {"memory", 0, "Q", "node capacity without a profile (default 256Gi)"},
+          {"node-labels", 0, "K=V,...",
+           "labels for the Node (topology.kubernetes.io/zone=..., region, ...)"},
+          {"drain-on-stop", 0, "",
+           "on SIGINT/SIGTERM stop every pod (grace periods honoured, reported Failed with "
+           "reason Shutdown) instead of leaving them running for the next agent"},
       },
       /*connects=*/false,
       RunNode,

@@ -9,8 +9,10 @@
 // over HTTP); kubectl and the other clients use DIR/kubeconfig. The server's /metrics carries
 // the server's, the scheduler's and the controllers' metrics (one registry); each simulated
 // node's agent serves its own, and DIR/prometheus-targets.json lists them all for Prometheus'
-// file_sd_configs (deploy/prometheus/). Stopping leaves the containers
-// running, as `etna agent` does: the next `etna dev` on the same data dir adopts them.
+// file_sd_configs (deploy/prometheus/). Ctrl-C or SIGTERM stops every pod (SIGTERM, its grace
+// period, SIGKILL; reported Failed with reason Shutdown) unless --keep-pods is given: then the
+// containers keep running, as under `etna agent`, and the next `etna dev` on the same data dir
+// adopts them.
 #include <fmt/format.h>
 
 #include <cstdio>
@@ -18,6 +20,7 @@
 #include <memory>
 #include <nlohmann/json.hpp>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "agent/agent.h"
@@ -86,6 +89,7 @@ int RunCluster(Invocation& inv) {
   if (*hpa_sync < std::chrono::milliseconds(100)) {
     return inv.UsageError("--hpa-sync-period: must be at least 100ms");
   }
+  const bool keep_pods = inv.Has("keep-pods");
   auto zone = ParseTimeZone(inv.Get("time-zone"));
   if (!zone.ok()) return inv.UsageError("--time-zone: " + zone.status().message());
   auto nodes = profile.empty() ? agent::ParseClusterProfile(kDevProfileYaml)
@@ -131,6 +135,7 @@ int RunCluster(Invocation& inv) {
   int gpus = 0;
   for (const agent::NodeSpec& node : *nodes) {
     auto options = agent::SimulatedNodeOptions(node, transports, api_options.data_dir + "/nodes");
+    options.stop_pods = !keep_pods;
     agents.push_back(std::make_unique<agent::Agent>(std::move(options)));
     if (Status st = agents.back()->Start(); !st.ok()) {
       std::fprintf(stderr, "etna dev: node %s: %s\n", node.name.c_str(), st.ToString().c_str());
@@ -157,11 +162,17 @@ int RunCluster(Invocation& inv) {
   std::printf("  kubectl get vcjob,podgroups,pods\n");
   std::fflush(stdout);
   const char* sig = WaitForStopSignal();
-  std::printf("etna dev: %s, stopping (containers keep running for the next start)\n", sig);
+  std::printf("etna dev: %s, stopping%s\n", sig,
+              keep_pods ? " (containers keep running for the next start)"
+                        : ": pods get their grace periods (--keep-pods leaves them running)");
   std::fflush(stdout);
-  for (auto& a : agents) a->Stop();
+  // Nothing new is placed or created while the nodes stop their pods; the API stays up for
+  // the pods' last status.
   scheduler.Stop();
   controllers.Stop();
+  std::vector<std::thread> stopping;
+  for (auto& a : agents) stopping.emplace_back([&a] { a->Stop(); });
+  for (auto& t : stopping) t.join();
   return 0;
 }
 
@@ -171,7 +182,7 @@ const Command& DevCommand() {
       "a whole cluster in one process: server, scheduler, controllers and simulated GPU nodes "
       "running pods as processes",
       "etna dev [--data-dir DIR] [--listen HOST:PORT] [--profile FILE] [--period D] "
-      "[--time-zone ZONE]",
+      "[--time-zone ZONE] [--keep-pods]",
       "Runs a whole etna cluster in this process: the API server (data in DIR), the\n"
       "scheduler, the controllers, and simulated GPU nodes whose pods run as real processes.\n"
       "Writes DIR/kubeconfig for kubectl, the Python client and etna's own commands, and makes\n"
@@ -187,6 +198,7 @@ const Command& DevCommand() {
           {"period", 0, "D", "the scheduler's cycle period (500ms, 2s, ...)", "1s"},
           {"hpa-sync-period", 0, "D",
            "how often each HorizontalPodAutoscaler reads its metrics and rescales", "5s"},
+          {"keep-pods", 0, "", "on stop, leave the pods running for the next start to adopt"},
           {"time-zone", 0, "ZONE",
            "the IANA time zone Queue timePolicies are judged in (Europe/Berlin, UTC, ...); "
            "default: the host's"},

@@ -15,6 +15,19 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from dev import Dev  # noqa: E402
 
 
+def processes_naming(text):
+    """The pids whose command line contains `text`."""
+    found = []
+    for pid in os.listdir("/proc"):
+        try:
+            with open(f"/proc/{pid}/cmdline", "rb") as f:
+                if text.encode() in f.read():
+                    found.append(int(pid))
+        except (OSError, ValueError):
+            pass
+    return found
+
+
 def main():
     etna, seed, examples = sys.argv[1:4]
     with Dev(etna) as dev:
@@ -24,6 +37,15 @@ def main():
         assert f"export KUBECONFIG={dev.kubeconfig}" in out, out
 
         assert len(k("get", "nodes", "-o", "name").split()) == 8
+        # The official client deserializes every Node (it refuses one without nodeInfo.bootID),
+        # and the kubelet's well-known labels are there for everyday nodeSelectors.
+        from kubernetes import client, config
+        nodes = client.CoreV1Api(config.new_client_from_config(dev.kubeconfig)).list_node()
+        assert len(nodes.items) == 8
+        for n in nodes.items:
+            assert n.status.node_info.boot_id and n.status.node_info.kernel_version, n.status
+            assert n.metadata.labels["kubernetes.io/os"] == "linux", n.metadata.labels
+            assert n.metadata.labels["kubernetes.io/arch"], n.metadata.labels
         # The namespaces the seed's files use without creating them (its Deployment and HPA in
         # inference, its monitoring ConfigMaps in monitoring).
         names = k("get", "namespaces", "-o", "jsonpath={.items[*].metadata.name}").split()
@@ -45,6 +67,21 @@ def main():
         assert len(nodes) == 1 and nodes.pop().startswith("h100-"), nodes
         chief = k("logs", "bert-finetune-training-chief-0")
         assert "rank=0 world_size=4" in chief and "chief: done" in chief, chief
+
+        # Stopping etna dev stops its pods (no --keep-pods): nothing of it keeps running.
+        marker = os.path.join(dev.work, "still-here")
+        k("run", "sleeper", "--image=busybox", "--restart=Never", "--overrides",
+          '{"spec":{"nodeSelector":{"kubernetes.io/os":"linux"}}}', "--command", "--",
+          "sh", "-c", f"sleep 300 # {marker}")
+        deadline = time.monotonic() + 60
+        while k("get", "pod", "sleeper", "-o", "jsonpath={.status.phase}") != "Running":
+            assert time.monotonic() < deadline, "the sleeper never ran"
+            time.sleep(0.2)
+        assert processes_naming(marker), "the sleeper runs as a process"
+        dev.proc.terminate()
+        dev.proc.wait(timeout=60)
+        assert "pods get their grace periods" in dev.output(), dev.output()[-2000:]
+        assert not processes_naming(marker), processes_naming(marker)
     print("PASS")
 
 

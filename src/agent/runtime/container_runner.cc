@@ -43,7 +43,8 @@ void ContainerRunner::Persist() const {
                 {"pid", pid_},
                 {"pidStart", pid_start_},
                 {"startedMs", started_ms_},
-                {"lastStartedMs", last_started_ms_}};
+                {"lastStartedMs", last_started_ms_},
+                {"imageID", image_id_}};
   // Best effort: a lost write only costs the restart its adoption of the running process.
   (void)WriteFileAtomically(dir_ + "/state.json", state.dump(), 0644);
 }
@@ -59,6 +60,7 @@ void ContainerRunner::Load() {
   pid_start_ = state.value("pidStart", -1LL);
   started_ms_ = state.value("startedMs", 0LL);
   last_started_ms_ = state.value("lastStartedMs", 0LL);
+  image_id_ = state.value("imageID", "");
   if (attempt_ > 0) {
     auto last = ReadExitFile(RunFile(attempt_ - 1, "exit"));
     if (last.ok()) last_exit_ = *last;
@@ -68,7 +70,8 @@ void ContainerRunner::Load() {
 }
 
 void ContainerRunner::Kill(int signal) {
-  if (pid_ > 0 && ProcessStartTicks(pid_) == pid_start_) kill(-pid_, signal);
+  if (pid_ > 0 && ProcessStartTicks(pid_) == pid_start_)
+    tuning_->backend->Signal(Run(), pid_, signal);
 }
 
 void ContainerRunner::Observe(TimeMs now) {
@@ -93,7 +96,12 @@ void ContainerRunner::Observe(TimeMs now) {
     }
   }
   running_ = false;
-  current_exit_ = *exit;
+  ExitRecord finished = *exit;
+  tuning_->backend->Finish(Run(), &finished);
+  if (finished.reason != exit->reason || finished.message != exit->message) {
+    WriteExitFile(exit_file, finished).ok();  // a later agent reads the corrected record
+  }
+  current_exit_ = finished;
   if (!kill_reason_.empty() && current_exit_->message.empty())
     current_exit_->message = kill_reason_;
   ready_ = false;
@@ -104,26 +112,31 @@ void ContainerRunner::Observe(TimeMs now) {
 }
 
 void ContainerRunner::Launch(const json& pod, const PodContext& context, TimeMs now) {
-  auto launch = BuildLaunch(pod, spec_, context);
-  if (!launch.ok()) {
-    waiting_reason_ = "CreateContainerConfigError";
-    waiting_message_ = launch.status().message();
-    next_start_ms_ = now + tuning_->backoff_initial_ms;
+  int attempt = attempt_ + 1;
+  Prepared prepared =
+      tuning_->backend->Prepare({pod, spec_, context, {dir_, attempt}}, now, &events_);
+  if (prepared.state != Prepared::State::kReady) {
+    waiting_reason_ = prepared.reason;
+    waiting_message_ = prepared.message;
+    // A configuration error waits out a backoff; an image on its way is asked about again.
+    if (prepared.reason == "CreateContainerConfigError") {
+      next_start_ms_ = now + tuning_->backoff_initial_ms;
+    }
     return;
   }
+  waiting_reason_ = "ContainerCreating";
+  waiting_message_.clear();
+  image_id_ = prepared.image_id;
   if (current_exit_) {
     last_exit_ = current_exit_;
     last_started_ms_ = started_ms_;
   }
-  int attempt = attempt_ + 1;
   std::error_code ec;
   fs::remove(RunFile(attempt, "exit"), ec);
-  ShimLaunch shim{tuning_->shim_binary,
-                  RunFile(attempt, "exit"),
-                  RunFile(attempt, "log"),
-                  launch->working_dir,
-                  launch->argv,
-                  launch->env};
+  ShimLaunch shim = std::move(prepared.launch);
+  shim.shim_binary = tuning_->shim_binary;
+  shim.exit_file = RunFile(attempt, "exit");
+  shim.log_file = RunFile(attempt, "log");
   auto pid = StartShim(shim);
   attempt_ = attempt;
   started_ms_ = now;
@@ -157,10 +170,13 @@ void ContainerRunner::Probe(const json& pod, const PodContext& context, TimeMs n
     ProbeTarget target;  // exec probes run with the container's environment and directory
     target.host = context.pod_ip;
     target.ports = spec_.value("ports", json::array());
-    auto launch = BuildLaunch(pod, spec_, context);
-    if (launch.ok()) {
-      target.env = launch->env;
-      target.working_dir = launch->working_dir;
+    target.exec_prefix = tuning_->backend->ExecPrefix(Run());
+    if (target.exec_prefix.empty()) {  // a host process: the probe gets its environment
+      auto launch = BuildLaunch(pod, spec_, context);
+      if (launch.ok()) {
+        target.env = launch->env;
+        target.working_dir = launch->working_dir;
+      }
     }
     if (spec_.contains("startupProbe") && !started_) {
       startup_.emplace(spec_["startupProbe"], target, started_ms_);
@@ -235,7 +251,7 @@ void ContainerRunner::Stop(TimeMs kill_at_ms, TimeMs now) {
 json ContainerRunner::Status(TimeMs) const {
   json s = {{"name", name_},
             {"image", spec_.value("image", "")},
-            {"imageID", ""},
+            {"imageID", image_id_},
             {"restartCount", std::max(attempt_, 0)},
             {"ready", running_ && started_ && ready_},
             {"started", running_ && started_}};

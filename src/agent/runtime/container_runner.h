@@ -1,4 +1,5 @@
-// One container of a pod: starts it through the shim, watches it end (its exit file), restarts
+// One container of a pod: starts its runs through the node's Backend (a host process or a runc
+// container, each under the shim), watches it end (its exit file), restarts
 // it per the pod's restartPolicy with exponential backoff, drives its probes, stops it, and
 // keeps what a later agent needs in <pod dir>/<container>/state.json (run number, shim pid and
 // its start time, the previous run's end). Run N logs to N.log and ends with N.exit.
@@ -12,6 +13,7 @@
 #include <optional>
 #include <string>
 
+#include "agent/runtime/backend.h"
 #include "agent/runtime/pod_env.h"
 #include "agent/runtime/probe.h"
 #include "agent/runtime/shim.h"
@@ -19,6 +21,7 @@
 namespace etna::agent::runtime {
 
 struct RuntimeTuning {
+  Backend* backend = nullptr;  // required: how runs start (process or runc)
   std::string shim_binary;
   TimeMs backoff_initial_ms = 10'000;
   TimeMs backoff_max_ms = 300'000;
@@ -49,9 +52,12 @@ class ContainerRunner {
   // The log of the current (or previous) run: "<dir>/<run>.log", ended once "<dir>/<run>.exit"
   // exists; empty when there is none.
   std::string LogPath(bool previous) const;
+  // What happened since the last call that deserves an Event on the pod (image pulls).
+  std::vector<BackendEvent> TakeEvents() { return std::move(events_); }
 
  private:
   void Launch(const nlohmann::json& pod, const PodContext& context, TimeMs now);
+  RunRef Run() const { return {dir_, attempt_}; }
   void Observe(TimeMs now);
   void Probe(const nlohmann::json& pod, const PodContext& context, TimeMs now);
   void Kill(int signal);
@@ -78,6 +84,8 @@ class ContainerRunner {
   TimeMs next_start_ms_ = 0;
   std::string waiting_reason_ = "ContainerCreating";
   std::string waiting_message_;
+  std::string image_id_;
+  std::vector<BackendEvent> events_;
   std::optional<ProbeTracker> startup_, liveness_, readiness_;
   bool started_ = false;  // startup probe passed (or none)
   bool ready_ = false;

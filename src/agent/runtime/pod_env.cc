@@ -93,6 +93,8 @@ std::string VolumeEnvName(const std::string& volume) {
   return out;
 }
 
+}  // namespace
+
 Result<std::map<std::string, std::string>> VolumeDirs(const json& pod, const PodContext& ctx) {
   std::map<std::string, std::string> dirs;
   const json& volumes = pod.value("/spec/volumes"_json_pointer, json::array());
@@ -126,8 +128,6 @@ Result<std::map<std::string, std::string>> VolumeDirs(const json& pod, const Pod
   }
   return dirs;
 }
-
-}  // namespace
 
 std::string ExpandVars(std::string_view text, const std::map<std::string, std::string>& vars) {
   std::string out;
@@ -206,31 +206,97 @@ std::vector<std::pair<std::string, std::string>> GpuEnv(const json& pod,
   return env;
 }
 
-Result<ContainerLaunch> BuildLaunch(const json& pod, const json& container, const PodContext& ctx) {
-  ContainerLaunch launch;
-  std::string cname = container.value("name", "");
-  std::string cfield = fmt::format("container {}", cname);
-  std::map<std::string, std::string> vars;
-  auto set = [&](const std::string& k, const std::string& v) {
-    for (auto& [name, value] : launch.env) {
+namespace {
+
+// An ordered environment with unique names, and the values $(VAR) expands against.
+class EnvBuilder {
+ public:
+  explicit EnvBuilder(std::vector<std::pair<std::string, std::string>> base) {
+    for (auto& [k, v] : base) Set(k, v);
+  }
+  void Set(const std::string& k, const std::string& v) {
+    vars_[k] = v;
+    for (auto& [name, value] : env_) {
       if (name == k) {
         value = v;
-        vars[k] = v;
         return;
       }
     }
-    launch.env.push_back({k, v});
-    vars[k] = v;
-  };
+    env_.push_back({k, v});
+  }
+  const std::map<std::string, std::string>& vars() const { return vars_; }
+  std::vector<std::pair<std::string, std::string>> Take() { return std::move(env_); }
+
+ private:
+  std::vector<std::pair<std::string, std::string>> env_;
+  std::map<std::string, std::string> vars_;
+};
+
+}  // namespace
+
+Result<std::vector<std::pair<std::string, std::string>>> ContainerEnv(
+    const json& pod, const json& container, const PodContext& ctx,
+    std::vector<std::pair<std::string, std::string>> base) {
+  EnvBuilder env(std::move(base));
+  std::string cfield = fmt::format("container {}", container.value("name", ""));
+  const json& list = container.value("env", json::array());
+  for (size_t i = 0; i < list.size(); ++i) {
+    const json& e = list[i];
+    std::string field = fmt::format("{}: env[{}]", cfield, i);
+    std::string name = e.value("name", "");
+    if (name.empty()) return Status::InvalidArgument(field + ".name: required");
+    if (e.contains("valueFrom")) {
+      const json& from = e["valueFrom"];
+      if (from.contains("fieldRef")) {
+        ETNA_ASSIGN_OR_RETURN(std::string v, FieldRef(pod, from["fieldRef"].value("fieldPath", ""),
+                                                      ctx, field + ".valueFrom.fieldRef"));
+        env.Set(name, v);
+      } else if (from.contains("resourceFieldRef")) {
+        ETNA_ASSIGN_OR_RETURN(std::string v,
+                              ResourceFieldRef(container, from["resourceFieldRef"], ctx,
+                                               field + ".valueFrom.resourceFieldRef"));
+        env.Set(name, v);
+      } else {
+        return Status::InvalidArgument(
+            field + ".valueFrom: only fieldRef and resourceFieldRef are supported");
+      }
+    } else {
+      env.Set(name, ExpandVars(e.value("value", ""), env.vars()));
+    }
+  }
+  for (const auto& [k, v] : GpuEnv(pod, ctx.gpus)) env.Set(k, v);
+  if (ctx.drivable_gpu_utilization) {
+    auto bound = api::types::Pod(pod).BoundGpus();
+    if (bound.ok() && !bound->empty()) {
+      env.Set(kGpuUtilizationEnv, ctx.pod_dir + "/" + kGpuUtilizationFile);
+    }
+  }
+  return env.Take();
+}
+
+std::vector<std::string> ExpandedList(const json& container, const char* key,
+                                      const std::vector<std::pair<std::string, std::string>>& env) {
+  std::map<std::string, std::string> vars(env.begin(), env.end());
+  std::vector<std::string> out;
+  for (const auto& a : container.value(key, json::array())) {
+    if (a.is_string()) out.push_back(ExpandVars(a.get<std::string>(), vars));
+  }
+  return out;
+}
+
+Result<ContainerLaunch> BuildLaunch(const json& pod, const json& container, const PodContext& ctx) {
+  ContainerLaunch launch;
+  std::string cfield = fmt::format("container {}", container.value("name", ""));
+  std::vector<std::pair<std::string, std::string>> base;
   const char* path = std::getenv("PATH");
-  set("PATH", path ? path : "/usr/local/bin:/usr/bin:/bin");
-  set("HOSTNAME", pod["metadata"].value("name", ""));
+  base.push_back({"PATH", path ? path : "/usr/local/bin:/usr/bin:/bin"});
+  base.push_back({"HOSTNAME", pod["metadata"].value("name", "")});
   std::string root = ctx.pod_dir + "/root";
-  set("ETNA_POD_ROOT", root);
+  base.push_back({"ETNA_POD_ROOT", root});
   std::error_code ec;
   fs::create_directories(root, ec);
   if (ec) return Status::Internal(fmt::format("{}: {}", root, ec.message()));
-  set("HOME", root);
+  base.push_back({"HOME", root});
 
   ETNA_ASSIGN_OR_RETURN(auto volume_dirs, VolumeDirs(pod, ctx));
   const json& mounts = container.value("volumeMounts", json::array());
@@ -247,7 +313,7 @@ Result<ContainerLaunch> BuildLaunch(const json& pod, const json& container, cons
       dir += "/" + mounts[i].value("subPath", "");
       fs::create_directories(dir, ec);
     }
-    set(VolumeEnvName(volume), dir);
+    base.push_back({VolumeEnvName(volume), dir});
     if (!mount_path.empty()) {
       fs::path link = fs::path(root) / fs::path(mount_path).relative_path();
       fs::create_directories(link.parent_path(), ec);
@@ -255,45 +321,9 @@ Result<ContainerLaunch> BuildLaunch(const json& pod, const json& container, cons
       fs::create_directory_symlink(dir, link, ec);
     }
   }
-
-  const json& env = container.value("env", json::array());
-  for (size_t i = 0; i < env.size(); ++i) {
-    const json& e = env[i];
-    std::string field = fmt::format("{}: env[{}]", cfield, i);
-    std::string name = e.value("name", "");
-    if (name.empty()) return Status::InvalidArgument(field + ".name: required");
-    if (e.contains("valueFrom")) {
-      const json& from = e["valueFrom"];
-      if (from.contains("fieldRef")) {
-        ETNA_ASSIGN_OR_RETURN(std::string v, FieldRef(pod, from["fieldRef"].value("fieldPath", ""),
-                                                      ctx, field + ".valueFrom.fieldRef"));
-        set(name, v);
-      } else if (from.contains("resourceFieldRef")) {
-        ETNA_ASSIGN_OR_RETURN(std::string v,
-                              ResourceFieldRef(container, from["resourceFieldRef"], ctx,
-                                               field + ".valueFrom.resourceFieldRef"));
-        set(name, v);
-      } else {
-        return Status::InvalidArgument(
-            field + ".valueFrom: only fieldRef and resourceFieldRef are supported");
-      }
-    } else {
-      set(name, ExpandVars(e.value("value", ""), vars));
-    }
-  }
-  for (const auto& [k, v] : GpuEnv(pod, ctx.gpus)) set(k, v);
-  if (ctx.drivable_gpu_utilization) {
-    auto bound = api::types::Pod(pod).BoundGpus();
-    if (bound.ok() && !bound->empty()) {
-      set(kGpuUtilizationEnv, ctx.pod_dir + "/" + kGpuUtilizationFile);
-    }
-  }
-
-  for (const char* key : {"command", "args"}) {
-    for (const auto& a : container.value(key, json::array())) {
-      if (a.is_string()) launch.argv.push_back(ExpandVars(a.get<std::string>(), vars));
-    }
-  }
+  ETNA_ASSIGN_OR_RETURN(launch.env, ContainerEnv(pod, container, ctx, std::move(base)));
+  launch.argv = ExpandedList(container, "command", launch.env);
+  for (auto& a : ExpandedList(container, "args", launch.env)) launch.argv.push_back(std::move(a));
   if (launch.argv.empty()) {
     return Status::InvalidArgument(
         cfield + ": command: required (the process runtime runs commands, not images)");

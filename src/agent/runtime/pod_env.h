@@ -62,8 +62,24 @@ std::string ExpandVars(std::string_view text, const std::map<std::string, std::s
 std::vector<std::pair<std::string, std::string>> GpuEnv(const nlohmann::json& pod,
                                                         const std::vector<client::NodeGpu>& gpus);
 
-// Resolves everything; InvalidArgument naming the field for what cannot be run (no command,
-// a bad fieldRef, an unsupported volume), Internal when a directory cannot be made.
+// A container's variables in order: `base` first, then its env (values, the downward API,
+// resource fields; $(VAR) expands against what precedes), then the GPU variables (and the
+// utilization file on simulated GPUs). InvalidArgument naming the field.
+Result<std::vector<std::pair<std::string, std::string>>> ContainerEnv(
+    const nlohmann::json& pod, const nlohmann::json& container, const PodContext& context,
+    std::vector<std::pair<std::string, std::string>> base);
+
+// The container's "command" or "args" (`key`), each $(VAR)-expanded against `env`.
+std::vector<std::string> ExpandedList(const nlohmann::json& container, const char* key,
+                                      const std::vector<std::pair<std::string, std::string>>& env);
+
+// Each volume of the pod as a host directory (made if missing), by volume name.
+Result<std::map<std::string, std::string>> VolumeDirs(const nlohmann::json& pod,
+                                                      const PodContext& context);
+
+// The process runtime's launch: resolves everything; InvalidArgument naming the field for what
+// cannot be run (no command, a bad fieldRef, an unsupported volume), Internal when a directory
+// cannot be made.
 Result<ContainerLaunch> BuildLaunch(const nlohmann::json& pod, const nlohmann::json& container,
                                     const PodContext& context);
 

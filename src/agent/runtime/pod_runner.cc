@@ -170,6 +170,16 @@ json PodRunner::Status(const json& pod, const PodContext& context, TimeMs now) c
   return status;
 }
 
+std::vector<BackendEvent> PodRunner::TakeEvents() {
+  std::vector<BackendEvent> out;
+  for (auto* list : {&init_, &containers_}) {
+    for (auto& [name, c] : *list) {
+      for (auto& e : c->TakeEvents()) out.push_back(std::move(e));
+    }
+  }
+  return out;
+}
+
 ContainerRunner* PodRunner::Find(const std::string& name) const {
   for (const auto& [n, c] : containers_) {
     if (n == name) return c.get();

@@ -37,6 +37,9 @@ class PodRunner {
   // The log of a container's current or previous run; NotFound / InvalidArgument otherwise.
   Result<std::string> LogPath(const std::string& container, bool previous) const;
 
+  // What its containers did that deserves an Event (image pulls), since the last call.
+  std::vector<BackendEvent> TakeEvents();
+
   // The containers running now (name and session), in spec order.
   std::vector<std::pair<std::string, pid_t>> RunningContainers() const;
   TimeMs start_ms() const { return start_ms_; }

@@ -34,11 +34,11 @@ int ResolvePort(const json& port, const json& ports) {
 }
 
 bool ExecProbe(const json& exec, const ProbeTarget& t, int timeout_ms) {
-  std::vector<std::string> args;
+  std::vector<std::string> args = t.exec_prefix;
   for (const auto& a : exec.value("command", json::array())) {
     if (a.is_string()) args.push_back(a.get<std::string>());
   }
-  if (args.empty()) return false;
+  if (args.size() == t.exec_prefix.size()) return false;
   std::vector<char*> argv;
   for (auto& a : args) argv.push_back(a.data());
   argv.push_back(nullptr);

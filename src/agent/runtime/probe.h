@@ -20,6 +20,9 @@ struct ProbeTarget {
   nlohmann::json ports = nlohmann::json::array();  // the container's spec.ports (named ports)
   std::vector<std::pair<std::string, std::string>> env;
   std::string working_dir;
+  // Put before an exec probe's command: how to run it inside the container (`runc exec ID`);
+  // empty in the process runtime.
+  std::vector<std::string> exec_prefix;
 };
 
 // Runs one check; true on success. Blocks at most about timeoutSeconds.

@@ -4,6 +4,7 @@
 
 #include <filesystem>
 #include <set>
+#include <thread>
 
 #include "api/types/pod.h"
 
@@ -27,7 +28,12 @@ TimeMs GraceMs(const json& pod) {
 }  // namespace
 
 Runtime::Runtime(RuntimeOptions options, client::RestClient* rest)
-    : options_(std::move(options)), rest_(rest) {
+    : options_(std::move(options)),
+      rest_(rest),
+      events_(rest, options_.clock, "etna-agent/" + options_.node_name) {
+  if (!options_.backend) options_.backend = std::make_shared<ProcessBackend>();
+  options_.tuning.backend = options_.backend.get();
+  events_.Start();
   std::error_code ec;
   std::string pods_dir = options_.data_dir + "/pods";
   fs::create_directories(pods_dir, ec);
@@ -62,6 +68,21 @@ PodContext Runtime::ContextFor(const std::string& uid) const {
   return ctx;
 }
 
+void Runtime::RecordEvents(PodRunner* runner, const json& pod) {
+  std::vector<BackendEvent> events = runner->TakeEvents();
+  if (events.empty()) return;
+  const json& meta = pod["metadata"];
+  client::ObjectRef ref{"Pod", "v1", meta.value("namespace", ""), meta.value("name", ""),
+                        meta.value("uid", "")};
+  for (const auto& e : events) events_.Record(ref, e.type, e.reason, e.message);
+}
+
+void Runtime::Remove(PodRunner* runner) {
+  options_.backend->RemovePod(runner->dir());
+  std::error_code ec;
+  fs::remove_all(runner->dir(), ec);
+}
+
 void Runtime::Report(PodRunner* runner, const json& pod, const PodContext& ctx, TimeMs now) {
   json status = runner->Status(pod, ctx, now);
   if (status == runner->last_reported()) return;
@@ -91,8 +112,7 @@ void Runtime::Sync(const std::vector<json>& pods) {
       if (runner->AllStopped()) {
         Status deleted = rest_->Delete(client::Path("pods", ns, name), 0);
         if (deleted.ok() || deleted.code() == StatusCode::kNotFound) {
-          std::error_code ec;
-          fs::remove_all(runner->dir(), ec);
+          Remove(runner);
           runners_.erase(uid);
         }
       }
@@ -107,6 +127,7 @@ void Runtime::Sync(const std::vector<json>& pods) {
       continue;
     }
     runner->Step(pod, ctx, now);
+    RecordEvents(runner, pod);
     Report(runner, pod, ctx, now);
   }
   for (auto it = runners_.begin(); it != runners_.end();) {
@@ -119,9 +140,50 @@ void Runtime::Sync(const std::vector<json>& pods) {
       ++it;
       continue;
     }
-    std::error_code ec;
-    fs::remove_all(it->second->dir(), ec);
+    Remove(it->second.get());
     it = runners_.erase(it);
+  }
+}
+
+void Runtime::StopAll(const std::vector<json>& pods) {
+  std::lock_guard<std::mutex> lock(mu_);
+  std::map<std::string, const json*> by_uid;
+  for (const auto& pod : pods) by_uid[pod["metadata"].value("uid", "")] = &pod;
+  std::set<std::string> ended_before;  // by themselves: reported as they ended
+  for (auto& [uid, runner] : runners_) {
+    if (api::types::IsTerminalPhase(runner->Phase())) ended_before.insert(uid);
+  }
+  for (;;) {
+    TimeMs now = options_.clock->NowMs();
+    bool all_stopped = true;
+    for (auto& [uid, runner] : runners_) {
+      auto it = by_uid.find(uid);
+      runner->Stop(it == by_uid.end() ? 0 : GraceMs(*it->second), now);
+      all_stopped = all_stopped && runner->AllStopped();
+    }
+    if (all_stopped) break;
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  }
+  TimeMs now = options_.clock->NowMs();
+  for (auto& [uid, runner] : runners_) {
+    auto it = by_uid.find(uid);
+    if (it == by_uid.end()) continue;
+    const json& pod = *it->second;
+    if (api::types::IsTerminalPhase(pod.value("/status/phase"_json_pointer, std::string()))) {
+      continue;
+    }
+    json status = runner->Status(pod, ContextFor(uid), now);
+    if (!ended_before.count(uid)) {  // stopped, not done: never Succeeded (kubelet's rule)
+      status["phase"] = "Failed";
+      status["reason"] = "Shutdown";
+      status["message"] =
+          fmt::format("Pod was terminated when node {} stopped.", options_.node_name);
+    }
+    rest_
+        ->MergePatch(client::Path("pods", pod["metadata"].value("namespace", ""),
+                                  pod["metadata"].value("name", "")),
+                     {{"status", status}}, "status")
+        .ok();
   }
 }
 

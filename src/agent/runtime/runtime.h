@@ -1,4 +1,5 @@
-// The process runtime of one node: runs the pods bound to it (PodRunner each, state under
+// The runtime of one node: runs the pods bound to it (PodRunner each, through the node's
+// Backend: host processes or runc containers; state under
 // <data dir>/pods/<uid>/), reports their status through the status subresource, stops pods
 // being deleted (SIGTERM, grace period, SIGKILL) and then deletes them with grace 0, kills
 // pods that vanished from the API, and adopts what a previous agent left running.
@@ -13,7 +14,9 @@
 #include <string>
 #include <vector>
 
+#include "agent/runtime/backend.h"
 #include "agent/runtime/pod_runner.h"
+#include "client/event_recorder.h"
 #include "client/rest.h"
 #include "common/clock.h"
 
@@ -30,6 +33,8 @@ struct RuntimeOptions {
   // The node's GPUs now (for MIG identifiers and UUIDs by index).
   std::function<std::vector<client::NodeGpu>()> gpus;
   bool drivable_gpu_utilization = false;  // PodContext's
+  // How containers run; null: host processes (ProcessBackend).
+  std::shared_ptr<Backend> backend;
 };
 
 // <data dir>/pods/<uid>: where a pod's state, logs and volumes live.
@@ -50,6 +55,14 @@ class Runtime {
   // skipped). Pods with state on disk that are not listed are killed and cleaned up.
   void Sync(const std::vector<nlohmann::json>& pods);
 
+  // Stops every pod (SIGTERM, its grace period, SIGKILL), waiting until all have ended, and
+  // reports each as Failed with reason Shutdown (the kubelet's graceful node shutdown).
+  // `pods`: the API's view, for the grace periods. For `etna dev` and `--drain-on-stop`.
+  void StopAll(const std::vector<nlohmann::json>& pods);
+
+  // Node.status.nodeInfo.containerRuntimeVersion of the backend.
+  std::string Version() const { return options_.backend->Version(); }
+
   // The pods with at least one running container.
   std::vector<RunningPod> Running() const;
 
@@ -61,9 +74,12 @@ class Runtime {
   PodRunner* RunnerFor(const std::string& uid);
   void Report(PodRunner* runner, const nlohmann::json& pod, const PodContext& ctx, TimeMs now);
   PodContext ContextFor(const std::string& uid) const;
+  void RecordEvents(PodRunner* runner, const nlohmann::json& pod);
+  void Remove(PodRunner* runner);
 
   RuntimeOptions options_;
   client::RestClient* rest_;
+  client::EventRecorder events_;
   mutable std::mutex mu_;
   std::map<std::string, std::unique_ptr<PodRunner>> runners_;  // by pod uid
 };

@@ -3,6 +3,7 @@
 #include <fcntl.h>
 #include <fmt/format.h>
 #include <signal.h>
+#include <sys/prctl.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -12,6 +13,7 @@
 #include <cstdio>
 #include <cstring>
 #include <fstream>
+#include <map>
 #include <sstream>
 
 #include "agent/runtime/log_times.h"
@@ -40,6 +42,40 @@ void CloseFrom(int first) {
   if (syscall(SYS_close_range, first, ~0U, 0) == 0) return;
 #endif
   for (int fd = first; fd < 1024; ++fd) close(fd);
+}
+
+// Waits for `pid` (a child, or an orphan this subreaper inherited), reaping any other process
+// on the way (its status kept in `reaped`, in case it is waited for next) and noting the log's
+// growth once a second; its wait status.
+int WaitFor(pid_t pid, const sigset_t* chld, LogTimeRecorder* times, std::map<pid_t, int>* reaped) {
+  for (;;) {
+    if (auto it = reaped->find(pid); it != reaped->end()) return it->second;
+    int status = 0;
+    pid_t done = waitpid(-1, &status, WNOHANG);
+    if (done == pid) return status;
+    if (done < 0 && errno == ECHILD) return 0;
+    if (done > 0) (*reaped)[done] = status;
+    if (done > 0 || (done < 0 && errno == EINTR)) continue;
+    timespec second{1, 0};
+    sigtimedwait(chld, nullptr, &second);  // a child's exit, or a second passed
+    times->Record(NowMs());
+  }
+}
+
+pid_t ReadPid(const std::string& path) {
+  std::ifstream in(path);
+  long pid = 0;
+  return in >> pid ? static_cast<pid_t>(pid) : 0;
+}
+
+// The last non-empty line of a file (what a failing command said last), at most 400 bytes.
+std::string LastLine(const std::string& path) {
+  std::ifstream in(path);
+  std::string line, last;
+  while (std::getline(in, line)) {
+    if (!line.empty()) last = line;
+  }
+  return last.size() > 400 ? last.substr(last.size() - 400) : last;
 }
 
 }  // namespace
@@ -75,12 +111,23 @@ Result<ExitRecord> ReadExitFile(const std::string& path) {
 }
 
 int RunShim(int argc, char** argv) {
-  if (argc < 6 || std::strcmp(argv[4], "--") != 0) {
-    std::fprintf(stderr, "usage: etna agent-shim EXIT_FILE LOG_FILE WORKDIR -- COMMAND...\n");
+  std::string reap_pid_file;
+  int dashes = 4;
+  if (argc > 6 && std::strcmp(argv[4], "--reap") == 0) {
+    reap_pid_file = argv[5];
+    dashes = 6;
+  }
+  if (argc < dashes + 2 || std::strcmp(argv[dashes], "--") != 0) {
+    std::fprintf(stderr,
+                 "usage: etna agent-shim EXIT_FILE LOG_FILE WORKDIR [--reap PID_FILE] -- "
+                 "COMMAND...\n");
     return 2;
   }
   std::string exit_file = argv[1], log_file = argv[2], workdir = argv[3];
-  char** command = argv + 5;
+  char** command = argv + dashes + 1;
+  // The command starts the real process and leaves it behind (`runc run -d`): as the
+  // subreaper, this shim inherits it and waits for it instead.
+  if (!reap_pid_file.empty()) prctl(PR_SET_CHILD_SUBREAPER, 1);
   signal(SIGTERM, SIG_IGN);
   signal(SIGINT, SIG_IGN);
   signal(SIGHUP, SIG_IGN);
@@ -142,13 +189,16 @@ int RunShim(int argc, char** argv) {
     start_error.append(buf, static_cast<size_t>(n));
   }
   close(pipefd[0]);
-  int status = 0;
-  for (;;) {
-    pid_t done = waitpid(child, &status, WNOHANG);
-    if (done == child || (done < 0 && errno != EINTR)) break;
-    timespec second{1, 0};
-    sigtimedwait(&chld, nullptr, &second);  // the child's exit, or a second passed
-    times.Record(NowMs());
+  std::map<pid_t, int> reaped;
+  int status = WaitFor(child, &chld, &times, &reaped);
+  if (!reap_pid_file.empty() && start_error.empty()) {
+    if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) {
+      start_error = fmt::format("{} failed: {}", command[0], LastLine(log_file));
+    } else if (pid_t pid = ReadPid(reap_pid_file); pid <= 0) {
+      start_error = fmt::format("{}: no process id in {}", command[0], reap_pid_file);
+    } else {
+      status = WaitFor(pid, &chld, &times, &reaped);
+    }
   }
   ExitRecord r;
   r.finished_ms = NowMs();
@@ -172,8 +222,13 @@ int RunShim(int argc, char** argv) {
 
 Result<pid_t> StartShim(const ShimLaunch& launch) {
   // Everything the child needs is built before fork: it may only call async-signal-safe code.
-  std::vector<std::string> args = {launch.shim_binary, "agent-shim",       launch.exit_file,
-                                   launch.log_file,    launch.working_dir, "--"};
+  std::vector<std::string> args = {launch.shim_binary, "agent-shim", launch.exit_file,
+                                   launch.log_file, launch.working_dir};
+  if (!launch.reap_pid_file.empty()) {
+    args.push_back("--reap");
+    args.push_back(launch.reap_pid_file);
+  }
+  args.push_back("--");
   args.insert(args.end(), launch.argv.begin(), launch.argv.end());
   std::vector<char*> argv;
   for (auto& a : args) argv.push_back(a.data());

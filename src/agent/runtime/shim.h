@@ -22,7 +22,10 @@
 
 namespace etna::agent::runtime {
 
-// The shim's main: argv = {"agent-shim", exit_file, log_file, workdir, "--", command...}.
+// The shim's main: argv = {"agent-shim", exit_file, log_file, workdir, ["--reap", pid_file,]
+// "--", command...}. With --reap the command only starts the container and exits (`runc run
+// -d --pid-file PID_FILE`): the shim, a child subreaper, then waits for the process PID_FILE
+// names, which it inherited; the command's failure is a StartError with its last log line.
 int RunShim(int argc, char** argv);
 
 struct ShimLaunch {
@@ -32,6 +35,7 @@ struct ShimLaunch {
   std::string working_dir;
   std::vector<std::string> argv;
   std::vector<std::pair<std::string, std::string>> env;
+  std::string reap_pid_file;  // non-empty: --reap
 };
 
 // Forks and execs the shim in its own session; the returned pid is also its process group.

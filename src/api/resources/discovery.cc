@@ -5,6 +5,7 @@
 #include <vector>
 
 #include "api/resources/media_type.h"
+#include "api/types/well_known.h"
 
 namespace etna::api::resources {
 
@@ -126,7 +127,7 @@ json VersionInfo() {
   // minor must stay within 27–33: the gcloud kubectl dispatcher execs kubectl.1.<minor>.
   return {{"major", "1"},
           {"minor", "32"},
-          {"gitVersion", "v1.32.0-etna"},
+          {"gitVersion", types::kKubernetesGitVersion},
           {"gitCommit", "0000000000000000000000000000000000000000"},
           {"gitTreeState", "clean"},
           {"buildDate", "2025-01-01T00:00:00Z"},

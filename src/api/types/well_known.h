@@ -34,6 +34,12 @@ inline constexpr char kGpuMemoryLabel[] = "nvidia.com/gpu.memory";  // MiB per d
 inline constexpr char kMigCapableLabel[] = "nvidia.com/mig.capable";
 inline constexpr char kSwitchLabel[] = "topology.etna.io/switch";
 inline constexpr char kHostnameLabel[] = "kubernetes.io/hostname";
+inline constexpr char kOsLabel[] = "kubernetes.io/os";
+inline constexpr char kArchLabel[] = "kubernetes.io/arch";
+inline constexpr char kBetaOsLabel[] = "beta.kubernetes.io/os";
+inline constexpr char kBetaArchLabel[] = "beta.kubernetes.io/arch";
+// The Kubernetes version etna speaks: /version's gitVersion and the agent's kubeletVersion.
+inline constexpr char kKubernetesGitVersion[] = "v1.32.0-etna";
 // The namespace of node Leases, as in Kubernetes.
 inline constexpr char kNodeLeaseNamespace[] = "kube-node-lease";
 

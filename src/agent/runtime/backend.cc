@@ -1,0 +1,27 @@
+#include "agent/runtime/backend.h"
+
+#include <signal.h>
+
+namespace etna::agent::runtime {
+
+Prepared ProcessBackend::Prepare(const RunRequest& request, TimeMs, std::vector<BackendEvent>*) {
+  Prepared p;
+  auto launch = BuildLaunch(request.pod, request.container, request.context);
+  if (!launch.ok()) {
+    p.state = Prepared::State::kFailed;
+    p.reason = "CreateContainerConfigError";
+    p.message = launch.status().message();
+    return p;
+  }
+  p.launch.argv = std::move(launch->argv);
+  p.launch.env = std::move(launch->env);
+  p.launch.working_dir = std::move(launch->working_dir);
+  return p;
+}
+
+void ProcessBackend::Signal(const RunRef&, pid_t shim, int signal) {
+  // The shim ignores SIGTERM; the group reaches the command. A SIGKILL takes the shim too.
+  if (shim > 0) kill(-shim, signal);
+}
+
+}  // namespace etna::agent::runtime
