@@ -11,6 +11,9 @@ PACKAGES=(
   clang-14 libclang-rt-14-dev
   python3-kubernetes python3-yaml curl procps prometheus zsh
   tzdata  # the IANA zone files Queue timePolicies are judged in (src/common/time_zone.h)
+  # The container runtime (docs/agent.md) and its tests: an OCI runtime, image tools, a local
+  # registry and a static busybox to build a test image from.
+  runc skopeo umoci docker-registry busybox-static
 )
 # kubectl: keep one that is installed (e.g. google-cloud-cli's dispatcher); else Debian's 1.20.
 if ! command -v kubectl >/dev/null 2>&1; then

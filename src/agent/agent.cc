@@ -175,6 +175,22 @@ Status Agent::Start() {
   ro.tuning.backoff_initial_ms = options_.restart_backoff_initial_ms;
   ro.tuning.backoff_max_ms = options_.restart_backoff_max_ms;
   ro.clock = clock_;
+  if (!options_.backend && options_.runtime == "container") {
+    runtime::RuncOptions runc = options_.runc;
+    runc.data_dir = options_.data_dir;
+    runc.images.clock = clock_;
+    runc.images.backoff_initial_ms = options_.restart_backoff_initial_ms;
+    runc.images.backoff_max_ms = options_.restart_backoff_max_ms;
+    client::RestClient* rest = rest_.get();
+    runc.secret = [rest](const std::string& ns, const std::string& name) {
+      return rest->Get(client::Path("secrets", ns, name));
+    };
+    ETNA_ASSIGN_OR_RETURN(std::string version, runtime::CheckContainerStack(runc));
+    options_.backend = std::make_shared<runtime::RuncBackend>(std::move(runc), version);
+  } else if (!options_.backend && options_.runtime != "process") {
+    return Status::InvalidArgument(
+        fmt::format("runtime: \"{}\" is not process or container", options_.runtime));
+  }
   ro.backend = options_.backend;
   ro.drivable_gpu_utilization =
       options_.gpu_source != nullptr && options_.gpu_source->DrivableUtilization();
@@ -286,6 +302,8 @@ void Agent::HeartbeatLoop() {
     lock.lock();
   }
 }
+
+std::string Agent::runtime_version() const { return runtime_ ? runtime_->Version() : ""; }
 
 NodeReport Agent::MakeReport(std::vector<GpuDevice> gpus, TimeMs now) const {
   NodeReport report{options_.node, std::move(gpus), options_.internal_ip, "", http_->port(), now};

@@ -27,6 +27,7 @@
 #include "agent/gpu/gpu_source.h"
 #include "agent/node_object.h"
 #include "agent/runtime/process_usage.h"
+#include "agent/runtime/runc_backend.h"
 #include "client/transport.h"
 #include "common/clock.h"
 
@@ -40,7 +41,6 @@ class RestClient;
 
 namespace etna::agent {
 namespace runtime {
-class Backend;
 class Runtime;
 }  // namespace runtime
 
@@ -64,7 +64,10 @@ struct AgentOptions {
   // The node's usage is the sum of its pods' (a simulated node on a shared host), not the
   // host's (/proc/stat, /proc/meminfo).
   bool node_usage_from_pods = false;
-  // How pods' containers run; null: host processes (runtime/backend.h).
+  // How pods' containers run: "process" (host processes) or "container" (runc; `runc` holds
+  // its settings, data_dir, clock and secrets filled in by the Agent). A set `backend` wins.
+  std::string runtime = "process";
+  runtime::RuncOptions runc;
   std::shared_ptr<runtime::Backend> backend;
   // Stop() stops every pod first (grace periods honoured; each reported Failed, reason
   // Shutdown) instead of leaving them for the next agent to adopt.
@@ -90,6 +93,8 @@ class Agent {
   void Stop();
   uint16_t port() const;
   const std::string& node_name() const { return options_.node.name; }
+  // The backend's containerRuntimeVersion (after Start).
+  std::string runtime_version() const;
 
  private:
   void HeartbeatLoop();

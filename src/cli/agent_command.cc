@@ -3,7 +3,7 @@
 //   etna agent --kubeconfig FILE --node-name NAME --data-dir DIR [--listen HOST:PORT]
 //              [--profile FILE --profile-node NAME | --nvml-lib PATH] [--lease-seconds N]
 //              [--internal-ip IP] [--cpu Q] [--memory Q] [--node-labels K=V,...]
-//              [--drain-on-stop]
+//              [--drain-on-stop] [--runtime process|container] [--insecure-registry H:P]...
 //
 // Registers the node (GPUs from NVML, or declared by a cluster profile), renews its Lease, runs
 // the pods bound to it and serves their logs; runs until SIGINT or SIGTERM, which leave the
@@ -119,6 +119,11 @@ int RunNode(Invocation& inv) {
     return inv.UsageError(error);
   }
   options.stop_pods = f.drain_on_stop;
+  options.runtime = inv.Get("runtime");
+  for (const auto& r : inv.GetAll("insecure-registry"))
+    options.runc.images.insecure_registries.insert(r);
+  if (inv.Has("cgroup-parent")) options.runc.cgroup_parent = inv.Get("cgroup-parent");
+  if (inv.Has("gpu-device-dir")) options.runc.device_dir = inv.Get("gpu-device-dir");
   if (options.node.name.empty()) return inv.UsageError("--node-name is required");
   std::string gpu_source = options.gpu_source ? options.gpu_source->Describe() : "none";
   client::KubeConfig kc = *config;
@@ -135,8 +140,9 @@ int RunNode(Invocation& inv) {
     std::fprintf(stderr, "etna agent: %s\n", started.ToString().c_str());
     return 1;
   }
-  std::printf("etna agent: node %s ready (GPUs: %s), logs on port %u\n", agent.node_name().c_str(),
-              gpu_source.c_str(), agent.port());
+  std::printf("etna agent: node %s ready (GPUs: %s, runtime: %s), logs on port %u\n",
+              agent.node_name().c_str(), gpu_source.c_str(), agent.runtime_version().c_str(),
+              agent.port());
   std::fflush(stdout);
   const char* sig = WaitForStopSignal();
   std::printf("etna agent: %s, stopping%s\n", sig,
@@ -169,6 +175,14 @@ const Command& AgentCommand() {
           {"memory", 0, "Q", "node capacity without a profile (default 256Gi)"},
           {"node-labels", 0, "K=V,...",
            "labels for the Node (topology.kubernetes.io/zone=..., region, ...)"},
+          {"runtime", 0, "process|container",
+           "how pods run: host processes, or OCI containers from their images (runc, skopeo, "
+           "umoci)",
+           "process"},
+          {"insecure-registry", 0, "HOST:PORT",
+           "a registry reached over HTTP or unverified TLS (loopback ones always are)", "", true},
+          {"cgroup-parent", 0, "PATH", "containers' cgroups go under PATH/pod<uid>/", "/etna"},
+          {"gpu-device-dir", 0, "DIR", "where the GPUs' device nodes are", "/dev"},
           {"drain-on-stop", 0, "",
            "on SIGINT/SIGTERM stop every pod (grace periods honoured, reported Failed with "
            "reason Shutdown) instead of leaving them running for the next agent"},

@@ -136,6 +136,11 @@ int RunCluster(Invocation& inv) {
   for (const agent::NodeSpec& node : *nodes) {
     auto options = agent::SimulatedNodeOptions(node, transports, api_options.data_dir + "/nodes");
     options.stop_pods = !keep_pods;
+    options.runtime = inv.Get("runtime");
+    if (inv.Has("gpu-device-dir")) options.runc.device_dir = inv.Get("gpu-device-dir");
+    for (const auto& r : inv.GetAll("insecure-registry")) {
+      options.runc.images.insecure_registries.insert(r);
+    }
     agents.push_back(std::make_unique<agent::Agent>(std::move(options)));
     if (Status st = agents.back()->Start(); !st.ok()) {
       std::fprintf(stderr, "etna dev: node %s: %s\n", node.name.c_str(), st.ToString().c_str());
@@ -198,6 +203,13 @@ const Command& DevCommand() {
           {"period", 0, "D", "the scheduler's cycle period (500ms, 2s, ...)", "1s"},
           {"hpa-sync-period", 0, "D",
            "how often each HorizontalPodAutoscaler reads its metrics and rescales", "5s"},
+          {"runtime", 0, "process|container",
+           "how pods run: host processes, or OCI containers from their images (runc)", "process"},
+          {"gpu-device-dir", 0, "DIR",
+           "with --runtime container: where the GPUs' device nodes are (nvidia0, nvidiactl, ...)",
+           "/dev"},
+          {"insecure-registry", 0, "HOST:PORT",
+           "a registry reached over HTTP or unverified TLS (loopback ones always are)", "", true},
           {"keep-pods", 0, "", "on stop, leave the pods running for the next start to adopt"},
           {"time-zone", 0, "ZONE",
            "the IANA time zone Queue timePolicies are judged in (Europe/Berlin, UTC, ...); "

@@ -16,15 +16,21 @@ KUBECTL = os.environ.get("KUBECTL", "kubectl")
 
 
 class Dev:
-    def __init__(self, etna, prefix="etna-dev-", args=()):
+    def __init__(self, etna, prefix="etna-dev-", args=(), work=None):
+        """`work`: an existing directory to start on again (its pods are adopted); it is then
+        left in place on exit."""
         self.etna = etna
         self.args = list(args)
-        self.work = tempfile.mkdtemp(prefix=prefix)
+        self.keep_work = work is not None
+        self.leave_containers = False  # set: a later Dev on `work` adopts them
+        self.work = work or tempfile.mkdtemp(prefix=prefix)
         self.kubeconfig = os.path.join(self.work, "kubeconfig")
         self.log_path = os.path.join(self.work, "dev.log")
 
     def __enter__(self):
-        self.log = open(self.log_path, "w+")
+        os.makedirs(self.work, exist_ok=True)
+        self.log = open(self.log_path, "a+")
+        self.log_start = self.log.tell()
         self.proc = subprocess.Popen(
             [self.etna, "dev", "--data-dir", self.work, "--listen", "127.0.0.1:0"] + self.args,
             stdout=self.log, stderr=subprocess.STDOUT)
@@ -40,17 +46,21 @@ class Dev:
         self.stop()
         if exc_type is not None:
             print(self.output()[-20000:])
-        shutil.rmtree(self.work, ignore_errors=True)
+        if not self.keep_work:
+            shutil.rmtree(self.work, ignore_errors=True)
         return False
 
     def stop(self):
         if self.proc.poll() is None:
             self.proc.terminate()
-            self.proc.wait(timeout=30)
-        kill_containers(self.work)
+            self.proc.wait(timeout=90)
+        if not self.leave_containers:
+            kill_containers(self.work)
 
     def output(self):
-        return open(self.log_path).read()
+        with open(self.log_path) as f:
+            f.seek(self.log_start)
+            return f.read()
 
     def runnable_inference(self, examples):
         """The runnable inference example with its simulated load kept in this dev's directory
@@ -103,3 +113,14 @@ def kill_containers(work):
                 os.killpg(int(pid), signal.SIGKILL)
             except OSError:
                 pass
+    # The container runtime's: runc's containers of each node, then the overlays and tmpfs
+    # mounts left under `work`.
+    nodes = os.path.join(work, "nodes")
+    for node in os.listdir(nodes) if os.path.isdir(nodes) else []:
+        root = os.path.join(nodes, node, "runc")
+        for cid in os.listdir(root) if os.path.isdir(root) else []:
+            subprocess.run(["runc", "--root", root, "delete", "--force", cid],
+                           capture_output=True)
+    mounts = [line.split()[1] for line in open("/proc/self/mounts")]
+    for m in sorted((m for m in mounts if m.startswith(work + "/")), reverse=True):
+        subprocess.run(["umount", "-l", m], capture_output=True)

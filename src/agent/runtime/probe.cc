@@ -14,6 +14,7 @@
 #include <cstring>
 #include <thread>
 
+#include "agent/runtime/command.h"
 #include "net/http/client.h"
 
 namespace etna::agent::runtime {
@@ -39,42 +40,14 @@ bool ExecProbe(const json& exec, const ProbeTarget& t, int timeout_ms) {
     if (a.is_string()) args.push_back(a.get<std::string>());
   }
   if (args.size() == t.exec_prefix.size()) return false;
-  std::vector<char*> argv;
-  for (auto& a : args) argv.push_back(a.data());
-  argv.push_back(nullptr);
-  std::vector<std::string> env_strings;
-  for (const auto& [k, v] : t.env) env_strings.push_back(k + "=" + v);
-  std::vector<char*> envp;
-  for (auto& e : env_strings) envp.push_back(e.data());
-  envp.push_back(nullptr);
-  pid_t pid = fork();
-  if (pid < 0) return false;
-  if (pid == 0) {
-    setpgid(0, 0);
-    int null = open("/dev/null", O_RDWR);
-    if (null >= 0) {
-      dup2(null, 0);
-      dup2(null, 1);
-      dup2(null, 2);
-    }
-    if (!t.working_dir.empty() && chdir(t.working_dir.c_str()) != 0) _exit(126);
-    execvpe(argv[0], argv.data(), envp.data());
-    _exit(127);
-  }
-  auto deadline = std::chrono::steady_clock::now() + std::chrono::milliseconds(timeout_ms);
-  int status = 0;
-  for (;;) {
-    pid_t r = waitpid(pid, &status, WNOHANG);
-    if (r == pid) return WIFEXITED(status) && WEXITSTATUS(status) == 0;
-    if (r < 0 && errno != EINTR) return false;
-    if (std::chrono::steady_clock::now() >= deadline) {
-      kill(-pid, SIGKILL);
-      kill(pid, SIGKILL);
-      waitpid(pid, &status, 0);
-      return false;
-    }
-    std::this_thread::sleep_for(std::chrono::milliseconds(5));
-  }
+  CommandOptions options;
+  options.timeout = std::chrono::milliseconds(timeout_ms);
+  options.has_env = t.exec_prefix.empty();  // inside a container, the container's own
+  options.env = t.env;
+  options.working_dir = t.working_dir;
+  options.max_output = 0;
+  auto r = RunCommand(args, options);
+  return r.ok() && r->exit_code == 0;
 }
 
 bool TcpProbe(const std::string& host, int port, int timeout_ms) {
