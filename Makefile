@@ -3,7 +3,7 @@ BUILD ?= build
 ASAN_BUILD ?= build-asan
 JOBS ?= $(shell nproc)
 
-.PHONY: deps build demo test test-core-asan fuzz fuzz-smoke bench bench-api bench-e2e bench-autoscale bench-openb bench-slurm format clean
+.PHONY: deps build demo test test-core-asan fuzz fuzz-smoke bench bench-api bench-e2e bench-autoscale bench-runtime bench-openb bench-slurm format clean
 
 deps:
 	@scripts/install-deps.sh
@@ -47,6 +47,13 @@ bench-api: build
 # Slurm); prints the BENCH e2e line. ARGS="--scale 10000" for 10,000 nodes, 100,000 jobs.
 bench-e2e: build
 	$(BUILD)/bench/e2e_bench --etna $(BUILD)/src/cli/etna $(ARGS)
+
+# One node's agent (etna server, scheduler, controllers, agent as processes) starting 200 pods
+# already bound to it, from a cached image built here and served by a local docker-registry;
+# prints BENCH runtime ... for the container runtime (runc). ARGS="--runtime process" for the
+# process runtime.
+bench-runtime: build
+	/usr/bin/python3 bench/runtime_bench.py $(BUILD)/src/cli/etna $(ARGS)
 
 # Replays the openb trace with every policy (seeds 42-51) and compares with the FGD paper.
 # `etna dev` in process with 200 Deployments of 1-20 GPU replicas, each with an HPA on its

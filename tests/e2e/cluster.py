@@ -24,8 +24,10 @@ KUBECTL = os.environ.get("KUBECTL", "kubectl")
 
 
 class Cluster:
-    def __init__(self, etna, profile_yaml, nodes, lease_seconds=3, period="200ms"):
+    def __init__(self, etna, profile_yaml, nodes, lease_seconds=3, period="200ms",
+                 agent_args=()):
         self.etna = etna
+        self.agent_args = list(agent_args)
         self.nodes = nodes
         self.lease_seconds = lease_seconds
         self.period = period
@@ -90,7 +92,7 @@ class Cluster:
             "agent", "--kubeconfig", self.kubeconfig, "--node-name", node,
             "--data-dir", os.path.join(self.work, "agents", node), "--listen", "127.0.0.1:0",
             "--profile", self.profile, "--profile-node", node,
-            "--lease-seconds", str(self.lease_seconds)])
+            "--lease-seconds", str(self.lease_seconds)] + self.agent_args)
 
     def stop(self, name, sig=signal.SIGTERM):
         proc = self.procs.pop(name, None)
