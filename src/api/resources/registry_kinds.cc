@@ -130,6 +130,20 @@ void AddCore(std::vector<ResourceInfo>& out) {
   out.push_back(Make(
       {"", "v1", "ConfigMap", "configmaps", {"cm"}, true, false, true},
       {NameColumn(), Col("Data", "string", "Number of keys in the config map."), AgeColumn()}));
+  ResourceInfo service = Make({"", "v1", "Service", "services", {"svc"}, true, true, true},
+                              {NameColumn(), Col("Type", "string", "The type of service."),
+                               Col("Cluster-IP", "string", "The cluster IP of the service."),
+                               Col("External-IP", "string", "The external IPs of the service."),
+                               Col("Port(s)", "string", "The ports of the service."), AgeColumn(),
+                               Col("Selector", "string", "The label selector of the service.", 1)});
+  service.categories = {"all"};
+  out.push_back(std::move(service));
+  out.push_back(
+      Make({"", "v1", "Endpoints", "endpoints", {"ep"}, true, false, true},
+           {NameColumn(), Col("Endpoints", "string", "The endpoints (IP:port)."), AgeColumn()}));
+  out.push_back(
+      Make({"", "v1", "ServiceAccount", "serviceaccounts", {"sa"}, true, false, true},
+           {NameColumn(), Col("Secrets", "integer", "The number of secrets."), AgeColumn()}));
   out.push_back(Make({"", "v1", "Secret", "secrets", {}, true, false, true},
                      {NameColumn(), Col("Type", "string", "The type of the secret."),
                       Col("Data", "string", "The number of keys in the secret."), AgeColumn()},
@@ -252,6 +266,12 @@ void AddKubernetesGroups(std::vector<ResourceInfo>& out) {
        Col("Selector", "string", "Label selector for pods.", 1)});
   cron.categories = {"all"};
   out.push_back(std::move(cron));
+  out.push_back(
+      Make({"discovery.k8s.io", "v1", "EndpointSlice", "endpointslices", {}, true, false, true},
+           {NameColumn(), Col("AddressType", "string", "The type of address."),
+            Col("Ports", "string", "The ports."), Col("Endpoints", "string", "The endpoints."),
+            AgeColumn()},
+           {"addressType"}));
 }
 
 // Volcano's flow.volcano.sh kinds, columns as config/crd/jobflow/bases declares them (JobTemplate

@@ -114,12 +114,11 @@ TEST(RegistryTest, ShortNamesAreUnique) {
 
 TEST(RegistryTest, GroupsInOrderWithoutCore) {
   EXPECT_EQ(R().Groups(),
-            (std::vector<std::string>{"coordination.k8s.io", "scheduling.k8s.io", "apps",
-                                      "autoscaling", "batch", "batch.volcano.sh",
-                                      "scheduling.volcano.sh", "volcano.sh", "bus.volcano.sh",
-                                      "topology.volcano.sh", "flow.volcano.sh", "keda.sh",
-                                      "metrics.k8s.io", "custom.metrics.k8s.io",
-                                      "external.metrics.k8s.io"}));
+            (std::vector<std::string>{
+                "coordination.k8s.io", "scheduling.k8s.io", "apps", "autoscaling", "batch",
+                "discovery.k8s.io", "batch.volcano.sh", "scheduling.volcano.sh", "volcano.sh",
+                "bus.volcano.sh", "topology.volcano.sh", "flow.volcano.sh", "keda.sh",
+                "metrics.k8s.io", "custom.metrics.k8s.io", "external.metrics.k8s.io"}));
 }
 
 TEST(RegistryTest, GroupVersionAndSubresources) {

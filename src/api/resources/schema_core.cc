@@ -1,4 +1,5 @@
-// Schemas of core/v1 (Namespace, Node, Pod, Event, ConfigMap, Secret),
+// Schemas of core/v1 (Namespace, Node, Pod, Event, ConfigMap, Secret, Service, Endpoints,
+// ServiceAccount), discovery.k8s.io/v1 EndpointSlice,
 // coordination.k8s.io/v1 Lease and scheduling.k8s.io/v1 PriorityClass.
 #include "api/resources/schema_node.h"
 
@@ -49,6 +50,60 @@ void AddCoreSchemas(Table& table) {
       {"stringData", StringMap()},
       {"type", Scalar()},
       {"immutable", Scalar()},
+  });
+  auto service_port = Obj({{"name", Scalar()},
+                           {"protocol", Scalar()},
+                           {"appProtocol", Scalar()},
+                           {"port", Scalar()},
+                           {"targetPort", Scalar()},
+                           {"nodePort", Scalar()}});
+  table[{"", "Service"}] = TopLevel({
+      {"spec", Obj({{"type", Scalar()},
+                    {"selector", StringMap()},
+                    {"ports", ArrayOf(service_port)},
+                    {"clusterIP", Scalar()},
+                    {"clusterIPs", ArrayOf(Scalar())},
+                    {"publishNotReadyAddresses", Scalar()},
+                    {"sessionAffinity", Scalar()},
+                    {"sessionAffinityConfig", Any()},
+                    {"externalIPs", ArrayOf(Scalar())},
+                    {"externalName", Scalar()},
+                    {"externalTrafficPolicy", Scalar()},
+                    {"internalTrafficPolicy", Scalar()},
+                    {"ipFamilies", ArrayOf(Scalar())},
+                    {"ipFamilyPolicy", Scalar()},
+                    {"loadBalancerIP", Scalar()},
+                    {"loadBalancerSourceRanges", ArrayOf(Scalar())},
+                    {"healthCheckNodePort", Scalar()},
+                    {"allocateLoadBalancerNodePorts", Scalar()},
+                    {"loadBalancerClass", Scalar()},
+                    {"trafficDistribution", Scalar()}})},
+      {"status", Any()},
+  });
+  auto address = Obj({{"ip", Scalar()},
+                      {"hostname", Scalar()},
+                      {"nodeName", Scalar()},
+                      {"targetRef", ObjectReference()}});
+  table[{"", "Endpoints"}] = TopLevel({
+      {"subsets", ArrayOf(Obj({{"addresses", ArrayOf(address)},
+                               {"notReadyAddresses", ArrayOf(address)},
+                               {"ports", ArrayOf(service_port)}}))},
+  });
+  table[{"", "ServiceAccount"}] = TopLevel({
+      {"secrets", ArrayOf(ObjectReference())},
+      {"imagePullSecrets", ArrayOf(Obj({{"name", Scalar()}}))},
+      {"automountServiceAccountToken", Scalar()},
+  });
+  table[{"discovery.k8s.io", "EndpointSlice"}] = TopLevel({
+      {"addressType", Scalar()},
+      {"endpoints", ArrayOf(Obj({{"addresses", ArrayOf(Scalar())},
+                                 {"conditions", Any()},
+                                 {"hostname", Scalar()},
+                                 {"nodeName", Scalar()},
+                                 {"zone", Scalar()},
+                                 {"hints", Any()},
+                                 {"targetRef", ObjectReference()}}))},
+      {"ports", ArrayOf(service_port)},
   });
   table[{"coordination.k8s.io", "Lease"}] = TopLevel({
       {"spec", Obj({{"holderIdentity", Scalar()},

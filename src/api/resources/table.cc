@@ -116,6 +116,14 @@ std::optional<json> BuiltInCells(const ResourceInfo& info, const json& o, Clock:
     return json::array({name, String(o, {"type"}), n, age});
   }
   if (kind == "Lease") return json::array({name, String(o, {"spec", "holderIdentity"}), age});
+  if (kind == "Service") return ServiceCells(o, now);
+  if (kind == "Endpoints") return EndpointsCells(o, now);
+  if (kind == "EndpointSlice") return EndpointSliceCells(o, now);
+  if (kind == "ServiceAccount") {
+    const json* d = Find(o, {"secrets"});
+    return json::array(
+        {name, d != nullptr && d->is_array() ? static_cast<int64_t>(d->size()) : 0, age});
+  }
   if (kind == "PriorityClass") {
     const json* g = Find(o, {"globalDefault"});
     return json::array(

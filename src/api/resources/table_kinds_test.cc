@@ -188,6 +188,21 @@ TEST(TableTest, EventsAndSimpleKinds) {
       Created({{"metadata", {{"name", "s"}}}, {"type", "Opaque"}, {"data", {{"k", "dg=="}}}}, 60);
   EXPECT_EQ(RenderOne("", "v1", "secrets", secret)["rows"][0]["cells"],
             json({"s", "Opaque", 1, "60s"}));
+  json svc = Created({{"metadata", {{"name", "chief"}}},
+                      {"spec",
+                       {{"clusterIP", "None"},
+                        {"selector", {{"app", "x"}}},
+                        {"ports", {{{"port", 29500}, {"protocol", "TCP"}}}}}}},
+                     60);
+  EXPECT_EQ(RenderOne("", "v1", "services", svc)["rows"][0]["cells"],
+            json({"chief", "ClusterIP", "None", "<none>", "29500/TCP", "60s", "app=x"}));
+  json ep = Created({{"metadata", {{"name", "chief"}}},
+                     {"subsets",
+                      {{{"addresses", {{{"ip", "10.0.0.1"}}, {{"ip", "10.0.0.2"}}}},
+                        {"ports", {{{"port", 80}}}}}}}},
+                    60);
+  EXPECT_EQ(RenderOne("", "v1", "endpoints", ep)["rows"][0]["cells"],
+            json({"chief", "10.0.0.1:80,10.0.0.2:80", "60s"}));
   json ns = Created({{"metadata", {{"name", "default"}}}, {"status", {{"phase", "Active"}}}}, 60);
   EXPECT_EQ(RenderOne("", "v1", "namespaces", ns)["rows"][0]["cells"],
             json({"default", "Active", "60s"}));

@@ -49,6 +49,9 @@ json DaemonSetCells(const json& daemon_set, Clock::time_point now);
 json HpaCells(const json& hpa, Clock::time_point now);
 json BatchJobCells(const json& job, Clock::time_point now);
 json CronJobCells(const json& cron_job, Clock::time_point now);
+json ServiceCells(const json& service, Clock::time_point now);
+json EndpointsCells(const json& endpoints, Clock::time_point now);
+json EndpointSliceCells(const json& slice, Clock::time_point now);
 
 // A CRD printer column: the value at the column's JSON path, typed as the column says.
 json CrdCell(const PrinterColumn& column, const json& object, Clock::time_point now);
