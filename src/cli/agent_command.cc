@@ -22,6 +22,7 @@
 #include "agent/runtime/shim.h"
 #include "cli/flags.h"
 #include "cli/kit/command.h"
+#include "cli/runtime_flags.h"
 #include "client/kubeconfig.h"
 
 namespace etna::cli {
@@ -119,11 +120,9 @@ int RunNode(Invocation& inv) {
     return inv.UsageError(error);
   }
   options.stop_pods = f.drain_on_stop;
-  options.runtime = inv.Get("runtime");
-  for (const auto& r : inv.GetAll("insecure-registry"))
-    options.runc.images.insecure_registries.insert(r);
-  if (inv.Has("cgroup-parent")) options.runc.cgroup_parent = inv.Get("cgroup-parent");
-  if (inv.Has("gpu-device-dir")) options.runc.device_dir = inv.Get("gpu-device-dir");
+  if (std::string error = ApplyRuntimeFlags(inv, &options); !error.empty()) {
+    return inv.UsageError(error);
+  }
   if (options.node.name.empty()) return inv.UsageError("--node-name is required");
   std::string gpu_source = options.gpu_source ? options.gpu_source->Describe() : "none";
   client::KubeConfig kc = *config;
@@ -159,34 +158,28 @@ const Command& AgentCommand() {
       "etna agent --kubeconfig FILE --node-name NAME --data-dir DIR [flags]",
       "Runs a node: registers it with its GPUs, renews its lease, runs the pods bound\n"
       "to it as local processes and serves their logs.",
-      {
-          {"kubeconfig", 0, "FILE", "how to reach the API server"},
-          {"node-name", 0, "NAME",
-           "the Node to register (with --profile: default the --profile-node)"},
-          {"data-dir", 0, "DIR", "pods' state and logs (keep it across restarts)"},
-          {"listen", 0, "HOST:PORT", "logs, /metrics, /healthz, /readyz (port 0: any free port)",
-           "127.0.0.1:0"},
-          {"profile", 0, "FILE", "a cluster profile (examples/clusters/dev.yaml): the node"},
-          {"profile-node", 0, "NAME", "its node to simulate (GPUs, cpu, memory, labels)"},
-          {"nvml-lib", 0, "PATH", "NVML library for real GPUs", "libnvidia-ml.so.1"},
-          {"lease-seconds", 0, "N", "node lease duration (renewed every N/4)", "40"},
-          {"internal-ip", 0, "IP", "the node's InternalIP", "127.0.0.1"},
-          {"cpu", 0, "Q", "node capacity without a profile (default 32)"},
-          {"memory", 0, "Q", "node capacity without a profile (default 256Gi)"},
-          {"node-labels", 0, "K=V,...",
-           "labels for the Node (topology.kubernetes.io/zone=..., region, ...)"},
-          {"runtime", 0, "process|container",
-           "how pods run: host processes, or OCI containers from their images (runc, skopeo, "
-           "umoci)",
-           "process"},
-          {"insecure-registry", 0, "HOST:PORT",
-           "a registry reached over HTTP or unverified TLS (loopback ones always are)", "", true},
-          {"cgroup-parent", 0, "PATH", "containers' cgroups go under PATH/pod<uid>/", "/etna"},
-          {"gpu-device-dir", 0, "DIR", "where the GPUs' device nodes are", "/dev"},
-          {"drain-on-stop", 0, "",
-           "on SIGINT/SIGTERM stop every pod (grace periods honoured, reported Failed with "
-           "reason Shutdown) instead of leaving them running for the next agent"},
-      },
+      WithRuntimeFlags(
+          {
+              {"kubeconfig", 0, "FILE", "how to reach the API server"},
+              {"node-name", 0, "NAME",
+               "the Node to register (with --profile: default the --profile-node)"},
+              {"data-dir", 0, "DIR", "pods' state and logs (keep it across restarts)"},
+              {"listen", 0, "HOST:PORT",
+               "logs, /metrics, /healthz, /readyz (port 0: any free port)", "127.0.0.1:0"},
+              {"profile", 0, "FILE", "a cluster profile (examples/clusters/dev.yaml): the node"},
+              {"profile-node", 0, "NAME", "its node to simulate (GPUs, cpu, memory, labels)"},
+              {"nvml-lib", 0, "PATH", "NVML library for real GPUs", "libnvidia-ml.so.1"},
+              {"lease-seconds", 0, "N", "node lease duration (renewed every N/4)", "40"},
+              {"internal-ip", 0, "IP", "the node's InternalIP", "127.0.0.1"},
+              {"cpu", 0, "Q", "node capacity without a profile (default 32)"},
+              {"memory", 0, "Q", "node capacity without a profile (default 256Gi)"},
+              {"node-labels", 0, "K=V,...",
+               "labels for the Node (topology.kubernetes.io/zone=..., region, ...)"},
+              {"drain-on-stop", 0, "",
+               "on SIGINT/SIGTERM stop every pod (grace periods honoured, reported Failed with "
+               "reason Shutdown) instead of leaving them running for the next agent"},
+          },
+          true),
       /*connects=*/false,
       RunNode,
       /*takes_args=*/false};

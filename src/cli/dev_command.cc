@@ -29,6 +29,7 @@
 #include "cli/dev_profile.h"
 #include "cli/flags.h"
 #include "cli/kit/command.h"
+#include "cli/runtime_flags.h"
 #include "client/rest.h"
 #include "common/file.h"
 #include "controllers/manager.h"
@@ -136,10 +137,8 @@ int RunCluster(Invocation& inv) {
   for (const agent::NodeSpec& node : *nodes) {
     auto options = agent::SimulatedNodeOptions(node, transports, api_options.data_dir + "/nodes");
     options.stop_pods = !keep_pods;
-    options.runtime = inv.Get("runtime");
-    if (inv.Has("gpu-device-dir")) options.runc.device_dir = inv.Get("gpu-device-dir");
-    for (const auto& r : inv.GetAll("insecure-registry")) {
-      options.runc.images.insecure_registries.insert(r);
+    if (std::string error = ApplyRuntimeFlags(inv, &options); !error.empty()) {
+      return inv.UsageError(error);
     }
     agents.push_back(std::make_unique<agent::Agent>(std::move(options)));
     if (Status st = agents.back()->Start(); !st.ok()) {
@@ -192,29 +191,25 @@ const Command& DevCommand() {
       "scheduler, the controllers, and simulated GPU nodes whose pods run as real processes.\n"
       "Writes DIR/kubeconfig for kubectl, the Python client and etna's own commands, and makes\n"
       "the namespaces the seed's files use without declaring them: inference, monitoring.",
-      {
-          {"data-dir", 0, "DIR", "store, certificates, kubeconfig, pods' logs (default ~/.etna)"},
-          {"listen", 0, "HOST:PORT", "the API server's address", ApiRuntimeOptions().listen},
-          {"metric-rules", 0, "FILE",
-           "external metrics defined by Prometheus queries (YAML; see docs/autoscaling.md)"},
-          {"profile", 0, "FILE",
-           "the simulated nodes (default: 4 x 8 H100 with NVSwitch, 2 x 4 A100-80GB with MIG, "
-           "2 x 2 T4; see examples/clusters/)"},
-          {"period", 0, "D", "the scheduler's cycle period (500ms, 2s, ...)", "1s"},
-          {"hpa-sync-period", 0, "D",
-           "how often each HorizontalPodAutoscaler reads its metrics and rescales", "5s"},
-          {"runtime", 0, "process|container",
-           "how pods run: host processes, or OCI containers from their images (runc)", "process"},
-          {"gpu-device-dir", 0, "DIR",
-           "with --runtime container: where the GPUs' device nodes are (nvidia0, nvidiactl, ...)",
-           "/dev"},
-          {"insecure-registry", 0, "HOST:PORT",
-           "a registry reached over HTTP or unverified TLS (loopback ones always are)", "", true},
-          {"keep-pods", 0, "", "on stop, leave the pods running for the next start to adopt"},
-          {"time-zone", 0, "ZONE",
-           "the IANA time zone Queue timePolicies are judged in (Europe/Berlin, UTC, ...); "
-           "default: the host's"},
-      },
+      WithRuntimeFlags(
+          {
+              {"data-dir", 0, "DIR",
+               "store, certificates, kubeconfig, pods' logs (default ~/.etna)"},
+              {"listen", 0, "HOST:PORT", "the API server's address", ApiRuntimeOptions().listen},
+              {"metric-rules", 0, "FILE",
+               "external metrics defined by Prometheus queries (YAML; see docs/autoscaling.md)"},
+              {"profile", 0, "FILE",
+               "the simulated nodes (default: 4 x 8 H100 with NVSwitch, 2 x 4 A100-80GB with MIG, "
+               "2 x 2 T4; see examples/clusters/)"},
+              {"period", 0, "D", "the scheduler's cycle period (500ms, 2s, ...)", "1s"},
+              {"hpa-sync-period", 0, "D",
+               "how often each HorizontalPodAutoscaler reads its metrics and rescales", "5s"},
+              {"keep-pods", 0, "", "on stop, leave the pods running for the next start to adopt"},
+              {"time-zone", 0, "ZONE",
+               "the IANA time zone Queue timePolicies are judged in (Europe/Berlin, UTC, ...); "
+               "default: the host's"},
+          },
+          false),
       /*connects=*/false,
       RunCluster,
       /*takes_args=*/false};

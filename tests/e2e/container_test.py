@@ -120,7 +120,8 @@ def check_isolation(dev, image):
     assert seen == sorted([f"nvidia{i}" for i in ids] + ["nvidiactl"]), (seen, ids, log)
     assert "cuda=0,1" in log, log
     status = p["status"]["containerStatuses"][0]
-    assert status["imageID"].startswith(image.split(":")[0].rsplit("/", 1)[0]), status
+    repository = image.rsplit(":", 1)[0]  # HOST:PORT/tools/busybox
+    assert re.fullmatch(re.escape(repository) + r"@sha256:[0-9a-f]{64}", status["imageID"]), status
     node = json.loads(dev.k("get", "node", p["spec"]["nodeName"], "-o", "json"))
     assert node["status"]["nodeInfo"]["containerRuntimeVersion"].startswith("runc://"), node
 

@@ -4,7 +4,7 @@
 
 namespace etna::agent::runtime {
 
-Prepared ProcessBackend::Prepare(const RunRequest& request, TimeMs, std::vector<BackendEvent>*) {
+Prepared ProcessBackend::Prepare(const RunRequest& request, std::vector<BackendEvent>*) {
   Prepared p;
   auto launch = BuildLaunch(request.pod, request.container, request.context);
   if (!launch.ok()) {

@@ -36,8 +36,10 @@ struct RunRequest {
 struct Prepared {
   enum class State { kReady, kWaiting, kFailed };
   State state = State::kReady;
-  // kWaiting/kFailed: the container's waiting reason (ContainerCreating, ErrImagePull,
-  // ImagePullBackOff, CreateContainerConfigError, ...) and its message.
+  // The container's waiting reason and message. kWaiting: Prepare is asked again at the next
+  // step (ContainerCreating while the image is pulled; ErrImagePull and ImagePullBackOff,
+  // whose backoff the image store keeps). kFailed: the run cannot be created as specified
+  // (CreateContainerConfigError, CreateContainerError); asked again after the restart backoff.
   std::string reason;
   std::string message;
   // kReady: argv, env, working_dir and reap_pid_file (the caller sets the shim and its files).
@@ -57,11 +59,9 @@ class Backend {
   virtual ~Backend() = default;
   // Node.status.nodeInfo.containerRuntimeVersion: "<name>://<version>".
   virtual std::string Version() const = 0;
-  // Readies a run; kWaiting while something it needs is on its way (an image being pulled),
-  // kFailed when it cannot start now (the reason says why; Prepare is asked again later).
+  // Readies a run (see Prepared for kWaiting and kFailed).
   // `events` receives what happened on the way.
-  virtual Prepared Prepare(const RunRequest& request, TimeMs now,
-                           std::vector<BackendEvent>* events) = 0;
+  virtual Prepared Prepare(const RunRequest& request, std::vector<BackendEvent>* events) = 0;
   // Sends `signal` to the run's processes; `shim` is its shim (a process group leader).
   virtual void Signal(const RunRef& run, pid_t shim, int signal) = 0;
   // After the run ended (its exit record read): corrects the record (OOMKilled) and releases
@@ -77,8 +77,7 @@ class Backend {
 class ProcessBackend : public Backend {
  public:
   std::string Version() const override { return "etna-process://0.1"; }
-  Prepared Prepare(const RunRequest& request, TimeMs now,
-                   std::vector<BackendEvent>* events) override;
+  Prepared Prepare(const RunRequest& request, std::vector<BackendEvent>* events) override;
   void Signal(const RunRef& run, pid_t shim, int signal) override;
   void Finish(const RunRef&, ExitRecord*) override {}
   std::vector<std::string> ExecPrefix(const RunRef&) const override { return {}; }

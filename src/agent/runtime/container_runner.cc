@@ -113,13 +113,12 @@ void ContainerRunner::Observe(TimeMs now) {
 
 void ContainerRunner::Launch(const json& pod, const PodContext& context, TimeMs now) {
   int attempt = attempt_ + 1;
-  Prepared prepared =
-      tuning_->backend->Prepare({pod, spec_, context, {dir_, attempt}}, now, &events_);
+  Prepared prepared = tuning_->backend->Prepare({pod, spec_, context, {dir_, attempt}}, &events_);
   if (prepared.state != Prepared::State::kReady) {
     waiting_reason_ = prepared.reason;
     waiting_message_ = prepared.message;
-    // A configuration error waits out a backoff; an image on its way is asked about again.
-    if (prepared.reason == "CreateContainerConfigError") {
+    // A run that cannot be created waits out a backoff; one waiting (for its image) asks again.
+    if (prepared.state == Prepared::State::kFailed) {
       next_start_ms_ = now + tuning_->backoff_initial_ms;
     }
     return;

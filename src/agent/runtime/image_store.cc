@@ -220,8 +220,8 @@ void ImageStore::Save() const {
 }
 
 ImageState ImageStore::Ensure(const std::string& image, const std::string& policy_in,
-                              const std::string& auth_json, const std::string& requester,
-                              std::vector<PullEvent>* events) {
+                              const PullCredentials& credentials, const std::string& requester,
+                              std::vector<BackendEvent>* events) {
   ImageState state;
   auto ref = ParseImageRef(image);
   if (!ref.ok()) {
@@ -274,7 +274,7 @@ ImageState ImageStore::Ensure(const std::string& image, const std::string& polic
     state.kind = ImageState::Kind::kPulling;
     return state;
   }
-  auto failed = e.failures.find(AuthKey(auth_json));
+  auto failed = e.failures.find(credentials.key);
   if (failed != e.failures.end() && now < failed->second.retry_at_ms) {
     Entry::Failure& f = failed->second;
     state.kind = ImageState::Kind::kFailed;
@@ -295,16 +295,12 @@ ImageState ImageStore::Ensure(const std::string& image, const std::string& polic
   }
   if (e.pulled_for.size() > kMaxRemembered) e.pulled_for.clear();
   e.waiting.insert(requester);
-  queue_.push_back({canonical, auth_json, requester});
+  queue_.push_back({canonical, credentials});
   queued_.insert(canonical);
   cv_.notify_all();
   events->push_back({"Normal", "Pulling", fmt::format("Pulling image \"{}\"", image)});
   state.kind = ImageState::Kind::kPulling;
   return state;
-}
-
-std::string ImageStore::AuthKey(const std::string& auth_json) {
-  return std::to_string(std::hash<std::string>{}(auth_json));
 }
 
 void ImageStore::Run() {
@@ -316,8 +312,9 @@ void ImageStore::Run() {
     queue_.pop_front();
     busy_ = true;
     lock.unlock();
+    PullAuth auth = job.credentials.read ? job.credentials.read() : PullAuth{};
     Entry pulled;
-    Status st = Pull(job, &pulled);
+    Status st = Pull(job.canonical, auth.auth_json, &pulled);
     TimeMs now = options_.clock->NowMs();
     lock.lock();
     Entry& e = images_[job.canonical];
@@ -332,8 +329,9 @@ void ImageStore::Run() {
       e.pulled_for.insert(e.waiting.begin(), e.waiting.end());
       Save();
     } else {
-      Entry::Failure& f = e.failures[AuthKey(job.auth_json)];
+      Entry::Failure& f = e.failures[job.credentials.key];
       f.message = st.message();
+      if (!auth.problem.empty()) f.message += " (" + auth.problem + ")";
       ++f.count;
       TimeMs backoff = options_.backoff_initial_ms;
       for (int i = 1; i < f.count && backoff < options_.backoff_max_ms; ++i) backoff *= 2;
@@ -347,23 +345,22 @@ void ImageStore::Run() {
   }
 }
 
-Status ImageStore::Pull(const Job& job, Entry* out) {
-  auto ref = ParseImageRef(job.canonical);
+Status ImageStore::Pull(const std::string& canonical, const std::string& auth_json, Entry* out) {
+  auto ref = ParseImageRef(canonical);
   if (!ref.ok()) return ref.status();
-  std::string layout = LayoutDir(job.canonical);
+  std::string layout = LayoutDir(canonical);
   std::vector<std::string> argv = {options_.skopeo, "copy", "--quiet"};
   if (IsLoopbackRegistry(ref->registry) || options_.insecure_registries.count(ref->registry)) {
     argv.push_back("--src-tls-verify=false");
   }
   std::string auth_file;
-  if (!job.auth_json.empty()) {
-    auth_file = fmt::format("{}/tmp/auth-{}.json", options_.dir,
-                            std::hash<std::string>{}(job.requester + job.canonical));
-    ETNA_RETURN_IF_ERROR(WriteFileAtomically(auth_file, job.auth_json, 0600));
+  if (!auth_json.empty()) {  // one pull at a time: one auth file
+    auth_file = options_.dir + "/tmp/auth.json";
+    ETNA_RETURN_IF_ERROR(WriteFileAtomically(auth_file, auth_json, 0600));
     argv.push_back("--authfile");
     argv.push_back(auth_file);
   }
-  argv.push_back("docker://" + job.canonical);
+  argv.push_back("docker://" + canonical);
   argv.push_back(fmt::format("oci:{}:{}", layout, kTag));
   CommandOptions co;
   co.timeout = options_.pull_timeout;

@@ -12,6 +12,7 @@
 
 #include <condition_variable>
 #include <deque>
+#include <functional>
 #include <map>
 #include <mutex>
 #include <nlohmann/json.hpp>
@@ -21,6 +22,7 @@
 #include <utility>
 #include <vector>
 
+#include "agent/runtime/backend.h"
 #include "common/clock.h"
 #include "common/status.h"
 
@@ -83,9 +85,19 @@ struct ImageStoreOptions {
   TimeMs gc_min_age_ms = 2 * 60 * 1000;
 };
 
-// One pull's events for the pod that asked (Pulling, Pulled, Failed, BackOff).
-struct PullEvent {
-  std::string type, reason, message;
+// What a pull authenticates with: a Docker config ({"auths": {...}}, "" for none), and why
+// some of the credentials asked for could not be read ("" when all were).
+struct PullAuth {
+  std::string auth_json;
+  std::string problem;
+};
+
+// The credentials of a pull: `key` names them (the pod's pull secrets; "" for none) and keys
+// the backoff after a failure; `read` fetches them, on the store's thread, only when a pull
+// is made (null: none).
+struct PullCredentials {
+  std::string key;
+  std::function<PullAuth()> read;
 };
 
 class ImageStore {
@@ -95,11 +107,11 @@ class ImageStore {
   ImageStore(const ImageStore&) = delete;
   ImageStore& operator=(const ImageStore&) = delete;
 
-  // The image for one run (`requester` names it: each run under policy Always pulls once).
-  // `auth_json`: a Docker config ({"auths": {...}}) from the pod's pull secrets, or "".
+  // The image for one run (`requester` names it: each run under policy Always pulls once);
+  // `events` receives the pod's Events (Pulling, Pulled, Failed, BackOff).
   ImageState Ensure(const std::string& image, const std::string& policy,
-                    const std::string& auth_json, const std::string& requester,
-                    std::vector<PullEvent>* events);
+                    const PullCredentials& credentials, const std::string& requester,
+                    std::vector<BackendEvent>* events);
 
   // Removes unused images per the thresholds (`in_use`: manifest digests of existing runs).
   // Returns the references removed.
@@ -121,17 +133,17 @@ class ImageStore {
       int count = 0;
       std::set<std::string> told;
     };
-    std::map<std::string, Failure> failures;  // by the credentials' digest
+    std::map<std::string, Failure> failures;  // by PullCredentials::key
     std::set<std::string> pulled_for;         // requesters whose Always pull is done
     std::set<std::string> waiting;            // requesters waiting for the pull in flight
   };
   struct Job {
-    std::string canonical, auth_json, requester;
+    std::string canonical;
+    PullCredentials credentials;
   };
-  static std::string AuthKey(const std::string& auth_json);
 
   void Run();
-  Status Pull(const Job& job, Entry* result);
+  Status Pull(const std::string& canonical, const std::string& auth_json, Entry* result);
   void Load();
   void Save() const;  // holds mu_
   std::string LayoutDir(const std::string& canonical) const;

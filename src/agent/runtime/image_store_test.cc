@@ -82,28 +82,40 @@ class ImageStoreTest : public ::testing::Test {
 
 TEST_F(ImageStoreTest, AFailedPullIsErrImagePullThenBackOffThenRetried) {
   ImageStore store(Options());
-  std::vector<PullEvent> events;
-  auto s = store.Ensure("127.0.0.1:1/nope:1", "", "", "run-a", &events);
+  std::vector<BackendEvent> events;
+  auto s = store.Ensure("127.0.0.1:1/nope:1", "", {}, "run-a", &events);
   EXPECT_EQ(s.kind, ImageState::Kind::kPulling);
   ASSERT_EQ(events.size(), 1u);
   EXPECT_EQ(events[0].reason, "Pulling");
   store.WaitIdle();
   events.clear();
-  s = store.Ensure("127.0.0.1:1/nope:1", "", "", "run-a", &events);
+  s = store.Ensure("127.0.0.1:1/nope:1", "", {}, "run-a", &events);
   EXPECT_EQ(s.kind, ImageState::Kind::kFailed);
   EXPECT_EQ(s.reason, "ErrImagePull");
   EXPECT_EQ(s.message, "reading manifest 1 in r/nope: manifest unknown");
-  s = store.Ensure("127.0.0.1:1/nope:1", "", "", "run-a", &events);
+  s = store.Ensure("127.0.0.1:1/nope:1", "", {}, "run-a", &events);
   EXPECT_EQ(s.reason, "ImagePullBackOff");
   EXPECT_NE(s.message.find("manifest unknown"), std::string::npos);
   EXPECT_EQ(Calls(), 1);  // no pull while backing off
-  // Other credentials are another try, at once.
-  s = store.Ensure("127.0.0.1:1/nope:1", "", R"({"auths":{}})", "run-b", &events);
+  // Other credentials are another try, at once; they are read only for the pull, and what
+  // could not be read is named in the failure.
+  int reads = 0;
+  PullCredentials secret{"default/regcred", [&reads] {
+                           ++reads;
+                           return PullAuth{R"({"auths":{}})", "secret default/gone: not found"};
+                         }};
+  s = store.Ensure("127.0.0.1:1/nope:1", "", secret, "run-b", &events);
   EXPECT_EQ(s.kind, ImageState::Kind::kPulling);
   store.WaitIdle();
   EXPECT_EQ(Calls(), 2);
+  EXPECT_EQ(reads, 1);
+  s = store.Ensure("127.0.0.1:1/nope:1", "", secret, "run-b", &events);
+  EXPECT_EQ(s.reason, "ErrImagePull");
+  EXPECT_NE(s.message.find("secret default/gone: not found"), std::string::npos) << s.message;
+  s = store.Ensure("127.0.0.1:1/nope:1", "", secret, "run-b", &events);
+  EXPECT_EQ(reads, 1);   // not read again while backing off
   clock_.Advance(1000);  // the backoff has passed: pulled again
-  s = store.Ensure("127.0.0.1:1/nope:1", "", "", "run-a", &events);
+  s = store.Ensure("127.0.0.1:1/nope:1", "", {}, "run-a", &events);
   EXPECT_EQ(s.kind, ImageState::Kind::kPulling);
   store.WaitIdle();
   EXPECT_EQ(Calls(), 3);
@@ -116,12 +128,12 @@ TEST_F(ImageStoreTest, AFailedPullIsErrImagePullThenBackOffThenRetried) {
 
 TEST_F(ImageStoreTest, NeverPullsUnderPolicyNeverAndRefusesBadNames) {
   ImageStore store(Options());
-  std::vector<PullEvent> events;
-  auto s = store.Ensure("busybox:1", "Never", "", "run", &events);
+  std::vector<BackendEvent> events;
+  auto s = store.Ensure("busybox:1", "Never", {}, "run", &events);
   EXPECT_EQ(s.reason, "ErrImageNeverPull");
-  s = store.Ensure("Bad Name", "", "", "run", &events);
+  s = store.Ensure("Bad Name", "", {}, "run", &events);
   EXPECT_EQ(s.reason, "InvalidImageName");
-  s = store.Ensure("busybox:1", "Sometimes", "", "run", &events);
+  s = store.Ensure("busybox:1", "Sometimes", {}, "run", &events);
   EXPECT_EQ(s.reason, "InvalidImagePullPolicy");
   EXPECT_EQ(Calls(), 0);
 }

@@ -35,20 +35,26 @@ bool IsNumber(const std::string& s) {
   return !s.empty() && s.find_first_not_of("0123456789") == std::string::npos;
 }
 
-// The id of `name` in an /etc/passwd- or /etc/group-style file (field 3), or -1.
-int64_t LookUpId(const std::string& file, const std::string& name, int64_t* primary_gid) {
-  std::ifstream in(file);
-  std::string line;
-  while (std::getline(in, line)) {
-    std::vector<std::string> f;
+// The records of an /etc/passwd- or /etc/group-style file, each split at ':'.
+std::vector<std::vector<std::string>> ColonRecords(const std::string& path) {
+  std::vector<std::vector<std::string>> out;
+  std::ifstream in(path);
+  for (std::string line; std::getline(in, line);) {
+    std::vector<std::string> fields;
     std::stringstream ss(line);
-    std::string part;
-    while (std::getline(ss, part, ':')) f.push_back(part);
-    if (f.size() >= 3 && f[0] == name && IsNumber(f[2])) {
-      if (primary_gid != nullptr && f.size() >= 4 && IsNumber(f[3]))
-        *primary_gid = std::stoll(f[3]);
-      return std::stoll(f[2]);
-    }
+    for (std::string part; std::getline(ss, part, ':');) fields.push_back(part);
+    out.push_back(std::move(fields));
+  }
+  return out;
+}
+
+// The id (field 3) of the record whose name (field 1) or, for a number, whose id is `name`,
+// and its field 4 (a user's primary group) in `primary`; -1 when there is none.
+int64_t LookUpId(const std::string& file, const std::string& name, int64_t* primary) {
+  for (const auto& f : ColonRecords(file)) {
+    if (f.size() < 3 || !IsNumber(f[2]) || (f[0] != name && f[2] != name)) continue;
+    if (primary != nullptr && f.size() >= 4 && IsNumber(f[3])) *primary = std::stoll(f[3]);
+    return std::stoll(f[2]);
   }
   return -1;
 }
@@ -97,24 +103,14 @@ Result<UserIds> ResolveUser(const std::string& user, const std::string& rootfs) 
     g = user.substr(colon + 1);
   }
   int64_t primary = -1;
-  int64_t uid = IsNumber(u) ? std::stoll(u) : LookUpId(rootfs + "/etc/passwd", u, &primary);
+  int64_t uid = LookUpId(rootfs + "/etc/passwd", u, &primary);
+  if (uid < 0 && IsNumber(u)) uid = std::stoll(u);  // a uid the image does not name
   if (uid < 0) {
     return Status::InvalidArgument(
         fmt::format("image user \"{}\": no user \"{}\" in the image's /etc/passwd", user, u));
   }
   ids.uid = static_cast<uint32_t>(uid);
   if (g.empty()) {
-    if (primary < 0 && IsNumber(u)) {  // a numeric uid may still name a passwd entry
-      std::ifstream in(rootfs + "/etc/passwd");
-      std::string line;
-      while (std::getline(in, line)) {
-        std::vector<std::string> f;
-        std::stringstream ss(line);
-        std::string part;
-        while (std::getline(ss, part, ':')) f.push_back(part);
-        if (f.size() >= 4 && f[2] == u && IsNumber(f[3])) primary = std::stoll(f[3]);
-      }
-    }
     ids.gid = primary < 0 ? 0 : static_cast<uint32_t>(primary);
     return ids;
   }

@@ -1,6 +1,7 @@
 #include "agent/runtime/runc_backend.h"
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 #include <signal.h>
 #include <sys/mount.h>
 #include <sys/stat.h>
@@ -125,28 +126,35 @@ std::string RuncBackend::CgroupsPath(const RunRef& run) const {
                      dir.parent_path().filename().string(), dir.filename().string(), run.attempt);
 }
 
-std::string RuncBackend::PullAuth(const json& pod, std::vector<BackendEvent>* events) const {
-  const json& secrets = pod.value("/spec/imagePullSecrets"_json_pointer, json::array());
-  if (secrets.empty() || !options_.secret) return "";
+PullCredentials RuncBackend::Credentials(const json& pod) const {
+  const json& refs = pod.value("/spec/imagePullSecrets"_json_pointer, json::array());
+  std::vector<std::string> names;
+  for (const auto& ref : refs) names.push_back(ref.value("name", ""));
+  if (names.empty() || !options_.secret) return {};
   std::string ns = pod["metadata"].value("namespace", "default");
-  json auths = json::object();
-  for (const auto& ref : secrets) {
-    std::string name = ref.value("name", "");
-    auto secret = options_.secret(ns, name);
-    if (!secret.ok()) {
-      // As the kubelet: the pull goes on without it, and the pod hears why.
-      events->push_back({"Warning", "FailedToRetrieveImagePullSecret",
-                         fmt::format("Unable to retrieve some image pull secrets ({}); attempting "
-                                     "to pull the image may not succeed: {}",
-                                     name, secret.status().message())});
-      continue;
+  PullCredentials c;
+  c.key = fmt::format("{}/{}", ns, fmt::join(names, ","));
+  c.read = [ns, names, secret = options_.secret] {
+    PullAuth out;
+    json auths = json::object();
+    for (const auto& name : names) {
+      auto got = secret(ns, name);
+      if (!got.ok()) {
+        // As the kubelet: the pull goes on without it, and the failure says why.
+        out.problem +=
+            fmt::format("{}image pull secret {}/{} could not be read: {}",
+                        out.problem.empty() ? "" : "; ", ns, name, got.status().message());
+        continue;
+      }
+      json these = SecretAuths(*got);  // items() must not outlive it
+      for (const auto& [registry, auth] : these.items()) {
+        if (!auths.contains(registry)) auths[registry] = auth;
+      }
     }
-    json these = SecretAuths(*secret);  // items() must not outlive it
-    for (const auto& [registry, auth] : these.items()) {
-      if (!auths.contains(registry)) auths[registry] = auth;
-    }
-  }
-  return auths.empty() ? "" : json{{"auths", auths}}.dump();
+    if (!auths.empty()) out.auth_json = json{{"auths", auths}}.dump();
+    return out;
+  };
+  return c;
 }
 
 std::vector<DeviceNode> RuncBackend::GpuDevices(const json& pod) const {
@@ -213,53 +221,37 @@ std::vector<std::pair<std::string, std::string>> RuncBackend::DriverFiles() cons
   return out;
 }
 
-Prepared RuncBackend::Prepare(const RunRequest& request, TimeMs now,
-                              std::vector<BackendEvent>* events) {
+Prepared RuncBackend::Prepare(const RunRequest& request, std::vector<BackendEvent>* events) {
   Prepared p;
-  auto fail = [&](std::string reason, std::string message) {
-    p.state = Prepared::State::kFailed;
+  auto not_ready = [&](Prepared::State state, std::string reason, std::string message) {
+    p.state = state;
     p.reason = std::move(reason);
     p.message = std::move(message);
     return p;
   };
+  auto fail = [&](std::string reason, std::string message) {
+    return not_ready(Prepared::State::kFailed, std::move(reason), std::move(message));
+  };
   const json& c = request.container;
   std::string image = c.value("image", "");
-  std::vector<PullEvent> pulls;
   ImageState state = images_->Ensure(image, c.value("imagePullPolicy", ""),
-                                     PullAuth(request.pod, events), Id(request.run), &pulls);
-  for (auto& e : pulls) events->push_back({e.type, e.reason, e.message});
+                                     Credentials(request.pod), Id(request.run), events);
   if (state.kind == ImageState::Kind::kPulling) {
-    p.state = Prepared::State::kWaiting;
-    p.reason = "ContainerCreating";
-    p.message = fmt::format("pulling image \"{}\"", image);
-    return p;
+    return not_ready(Prepared::State::kWaiting, "ContainerCreating",
+                     fmt::format("pulling image \"{}\"", image));
   }
-  if (state.kind == ImageState::Kind::kFailed) return fail(state.reason, state.message);
-
-  // The run's root: the image's (read-only) under the run's own upper layer.
-  std::string run_dir = RunDir(request.run);
-  std::string id = Id(request.run);
-  Release(run_dir, id);  // what a run of this number left (an agent that died mid-start)
-  std::error_code ec;
-  for (const char* sub : {"upper", "work", "rootfs"})
-    fs::create_directories(run_dir + "/" + sub, ec);
-  if (ec) return fail("CreateContainerError", fmt::format("{}: {}", run_dir, ec.message()));
-  std::string overlay =
-      fmt::format("lowerdir={},upperdir={}/upper,workdir={}/work", state.rootfs, run_dir, run_dir);
-  if (mount("overlay", (run_dir + "/rootfs").c_str(), "overlay", 0, overlay.c_str()) != 0) {
-    return fail("CreateContainerError", fmt::format("mount the image's overlay on {}/rootfs: {}",
-                                                    run_dir, std::strerror(errno)));
+  if (state.kind == ImageState::Kind::kFailed) {  // the store keeps the pull's backoff
+    return not_ready(Prepared::State::kWaiting, state.reason, state.message);
   }
-  (void)WriteFileAtomically(run_dir + "/image-digest", state.digest, 0644);
 
   // The pod's files and volumes.
   const PodContext& ctx = request.context;
   NodeSide node;
-  node.rootfs = run_dir + "/rootfs";
   node.cgroups_path = CgroupsPath(request.run);
   node.resolv_conf = options_.resolv_conf;
   std::string hostname = request.pod.value("/spec/hostname"_json_pointer, std::string());
   if (hostname.empty()) hostname = request.pod["metadata"].value("name", "");
+  std::error_code ec;
   fs::create_directories(ctx.pod_dir + "/etc", ec);
   std::string hosts = fmt::format(
       "# Kubernetes-managed hosts file (etna).\n127.0.0.1\tlocalhost\n::1\tlocalhost "
@@ -280,7 +272,8 @@ Prepared RuncBackend::Prepare(const RunRequest& request, TimeMs now,
   }
   auto volumes = VolumeDirs(request.pod, ctx);
   if (!volumes.ok()) return fail("CreateContainerConfigError", volumes.status().message());
-  // emptyDir {medium: Memory}: a tmpfs the pod's containers share (sized by its sizeLimit).
+  // emptyDir {medium: Memory}: a tmpfs the pod's containers share (sized by its sizeLimit),
+  // unmounted with the pod (RemovePod).
   for (const auto& v : request.pod.value("/spec/volumes"_json_pointer, json::array())) {
     if (!v.contains("emptyDir") || v["emptyDir"].value("medium", "") != "Memory") continue;
     std::string dir = (*volumes)[v.value("name", "")];
@@ -306,14 +299,34 @@ Prepared RuncBackend::Prepare(const RunRequest& request, TimeMs now,
   node.devices = GpuDevices(request.pod);
   if (!node.devices.empty()) node.driver_files = DriverFiles();
 
+  // The run's root: the image's (read-only) under the run's own upper layer. From here on a
+  // failure releases the run (its mount, its directory).
+  std::string run_dir = RunDir(request.run);
+  std::string id = Id(request.run);
+  Release(run_dir, id);  // what a run of this number left (an agent that died mid-start)
+  node.rootfs = run_dir + "/rootfs";
+  for (const char* sub : {"upper", "work", "rootfs"}) {
+    fs::create_directories(run_dir + "/" + sub, ec);
+  }
+  if (ec) return fail("CreateContainerError", fmt::format("{}: {}", run_dir, ec.message()));
+  std::string overlay =
+      fmt::format("lowerdir={},upperdir={}/upper,workdir={}/work", state.rootfs, run_dir, run_dir);
+  if (mount("overlay", node.rootfs.c_str(), "overlay", 0, overlay.c_str()) != 0) {
+    std::string why = std::strerror(errno);
+    Release(run_dir, id);
+    return fail("CreateContainerError",
+                fmt::format("mount the image's overlay on {}: {}", node.rootfs, why));
+  }
   auto config = OciConfig(request.pod, c, ctx, state.config, node);
   if (!config.ok()) {
     Release(run_dir, id);
     return fail("CreateContainerConfigError", config.status().message());
   }
-  if (Status w = WriteFileAtomically(run_dir + "/config.json", config->dump(1), 0644); !w.ok()) {
+  Status written = WriteFileAtomically(run_dir + "/config.json", config->dump(1), 0644);
+  if (written.ok()) written = WriteFileAtomically(run_dir + "/image-digest", state.digest, 0644);
+  if (!written.ok()) {
     Release(run_dir, id);
-    return fail("CreateContainerError", w.message());
+    return fail("CreateContainerError", written.message());
   }
   p.launch.argv = {options_.runc, "--root",         state_root_, "run",   "-d",
                    "--pid-file",  run_dir + "/pid", "--bundle",  run_dir, id};
@@ -322,7 +335,6 @@ Prepared RuncBackend::Prepare(const RunRequest& request, TimeMs now,
   p.launch.working_dir = run_dir;
   p.launch.reap_pid_file = run_dir + "/pid";
   p.image_id = state.image_id;
-  (void)now;
   return p;
 }
 
@@ -366,7 +378,7 @@ void RuncBackend::Finish(const RunRef& run, ExitRecord* exit) {
     }
   }
   Release(RunDir(run), Id(run));
-  MaybeCollectGarbage(0);
+  MaybeCollectGarbage();
 }
 
 std::vector<std::string> RuncBackend::ExecPrefix(const RunRef& run) const {
@@ -404,7 +416,7 @@ void RuncBackend::RemovePod(const std::string& pod_dir) {
   if (fs::is_directory(v2, ec)) rmdir(v2.c_str());
 }
 
-void RuncBackend::MaybeCollectGarbage(TimeMs) {
+void RuncBackend::MaybeCollectGarbage() {
   {
     std::lock_guard<std::mutex> lock(gc_mu_);
     TimeMs now = options_.images.clock->NowMs();

@@ -51,8 +51,7 @@ class RuncBackend : public Backend {
   RuncBackend(RuncOptions options, std::string runc_version);
 
   std::string Version() const override { return "runc://" + runc_version_; }
-  Prepared Prepare(const RunRequest& request, TimeMs now,
-                   std::vector<BackendEvent>* events) override;
+  Prepared Prepare(const RunRequest& request, std::vector<BackendEvent>* events) override;
   void Signal(const RunRef& run, pid_t shim, int signal) override;
   void Finish(const RunRef& run, ExitRecord* exit) override;
   std::vector<std::string> ExecPrefix(const RunRef& run) const override;
@@ -64,12 +63,12 @@ class RuncBackend : public Backend {
   std::string Id(const RunRef& run) const;
   std::string RunDir(const RunRef& run) const;
   std::string CgroupsPath(const RunRef& run) const;
-  std::string PullAuth(const nlohmann::json& pod, std::vector<BackendEvent>* events) const;
+  PullCredentials Credentials(const nlohmann::json& pod) const;
   std::vector<DeviceNode> GpuDevices(const nlohmann::json& pod) const;
   std::vector<std::pair<std::string, std::string>> DriverFiles() const;
   bool OomKilled(const std::string& cgroups_path) const;
   void Release(const std::string& run_dir, const std::string& id);
-  void MaybeCollectGarbage(TimeMs now);
+  void MaybeCollectGarbage();
 
   RuncOptions options_;
   std::string runc_version_;
