@@ -85,8 +85,11 @@ def main():
             for line in open(f"/proc/{agent}/status"):
                 if line.startswith("VmHWM:"):
                     rss_kb = int(line.split()[1])
-            for i in range(a.pods):
-                c.request("DELETE", f"/api/v1/namespaces/default/pods/p{i}")
+            for name in list(created) + ["warm"]:
+                c.request("DELETE", f"/api/v1/namespaces/default/pods/{name}")
+            # The agent removes each pod (its container, overlay and cgroup) before it goes.
+            c.wait(lambda: not c.items("/api/v1/namespaces/default/pods"),
+                   "the agent removed every pod", timeout=300)
     print(f"BENCH runtime backend={a.runtime} pods={a.pods} "
           f"bind_to_running_p50_ms={percentile(latencies, 0.5):.0f} "
           f"p99_ms={percentile(latencies, 0.99):.0f} agent_rss_mb={rss_kb / 1024:.0f}")

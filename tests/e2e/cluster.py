@@ -20,6 +20,8 @@ import tempfile
 import time
 import urllib.request
 
+from containers import release_containers
+
 KUBECTL = os.environ.get("KUBECTL", "kubectl")
 
 
@@ -60,6 +62,7 @@ class Cluster:
             self.stop(name)
         # Containers run under the agents' shims; stop whatever is left of them.
         kill_processes_mentioning(self.work)
+        release_containers(self.work)
         shutil.rmtree(self.work, ignore_errors=True)
         return False
 

@@ -12,6 +12,8 @@ import subprocess
 import tempfile
 import time
 
+from containers import release_containers
+
 KUBECTL = os.environ.get("KUBECTL", "kubectl")
 
 
@@ -113,14 +115,4 @@ def kill_containers(work):
                 os.killpg(int(pid), signal.SIGKILL)
             except OSError:
                 pass
-    # The container runtime's: runc's containers of each node, then the overlays and tmpfs
-    # mounts left under `work`.
-    nodes = os.path.join(work, "nodes")
-    for node in os.listdir(nodes) if os.path.isdir(nodes) else []:
-        root = os.path.join(nodes, node, "runc")
-        for cid in os.listdir(root) if os.path.isdir(root) else []:
-            subprocess.run(["runc", "--root", root, "delete", "--force", cid],
-                           capture_output=True)
-    mounts = [line.split()[1] for line in open("/proc/self/mounts")]
-    for m in sorted((m for m in mounts if m.startswith(work + "/")), reverse=True):
-        subprocess.run(["umount", "-l", m], capture_output=True)
+    release_containers(work)
