@@ -7,9 +7,9 @@ PACKAGES=(
   build-essential cmake ninja-build pkg-config clang-format
   libgtest-dev libgmock-dev libbenchmark-dev
   libyaml-cpp-dev libfmt-dev nlohmann-json3-dev libsqlite3-dev
-  libboost-dev libssl-dev
+  libboost-dev libssl-dev zlib1g-dev
   clang-14 libclang-rt-14-dev
-  python3-kubernetes python3-yaml curl procps prometheus zsh
+  python3-kubernetes python3-yaml curl procps prometheus zsh tmux
   tzdata  # the IANA zone files Queue timePolicies are judged in (src/common/time_zone.h)
   # The container runtime (docs/agent.md) and its tests: an OCI runtime, image tools, a local
   # registry and a static busybox to build a test image from.

@@ -15,6 +15,7 @@
 #include "agent/stats_summary.h"
 #include "client/informer.h"
 #include "client/rest.h"
+#include "common/strings.h"
 #include "net/http/server.h"
 
 namespace etna::agent {
@@ -28,14 +29,20 @@ std::string SelfExe() {
 }
 
 // The utilization each holder set in its pod's ETNA_GPU_UTILIZATION_FILE (0-100; anything else
-// sets nothing).
+// sets nothing). A holder that set nothing and is not Ready yet is still starting (pulling,
+// loading its model) and loads its GPU with 0 %, as a real GPU reads before its work begins; a
+// Ready holder that set nothing gets the simulated busy reading (gpu_source.h).
 void ReadDrivenUtilization(const std::string& data_dir, GpuHolders* holders) {
   for (auto& [index, list] : *holders) {
     for (GpuHolder& h : list) {
       if (h.uid.empty()) continue;
       std::ifstream in(runtime::PodDir(data_dir, h.uid) + "/" + runtime::kGpuUtilizationFile);
       double value = -1;
-      if (in >> value && value >= 0 && value <= 100) h.driven_utilization = static_cast<int>(value);
+      if (in >> value && value >= 0 && value <= 100) {
+        h.driven_utilization = static_cast<int>(value);
+      } else if (!h.ready) {
+        h.driven_utilization = 0;
+      }
     }
   }
 }
@@ -174,6 +181,7 @@ Status Agent::Start() {
   ro.tuning.shim_binary = options_.shim_binary;
   ro.tuning.backoff_initial_ms = options_.restart_backoff_initial_ms;
   ro.tuning.backoff_max_ms = options_.restart_backoff_max_ms;
+  ro.storage_check_ms = options_.storage_check_ms;
   ro.clock = clock_;
   if (!options_.backend && options_.runtime == "container") {
     runtime::RuncOptions runc = options_.runc;
@@ -200,6 +208,15 @@ Status Agent::Start() {
     for (const auto& d : gpus_) out.push_back(d.gpu);
     return out;
   };
+  peer_hosts_ = std::make_unique<PeerHosts>(rest_.get(), clock_);
+  ro.resolve_hosts = [this](const nlohmann::json& pod) { return peer_hosts_->For(pod); };
+  pod_tokens_ = std::make_unique<PodTokens>(rest_.get(), clock_);
+  if (!options_.api_host.empty()) {
+    ro.api_host = options_.api_host;
+    ro.api_port = options_.api_port;
+    ro.api_ca_pem = options_.api_ca_pem;
+    ro.service_account_token = [this](const nlohmann::json& pod) { return pod_tokens_->For(pod); };
+  }
   runtime_ = std::make_unique<runtime::Runtime>(std::move(ro), rest_.get());
 
   net::http::ServerOptions so;
@@ -207,16 +224,21 @@ Status Agent::Start() {
   so.worker_threads = 8;
   so.io_threads = 1;
   http_ = std::make_unique<net::http::HttpServer>(
-      so, runtime::MakeAgentHandler(runtime_.get(),
-                                    {.gpu_report = [this] { return GpuReport(); },
-                                     .metrics =
-                                         [this] {
-                                           std::lock_guard<std::mutex> lock(mu_);
-                                           return DcgmMetrics(options_.node.name,
-                                                              CurrentGpusLocked(), holders_);
-                                         },
-                                     .stats_summary = [this] { return StatsSummary(); },
-                                     .not_ready = [this] { return NotReadyReason(); }}));
+      so, runtime::MakeAgentHandler(
+              runtime_.get(), {.gpu_report = [this] { return GpuReport(); },
+                               .metrics =
+                                   [this] {
+                                     std::lock_guard<std::mutex> lock(mu_);
+                                     return DcgmMetrics(options_.node.name, CurrentGpusLocked(),
+                                                        holders_);
+                                   },
+                               .stats_summary = [this] { return StatsSummary(); },
+                               .not_ready = [this] { return NotReadyReason(); },
+                               .authorize_stream =
+                                   [this](const net::http::Request& r, const std::string& pod_uid,
+                                          const std::string& subresource) {
+                                     return CheckStreamTicket(r, pod_uid, subresource);
+                                   }}));
   ETNA_RETURN_IF_ERROR(http_->Start().WithContext("listen " + options_.listen));
 
   host_ = ReadHostInfo();
@@ -325,11 +347,43 @@ void Agent::PodLoop() {
     lock.unlock();
     std::vector<nlohmann::json> pods = informer_->List();
     runtime_->Sync(pods);
+    peer_hosts_->Retain(pods);
+    pod_tokens_->Retain(pods);
     GpuHolders holders = GpuHoldersFromPods(pods);
     lock.lock();
     holders_ = std::move(holders);
     cv_.wait_for(lock, options_.sync_period, [this] { return stop_ || pods_changed_; });
   }
+}
+
+Status Agent::CheckStreamTicket(const net::http::Request& request, const std::string& pod_uid,
+                                const std::string& subresource) {
+  std::string auth = request.Header("authorization");
+  if (auth.size() < 7 || !EqualsIgnoreCase(auth.substr(0, 7), "bearer ")) {
+    return Status::FailedPrecondition("a ticket from the API server is required");
+  }
+  nlohmann::json review = {
+      {"apiVersion", "authentication.k8s.io/v1"},
+      {"kind", "TokenReview"},
+      {"spec", {{"token", std::string(Trim(auth.substr(7)))}, {"audiences", {"etna-agent"}}}}};
+  auto reviewed = rest_->Create("/apis/authentication.k8s.io/v1/tokenreviews", review);
+  if (!reviewed.ok()) {
+    return Status::FailedPrecondition("the API server did not review the ticket: " +
+                                      reviewed.status().message());
+  }
+  const nlohmann::json& status = reviewed->value("status", nlohmann::json::object());
+  if (!status.value("authenticated", false)) {
+    return Status::FailedPrecondition("the ticket is not valid: " + status.value("error", ""));
+  }
+  const nlohmann::json extra = status.value("/user/extra"_json_pointer, nlohmann::json::object());
+  auto is = [&](const char* key, const std::string& want) {
+    return extra.value(key, nlohmann::json::array()) == nlohmann::json::array({want});
+  };
+  if (!is("etna.io/node", options_.node.name) || !is("etna.io/pod-uid", pod_uid) ||
+      !is("etna.io/subresource", subresource)) {
+    return Status::FailedPrecondition("the ticket is for another node, pod or subresource");
+  }
+  return Status::Ok();
 }
 
 }  // namespace etna::agent

@@ -10,6 +10,8 @@
 // the pod informer has synced.
 // On simulated GPUs a pod drives its GPUs' utilization through the file its
 // ETNA_GPU_UTILIZATION_FILE names (runtime/pod_env.h); every reading reads those files anew.
+// Each pod resolves its job's peers and its namespace's Services (peer_hosts.h), and gets its
+// ServiceAccount's token (pod_tokens.h) when the API's address is given.
 // Thread-safety: Start/Stop from the owner thread; port() from any thread after Start.
 #pragma once
 
@@ -26,10 +28,13 @@
 #include "agent/gpu/gpu_holders.h"
 #include "agent/gpu/gpu_source.h"
 #include "agent/node_object.h"
+#include "agent/peer_hosts.h"
+#include "agent/pod_tokens.h"
 #include "agent/runtime/process_usage.h"
 #include "agent/runtime/runc_backend.h"
 #include "client/transport.h"
 #include "common/clock.h"
+#include "net/http/message.h"
 
 namespace etna::net::http {
 class HttpServer;
@@ -53,6 +58,11 @@ struct AgentOptions {
   std::string data_dir;                   // required; pods' state and logs live here
   std::string listen = "127.0.0.1:0";     // the logs endpoint; port 0 picks one
   std::string internal_ip = "127.0.0.1";
+  // The API server as pods reach it (host, port, CA); empty host: pods get no ServiceAccount
+  // token and no KUBERNETES_SERVICE_HOST.
+  std::string api_host;
+  uint16_t api_port = 0;
+  std::string api_ca_pem;
   int lease_seconds = 40;
   // Overrides leaseDuration/4 as the heartbeat period (tests use sub-second periods).
   std::chrono::milliseconds heartbeat_period{0};
@@ -60,7 +70,8 @@ struct AgentOptions {
   std::string shim_binary;                     // default: this executable (/proc/self/exe)
   TimeMs restart_backoff_initial_ms = 10'000;
   TimeMs restart_backoff_max_ms = 300'000;
-  const Clock* clock = nullptr;  // default: the system clock
+  TimeMs storage_check_ms = 10'000;  // how often pods' ephemeral storage is judged
+  const Clock* clock = nullptr;      // default: the system clock
   // The node's usage is the sum of its pods' (a simulated node on a shared host), not the
   // host's (/proc/stat, /proc/meminfo).
   bool node_usage_from_pods = false;
@@ -105,6 +116,10 @@ class Agent {
   std::vector<GpuDevice> CurrentGpusLocked() const;
   nlohmann::json GpuReport() const;
   std::string NotReadyReason() const;  // "" when ready
+  // Whether `request` carries the API server's ticket for this node's pod `pod_uid` and
+  // `subresource` (a TokenReview with audience "etna-agent": api/server/pod_streams.h).
+  Status CheckStreamTicket(const net::http::Request& request, const std::string& pod_uid,
+                           const std::string& subresource);
   NodeReport MakeReport(std::vector<GpuDevice> gpus, TimeMs now) const;
 
   AgentOptions options_;
@@ -114,6 +129,8 @@ class Agent {
   std::unique_ptr<client::RestClient> rest_;
   std::unique_ptr<client::Transport> informer_transport_;
   std::unique_ptr<client::Informer> informer_;
+  std::unique_ptr<PeerHosts> peer_hosts_;  // used by runtime_'s sync only
+  std::unique_ptr<PodTokens> pod_tokens_;  // likewise
   std::unique_ptr<runtime::Runtime> runtime_;
   std::unique_ptr<net::http::HttpServer> http_;
   mutable std::mutex mu_;

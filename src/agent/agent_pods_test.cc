@@ -1,11 +1,14 @@
 // Pods run by the agent as processes, seen through the API: env, logs, exit codes, phases,
 // restarts, exec failures, graceful and outright deletion, adoption by a new agent after the
-// old one went away, the logs endpoint and probes.
+// old one went away, the logs endpoint and probes, eviction for ephemeral storage.
 #include <gtest/gtest.h>
 
+#include <filesystem>
+#include <fstream>
 #include <mutex>
 
 #include "agent/agent_test_fixture.h"
+#include "agent/runtime/storage_limits.h"
 
 namespace etna::agent::testing {
 namespace {
@@ -61,6 +64,59 @@ TEST_F(AgentTest, OnFailureRestartsAndCountsRestarts) {
   EXPECT_EQ(cs["lastState"]["terminated"]["exitCode"], 1);
   EXPECT_EQ(Logs("p3"), "second\n");
   EXPECT_EQ(Logs("p3", "?previous=true"), "first\n");
+}
+
+// The kubelet's eviction for ephemeral storage: a pod that writes past the sum of its
+// containers' limits is stopped at once and ends Failed, reason Evicted, with an Event.
+TEST_F(AgentTest, PodOverItsEphemeralStorageLimitIsEvicted) {
+  AgentOptions o = Options("n1");
+  o.storage_check_ms = 50;
+  StartAgent(std::move(o));
+  json pod = {{"apiVersion", "v1"},
+              {"kind", "Pod"},
+              {"metadata", {{"name", "filler"}, {"namespace", "default"}}},
+              {"spec",
+               {{"nodeName", "n1"},
+                {"restartPolicy", "Never"},
+                {"volumes", {{{"name", "scratch"}, {"emptyDir", json::object()}}}},
+                {"containers",
+                 {{{"name", "main"},
+                   {"image", "busybox"},
+                   {"command",
+                    {"sh", "-c",
+                     "echo small > $ETNA_VOLUME_SCRATCH/a; sleep 0.3; "
+                     "head -c 3000000 /dev/zero > $ETNA_VOLUME_SCRATCH/big; sleep 30"}},
+                   {"volumeMounts", {{{"name", "scratch"}, {"mountPath", "/scratch"}}}},
+                   {"resources", {{"limits", {{"ephemeral-storage", "2Mi"}}}}}}}}}}};
+  ASSERT_TRUE(api_.rest().Create(client::Path("pods", "default"), pod).ok());
+  ASSERT_TRUE(WaitFor([&] { return Phase("filler") == "Failed"; }, std::chrono::seconds(10)))
+      << Pod("filler").dump();
+  json status = Pod("filler")["status"];
+  EXPECT_EQ(status["reason"], "Evicted");
+  EXPECT_EQ(status["message"],
+            "Pod ephemeral local storage usage exceeds the total limit of containers 2Mi. ");
+  EXPECT_EQ(status["containerStatuses"][0]["state"]["terminated"]["exitCode"], 137);
+}
+
+TEST(StorageLimitsTest, EmptyDirSizeLimitAndContainerLimitAreJudgedApart) {
+  std::string dir = ::testing::TempDir() + "/storage_limits";
+  std::filesystem::remove_all(dir);
+  std::filesystem::create_directories(dir + "/volumes/cache");
+  std::filesystem::create_directories(dir + "/main");
+  json pod = {
+      {"spec",
+       {{"volumes", {{{"name", "cache"}, {"emptyDir", {{"sizeLimit", "64Ki"}}}}}},
+        {"containers",
+         {{{"name", "main"}, {"resources", {{"limits", {{"ephemeral-storage", "1Mi"}}}}}}}}}}};
+  EXPECT_EQ(runtime::EphemeralStorageViolation(pod, dir), "");
+  { std::ofstream(dir + "/volumes/cache/f") << std::string(100'000, 'x'); }
+  EXPECT_EQ(runtime::EphemeralStorageViolation(pod, dir),
+            "Usage of EmptyDir volume \"cache\" exceeds the limit \"64Ki\". ");
+  std::filesystem::remove(dir + "/volumes/cache/f");
+  { std::ofstream(dir + "/main/0.log") << std::string(1'100'000, 'x'); }
+  EXPECT_EQ(runtime::EphemeralStorageViolation(pod, dir),
+            "Container main exceeded its local ephemeral storage limit \"1Mi\". ");
+  std::filesystem::remove_all(dir);
 }
 
 TEST_F(AgentTest, ExecFailureIsAContainerStatusNotACrash) {
@@ -285,6 +341,51 @@ TEST_F(AgentTest, ReadinessAndLivenessProbes) {
     return Pod("p10").value("/status/containerStatuses/0/restartCount"_json_pointer, 0) >= 1;
   }));
   ASSERT_TRUE(api_.rest().Delete(client::Path("pods", "default", "p10"), 0).ok());
+}
+
+TEST_F(AgentTest, PodsResolveTheirJobsPeersAndTheirNamespacesServices) {
+  // The chief is bound to a node with no agent here: it resolves to that node's address.
+  ASSERT_TRUE(api_.rest().Create(client::Path("nodes"), {{"metadata", {{"name", "n2"}}}}).ok());
+  ASSERT_TRUE(
+      api_.rest()
+          .MergePatch(
+              client::Path("nodes", "", "n2"),
+              {{"status", {{"addresses", {{{"type", "InternalIP"}, {"address", "10.0.0.2"}}}}}}},
+              "status")
+          .ok());
+  json endpoints = {{"metadata", {{"name", "web"}, {"namespace", "default"}}},
+                    {"subsets", {{{"addresses", {{{"ip", "10.0.0.9"}}}}}}}};
+  ASSERT_TRUE(api_.rest().Create(client::Path("endpoints", "default"), endpoints).ok());
+  auto job_pod = [&](const std::string& name, const std::string& node, const std::string& script) {
+    json pod = {{"metadata",
+                 {{"name", name},
+                  {"namespace", "default"},
+                  {"labels", {{api::types::kJobNameLabel, "train"}}}}},
+                {"spec",
+                 {{"nodeName", node},
+                  {"restartPolicy", "Never"},
+                  {"containers",
+                   {{{"name", "main"},
+                     {"image", "busybox"},
+                     {"command", {"sh", "-c", script}},
+                     {"env",
+                      {{{"name", "CHIEF_SERVICE"}, {"value", "train-chief-0"}},
+                       {{"name", "WEB"}, {"value", "web.default.svc"}}}}}}}}}};
+    auto r = api_.rest().Create(client::Path("pods", "default"), pod);
+    ASSERT_TRUE(r.ok()) << r.status().ToString();
+  };
+  job_pod("train-chief-0", "n2", "true");
+  StartAgent(Options("n1"));
+  job_pod("train-worker-0", "n1", "echo $CHIEF_SERVICE $WEB");
+  ASSERT_TRUE(WaitFor([&] { return Phase("train-worker-0") == "Succeeded"; }));
+  EXPECT_EQ(Logs("train-worker-0"), "10.0.0.2 10.0.0.9\n");
+  std::string uid = Pod("train-worker-0")["metadata"]["uid"];
+  std::string hosts = TextOrEmpty(dir_ + "/data/pods/" + uid + "/etc/hosts");
+  EXPECT_NE(hosts.find("127.0.0.1\ttrain-worker-0\n"), std::string::npos) << hosts;
+  EXPECT_NE(hosts.find("10.0.0.2\ttrain-chief-0\n"), std::string::npos) << hosts;
+  EXPECT_NE(hosts.find("10.0.0.9\tweb.default.svc.cluster.local web.default.svc web.default web\n"),
+            std::string::npos)
+      << hosts;
 }
 
 }  // namespace

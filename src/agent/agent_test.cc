@@ -172,16 +172,48 @@ TEST_F(AgentTest, SimulatedNodeReadingsFollowThePodsItRuns) {
   StartSimulatedAgent("t4-0");
   CreatePod("busy", "t4-0", "sleep 30", "Never", json::array(),
             {{api::types::kGpuIdsAnnotation, "1"}});
+  std::vector<std::string> util;
   std::string text;
   ASSERT_TRUE(WaitFor([&] {
     text = AgentGet(*agent_, "/metrics").second;
-    return text.find("pod=\"busy\"") != std::string::npos;
+    util = SampleLines(text, "DCGM_FI_DEV_GPU_UTIL{");
+    return util.size() == 2 && util[1].find("pod=\"busy\"") != std::string::npos &&
+           util[1].ends_with(" 87");  // 80 + 7*1 mod 16, once the pod is Ready
   })) << text;
-  std::vector<std::string> util = SampleLines(text, "DCGM_FI_DEV_GPU_UTIL{");
-  ASSERT_EQ(util.size(), 2u) << text;
   EXPECT_EQ(util[0].substr(util[0].rfind(' ')), " 0");
-  EXPECT_EQ(util[1].substr(util[1].rfind(' ')), " 87");  // 80 + 7*1 mod 16
-  EXPECT_NE(util[1].find("pod=\"busy\""), std::string::npos);
+}
+
+// A pod that is not Ready yet (still loading its model) has not loaded its GPU: 0 %, as a real
+// device reads before the work begins; once Ready and driving nothing, the simulated busy reading.
+TEST_F(AgentTest, ASimulatedGpuReadsIdleUntilItsPodIsReady) {
+  StartSimulatedAgent("t4-0");
+  std::string go = dir_ + "/ready";
+  json pod = {{"apiVersion", "v1"},
+              {"kind", "Pod"},
+              {"metadata",
+               {{"name", "loading"},
+                {"namespace", "default"},
+                {"annotations", {{api::types::kGpuIdsAnnotation, "1"}}}}},
+              {"spec",
+               {{"nodeName", "t4-0"},
+                {"restartPolicy", "Never"},
+                {"containers",
+                 {{{"name", "main"},
+                   {"image", "busybox"},
+                   {"command", {"sh", "-c", "sleep 30"}},
+                   {"readinessProbe",
+                    {{"exec", {{"command", {"test", "-f", go}}}}, {"periodSeconds", 1}}}}}}}}};
+  ASSERT_TRUE(api_.rest().Create(client::Path("pods", "default"), pod).ok());
+  auto reading = [&]() -> std::string {
+    auto lines = SampleLines(AgentGet(*agent_, "/metrics").second, "DCGM_FI_DEV_GPU_UTIL{gpu=\"1\"");
+    return lines.size() == 1 ? lines[0] : "";
+  };
+  ASSERT_TRUE(WaitFor([&] { return Phase("loading") == "Running"; }));
+  std::string line = reading();
+  EXPECT_NE(line.find("pod=\"loading\""), std::string::npos) << line;
+  EXPECT_TRUE(line.ends_with(" 0")) << line;
+  std::ofstream(go).close();
+  ASSERT_TRUE(WaitFor([&] { return reading().ends_with(" 87"); })) << reading();
 }
 
 TEST_F(AgentTest, ASimulatedPodDrivesItsGpusUtilizationAndTheSummaryShowsItsUsage) {

@@ -130,6 +130,9 @@ int RunNode(Invocation& inv) {
   options.data_dir = f.data_dir;
   options.listen = f.listen;
   options.internal_ip = f.internal_ip;
+  options.api_host = kc.host;
+  options.api_port = kc.port;
+  options.api_ca_pem = kc.ca_pem;
   options.lease_seconds = *lease_seconds;
 
   BlockStopSignals();

@@ -56,8 +56,12 @@ Result<std::unique_ptr<ApiRuntime>> ApiRuntime::Start(const ApiRuntimeOptions& o
     if (!loaded.ok()) return loaded.status();
     rt->authz_ = std::move(loaded).value();
   }
+  auto sa_tokens = api::server::ServiceAccountTokens::FromKeyFile(files->service_account_key_file);
+  if (!sa_tokens.ok()) return sa_tokens.status();
+  rt->sa_tokens_ = std::make_unique<api::server::ServiceAccountTokens>(std::move(*sa_tokens));
   api::server::ApiServerOptions api_options;
   api_options.authenticator = rt->authn_.get();
+  api_options.service_account_tokens = rt->sa_tokens_.get();
   api_options.authorizer = &rt->authz_;
   api_options.server_address = options.listen;
   api_options.metrics = rt->metrics_.get();

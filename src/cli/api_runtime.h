@@ -54,6 +54,7 @@ class ApiRuntime {
   std::unique_ptr<store::SqliteStore> store_;
   api::server::DataDirFiles files_;
   std::unique_ptr<api::server::Authenticator> authn_;
+  std::unique_ptr<api::server::ServiceAccountTokens> sa_tokens_;
   api::server::Authorizer authz_;
   std::unique_ptr<api::server::ApiServer> api_;
   std::unique_ptr<net::http::HttpServer> http_;

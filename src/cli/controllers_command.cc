@@ -86,7 +86,8 @@ const Command& ControllersCommand() {
           {"kubeconfig", 0, "FILE", "the API server and credentials (required)"},
           {"controllers", 0, "LIST",
            "comma-separated subset of job,queue,podgroup,node,replicaset,deployment,daemonset,"
-           "batch-job,cronjob,volcano-cronjob,hpa,keda,jobflow,jobtemplate,scheduler-names "
+           "batch-job,cronjob,volcano-cronjob,hpa,keda,jobflow,jobtemplate,endpoints,scheduler-"
+           "names "
            "(default: all)"},
           {"hpa-sync-period", 0, "D",
            "how often each HorizontalPodAutoscaler reads its metrics and rescales", "5s"},

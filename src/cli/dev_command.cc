@@ -30,6 +30,7 @@
 #include "cli/flags.h"
 #include "cli/kit/command.h"
 #include "cli/runtime_flags.h"
+#include "client/kubeconfig.h"
 #include "client/rest.h"
 #include "common/file.h"
 #include "controllers/manager.h"
@@ -132,11 +133,20 @@ int RunCluster(Invocation& inv) {
     std::fprintf(stderr, "etna dev: scheduler: %s\n", st.ToString().c_str());
     return 1;
   }
+  // Pods reach the API as in-cluster clients at the address its kubeconfig names.
+  auto in_cluster = client::LoadKubeconfig((*api)->kubeconfig());
+  if (!in_cluster.ok()) {
+    std::fprintf(stderr, "etna dev: %s\n", in_cluster.status().ToString().c_str());
+    return 1;
+  }
   std::vector<std::unique_ptr<agent::Agent>> agents;
   int gpus = 0;
   for (const agent::NodeSpec& node : *nodes) {
     auto options = agent::SimulatedNodeOptions(node, transports, api_options.data_dir + "/nodes");
     options.stop_pods = !keep_pods;
+    options.api_host = in_cluster->host;
+    options.api_port = in_cluster->port;
+    options.api_ca_pem = in_cluster->ca_pem;
     if (std::string error = ApplyRuntimeFlags(inv, &options); !error.empty()) {
       return inv.UsageError(error);
     }

@@ -2,6 +2,7 @@
 #pragma once
 
 #include <cctype>
+#include <optional>
 #include <string>
 #include <string_view>
 
@@ -31,6 +32,20 @@ inline std::string Lower(std::string_view s) {
   std::string out(s);
   for (char& c : out) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
   return out;
+}
+
+// Go's strconv.ParseBool (how Kubernetes reads query flags): 1 t T TRUE true True → true;
+// 0 f F FALSE false False → false; anything else nullopt.
+inline std::optional<bool> ParseBool(std::string_view text) {
+  if (text == "1" || text == "t" || text == "T" || text == "TRUE" || text == "true" ||
+      text == "True") {
+    return true;
+  }
+  if (text == "0" || text == "f" || text == "F" || text == "FALSE" || text == "false" ||
+      text == "False") {
+    return false;
+  }
+  return std::nullopt;
 }
 
 // Percent-escapes a URL query value (everything but letters, digits and -_.~).

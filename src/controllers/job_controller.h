@@ -69,8 +69,8 @@ class JobController : public Controller {
   std::set<std::string> self_deleted_;                   // uids of pods this controller deleted
   std::set<std::string> handled_disruptions_;            // pod uids already acted on
   std::set<std::string> done_commands_;                  // uids of Commands applied
-  std::set<std::string> made_config_maps_;               // job uids whose svc ConfigMap exists
-  std::map<std::string, int64_t> seen_generation_;       // job key -> metadata.generation
+  std::set<std::string> made_config_maps_;  // job uids whose svc ConfigMap and Service exist
+  std::map<std::string, int64_t> seen_generation_;            // job key -> metadata.generation
   std::map<std::string, std::set<std::string>> pods_by_job_;  // job key -> its pods' names
 };
 

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "api/types/job.h"
+#include "api/types/well_known.h"
 #include "controllers/job_pods.h"
 
 namespace etna::controllers {
@@ -189,6 +190,35 @@ std::optional<Json> BuildSvcConfigMap(const Json& job) {
                 {"namespace", types::Job(job).ns()},
                 {"ownerReferences", Json::array({ControllerRef(job)})}}},
               {"data", data}};
+}
+
+std::optional<Json> BuildSvcService(const Json& job) {
+  Json::json_pointer p("/spec/plugins/svc");
+  if (!job.contains(p)) return std::nullopt;
+  types::Job view(job);
+  // A Go bool flag: "--publish-not-ready-addresses" alone or "=true".
+  const Json& args = job.at(p);
+  bool publish_not_ready =
+      PluginFlag(args, "publish-not-ready-addresses", "false") == "true" ||
+      (args.is_array() &&
+       std::find(args.begin(), args.end(), "--publish-not-ready-addresses") != args.end());
+  return Json{
+      {"apiVersion", "v1"},
+      {"kind", "Service"},
+      {"metadata",
+       {{"name", view.name()},
+        {"namespace", view.ns()},
+        {"ownerReferences", Json::array({ControllerRef(job)})}}},
+      {"spec",
+       {{"clusterIP", "None"},
+        {"selector",
+         {{api::types::kJobNameLabel, view.name()}, {api::types::kJobNamespaceLabel, view.ns()}}},
+        {"publishNotReadyAddresses", publish_not_ready},
+        {"ports",
+         {{{"name", "placeholder-volcano"},
+           {"port", 1},
+           {"protocol", "TCP"},
+           {"targetPort", 1}}}}}}};
 }
 
 }  // namespace etna::controllers

@@ -19,6 +19,10 @@ void ApplyJobPlugins(const nlohmann::json& job, const std::string& task, int ind
 // The svc plugin's ConfigMap `<job>-svc` (key `<task>.host`: newline list of host names), or
 // nullopt when the job has no svc plugin.
 std::optional<nlohmann::json> BuildSvcConfigMap(const nlohmann::json& job);
+// The svc plugin's headless Service `<job>` selecting the job's pods (Volcano's: clusterIP None,
+// a placeholder port 1, publishNotReadyAddresses from --publish-not-ready-addresses), or
+// nullopt when the job has no svc plugin. Its pods' "<pod>.<job>" names resolve through it.
+std::optional<nlohmann::json> BuildSvcService(const nlohmann::json& job);
 // The value of flag `--name=value` in `args`, else `fallback`.
 std::string PluginFlag(const nlohmann::json& args, const std::string& name,
                        const std::string& fallback);

@@ -87,6 +87,12 @@ Status JobController::EnsureGroup(JobContext& c) {
       return made.status().WithContext("creating the svc ConfigMap");
     }
   }
+  if (auto service = BuildSvcService(c.job)) {
+    auto made = rest().Create(client::Path("services", ns), *service);
+    if (!made.ok() && made.status().code() != StatusCode::kAlreadyExists) {
+      return made.status().WithContext("creating the svc Service");
+    }
+  }
   std::lock_guard lock(mu_);
   made_config_maps_.insert(uid);
   return Status::Ok();

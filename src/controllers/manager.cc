@@ -6,6 +6,7 @@
 #include "controllers/cron_job_controller.h"
 #include "controllers/daemon_set_controller.h"
 #include "controllers/deployment_controller.h"
+#include "controllers/endpoints_controller.h"
 #include "controllers/hpa_controller.h"
 #include "controllers/job_controller.h"
 #include "controllers/jobflow_controller.h"
@@ -21,8 +22,9 @@ namespace etna::controllers {
 
 const std::vector<std::string>& ControllerManager::AllControllers() {
   static const std::vector<std::string> kAll = {
-      "job",       "queue",   "podgroup",        "node", "replicaset", "deployment", "daemonset",
-      "batch-job", "cronjob", "volcano-cronjob", "hpa",  "keda",       "jobflow",    "jobtemplate"};
+      "job",        "queue",     "podgroup",  "node",        "replicaset",
+      "deployment", "daemonset", "batch-job", "cronjob",     "volcano-cronjob",
+      "hpa",        "keda",      "jobflow",   "jobtemplate", "endpoints"};
   return kAll;
 }
 
@@ -83,6 +85,7 @@ Status ControllerManager::CreateControllers() {
   if (wanted("keda")) controllers_.push_back(std::make_unique<ScaledObjectController>(o));
   if (wanted("jobflow")) controllers_.push_back(std::make_unique<JobFlowController>(o));
   if (wanted("jobtemplate")) controllers_.push_back(std::make_unique<JobTemplateController>(o));
+  if (wanted("endpoints")) controllers_.push_back(std::make_unique<EndpointsController>(o));
   if (wanted("scheduler-names")) {
     controllers_.push_back(std::make_unique<SchedulerNamesController>(o));
   }

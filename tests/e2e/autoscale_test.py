@@ -135,10 +135,14 @@ def main():
         status = hpa()["status"]
         assert status["currentMetrics"][0]["external"]["current"]["averageValue"] in \
             ("67500m", "67"), status
-        # 400 over 4 replicas: ceil(400 / 70) = 6, then 66.7 % each.
+        # 400 over 4 replicas: ceil(400 / 70) = 6, then 66.7 % each. A sync that reads the
+        # new replicas' 66.7 % beside an old one's last 100 % (readings are up to 1.2 s old:
+        # the agent's 0.2 s report and the API server's 1 s reuse) rightly asks for one more,
+        # as Kubernetes' HPA would on the same readings; the scale-down window then keeps it.
         dev.set_load(400)
         steps = settle()
-        assert steps == [4, math.ceil(400 / 70)] == [4, 6], steps
+        assert steps in ([4, math.ceil(400 / 70)], [4, 6, 7]), steps
+        scaled = steps[-1]
         events = k("get", "events", "-n", NS, "--field-selector",
                    "involvedObject.name=bert-inference-hpa", "-o", "json")
         messages = [e["message"] for e in json.loads(events)["items"]
@@ -146,7 +150,8 @@ def main():
         assert any(m.startswith("New size: 4; reason: external metric gpu_utilization_avg")
                    for m in messages), messages
         assert any(m.startswith("New size: 6;") for m in messages), messages
-        print(f"3. scaled out 3 -> 4 (first step in {first:.1f} s) and 4 -> 6, held under the target",
+        out = " -> ".join(map(str, steps))
+        print(f"3. scaled out 3 -> 4 (first step in {first:.1f} s) and {out}, held under the target",
               flush=True)
 
         # Bad input, while the seed's HPA keeps working.
@@ -182,11 +187,15 @@ def main():
         # Scale-in after the stabilization window.
         k("patch", HPA, "-n", NS, "--type=merge", "-p",
           '{"spec":{"behavior":{"scaleDown":{"stabilizationWindowSeconds":10}}}}')
+        if scaled == 7:  # the extra replica goes once the 10 s window has only 6s in it
+            wait(lambda: replicas() == 6, "the scale-in from the transient 7", timeout=30)
         drop = time.monotonic()
         dev.set_load(60)
         holds(6, 7)  # the window's earlier recommendations keep it (10 s, less the slack)
         done = wait(lambda: replicas() != 6, "the scale-in", timeout=30)
-        assert replicas() == 2, hpa()["status"]
+        # A sync that reads a leaving replica's last share beside the others' new ones may
+        # stop on the way (6 -> 5 -> 2); the window then takes the rest.
+        wait(lambda: replicas() == 2, "the scale-in to minReplicas", timeout=20)
         assert condition(hpa(), "ScalingLimited").get("reason") == "TooFewReplicas", hpa()
         print(f"4. scaled in 6 -> 2 after {done - drop:.1f} s (window 10 s)", flush=True)
     print("PASS")

@@ -27,9 +27,11 @@ KUBECTL = os.environ.get("KUBECTL", "kubectl")
 
 class Cluster:
     def __init__(self, etna, profile_yaml, nodes, lease_seconds=3, period="200ms",
-                 agent_args=()):
+                 agent_args=(), node_ips=None, server_args=()):
         self.etna = etna
+        self.server_args = list(server_args)
         self.agent_args = list(agent_args)
+        self.node_ips = dict(node_ips or {})  # node -> its InternalIP (default 127.0.0.1)
         self.nodes = nodes
         self.lease_seconds = lease_seconds
         self.period = period
@@ -69,7 +71,8 @@ class Cluster:
     def start_server(self):
         log = open(os.path.join(self.work, "server.log"), "ab")
         proc = subprocess.Popen([self.etna, "server", "--data-dir", self.data, "--listen",
-                                 f"127.0.0.1:{self.port or 0}"], stdout=subprocess.PIPE,
+                                 f"127.0.0.1:{self.port or 0}"] + self.server_args,
+                                stdout=subprocess.PIPE,
                                 stderr=log)
         for line in proc.stdout:
             log.write(line)
@@ -91,11 +94,12 @@ class Cluster:
                                             start_new_session=True)
 
     def start_agent(self, node):
+        ip = self.node_ips.get(node, "127.0.0.1")
         self.start(f"agent-{node}", [
             "agent", "--kubeconfig", self.kubeconfig, "--node-name", node,
-            "--data-dir", os.path.join(self.work, "agents", node), "--listen", "127.0.0.1:0",
+            "--data-dir", os.path.join(self.work, "agents", node), "--listen", f"{ip}:0",
             "--profile", self.profile, "--profile-node", node,
-            "--lease-seconds", str(self.lease_seconds)] + self.agent_args)
+            "--lease-seconds", str(self.lease_seconds), "--internal-ip", ip] + self.agent_args)
 
     def stop(self, name, sig=signal.SIGTERM):
         proc = self.procs.pop(name, None)

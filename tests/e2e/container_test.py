@@ -23,6 +23,7 @@ import sys
 import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from containers import make_gpu_devices  # noqa: E402
 from dev import Dev, wait_for  # noqa: E402
 from registry import Registry  # noqa: E402
 
@@ -53,15 +54,6 @@ def waiting(dev, name):
 
 def phase(dev, name):
     return get(dev, name).get("status", {}).get("phase", "")
-
-
-def make_gpu_devices(work):
-    dev_dir = os.path.join(work, "gpu-dev")
-    os.makedirs(dev_dir, exist_ok=True)
-    for i in range(8):
-        os.mknod(os.path.join(dev_dir, f"nvidia{i}"), 0o666 | 0o020000, os.makedev(195, i))
-    os.mknod(os.path.join(dev_dir, "nvidiactl"), 0o666 | 0o020000, os.makedev(195, 255))
-    return dev_dir
 
 
 def main():

@@ -1,9 +1,21 @@
-"""Cleanup of what the container runtime leaves behind a test or benchmark that stopped its
-agents without letting them remove their pods: runc's containers, the overlay and tmpfs
-mounts under the test's directory, and the pods' cgroups. (The shims are killed by the
-callers.) Leftover mounts slow every later mount and runc call on the machine."""
+"""Helpers for tests of the container runtime: fake GPU device nodes, and cleanup of what the
+runtime leaves behind a test or benchmark that stopped its agents without letting them remove
+their pods: runc's containers, the overlay and tmpfs mounts under the test's directory, and
+the pods' cgroups. (The shims are killed by the callers.) Leftover mounts slow every later
+mount and runc call on the machine."""
 import os
 import subprocess
+
+
+def make_gpu_devices(work, count=8):
+    """Character devices nvidia0..count-1 and nvidiactl (major 195, as the driver's) in
+    <work>/gpu-dev, for the agent's --gpu-device-dir."""
+    dev_dir = os.path.join(work, "gpu-dev")
+    os.makedirs(dev_dir, exist_ok=True)
+    for i in range(count):
+        os.mknod(os.path.join(dev_dir, f"nvidia{i}"), 0o666 | 0o020000, os.makedev(195, i))
+    os.mknod(os.path.join(dev_dir, "nvidiactl"), 0o666 | 0o020000, os.makedev(195, 255))
+    return dev_dir
 
 
 def release_containers(work):

@@ -15,7 +15,7 @@ import warnings
 
 BUSYBOX = "/bin/busybox"
 APPLETS = ("sh", "cat", "ls", "echo", "sleep", "hostname", "head", "grep", "nc", "wget",
-           "env", "printf", "true", "tr", "id")
+           "env", "printf", "true", "tr", "id", "tar", "httpd", "mkdir", "stty")
 
 
 def free_port():

@@ -19,6 +19,7 @@ GpuHolders GpuHoldersFromPods(const std::vector<json>& pods) {
     who.pod = pod.name();
     who.ns = pod.ns();
     who.uid = pod.uid();
+    who.ready = pod.IsReady();
     const json& containers = pod.containers();
     if (!containers.empty()) who.container = types::String(containers[0], {"name"});
     auto bound = pod.BoundGpus();

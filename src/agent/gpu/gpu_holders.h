@@ -26,6 +26,7 @@ struct GpuHolder {
   std::string uid;
   // The utilization the pod set for its GPUs (simulated GPUs only: gpu_source.h); -1: none.
   int driven_utilization = -1;
+  bool ready = false;  // the pod's Ready condition is True (it has started, its model is loaded)
 
   bool operator==(const GpuHolder&) const = default;
 };

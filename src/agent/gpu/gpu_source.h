@@ -84,7 +84,8 @@ class InventoryGpuSource final : public GpuSource {
 //   idle device: utilization 0 %, framebuffer used 0, 30 °C, 60 W, SM 210 MHz, memory 405 MHz;
 //   a device some pod holds: utilization 80-95 % (80 + 7*index mod 16) — or, when any of its
 //   holders drives it (GpuHolder::driven_utilization), the sum of the driven values capped at
-//   100 (holders that drive nothing add 0), as the device's load is its sharers' together —
+//   100 (holders that drive nothing add 0; a holder not Ready yet that drives nothing is still
+//   loading and counts as driving 0: agent.cc), as the device's load is its sharers' together —
 //   memory-copy utilization half that, 30 + util/2 °C, 60 W + 3 W per util %, SM 1410 MHz
 //   (210 at 0 %), memory 1215 MHz; framebuffer used: the sum of the holders' shares
 //   (etna.io/gpu-memory-mib) when all of them hold shares, else three quarters of the device (or of

@@ -7,6 +7,12 @@ namespace etna::agent::runtime {
 Prepared ProcessBackend::Prepare(const RunRequest& request, std::vector<BackendEvent>*) {
   Prepared p;
   auto launch = BuildLaunch(request.pod, request.container, request.context);
+  if (!launch.ok() && launch.status().code() == StatusCode::kUnavailable) {
+    p.state = Prepared::State::kWaiting;  // a peer's address, known once it is placed
+    p.reason = "ContainerCreating";
+    p.message = launch.status().message();
+    return p;
+  }
   if (!launch.ok()) {
     p.state = Prepared::State::kFailed;
     p.reason = "CreateContainerConfigError";

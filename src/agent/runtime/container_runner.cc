@@ -108,6 +108,7 @@ void ContainerRunner::Observe(TimeMs now) {
   startup_.reset();
   liveness_.reset();
   readiness_.reset();
+  target_.reset();
   if (ReapIfChild(pid_)) pid_ = 0;
 }
 
@@ -163,20 +164,24 @@ void ContainerRunner::Launch(const json& pod, const PodContext& context, TimeMs 
 }
 
 void ContainerRunner::Probe(const json& pod, const PodContext& context, TimeMs now) {
-  if (!startup_ && !liveness_ && !readiness_ &&
-      (spec_.contains("startupProbe") || spec_.contains("livenessProbe") ||
-       spec_.contains("readinessProbe"))) {
-    ProbeTarget target;  // exec probes run with the container's environment and directory
+  if (!target_) {  // exec probes and `kubectl exec` run with the container's environment
+    ProbeTarget target;
     target.host = context.pod_ip;
     target.ports = spec_.value("ports", json::array());
     target.exec_prefix = tuning_->backend->ExecPrefix(Run());
-    if (target.exec_prefix.empty()) {  // a host process: the probe gets its environment
+    if (target.exec_prefix.empty()) {  // a host process: the command gets its environment
       auto launch = BuildLaunch(pod, spec_, context);
       if (launch.ok()) {
         target.env = launch->env;
         target.working_dir = launch->working_dir;
       }
     }
+    target_ = std::move(target);
+  }
+  if (!startup_ && !liveness_ && !readiness_ &&
+      (spec_.contains("startupProbe") || spec_.contains("livenessProbe") ||
+       spec_.contains("readinessProbe"))) {
+    const ProbeTarget& target = *target_;
     if (spec_.contains("startupProbe") && !started_) {
       startup_.emplace(spec_["startupProbe"], target, started_ms_);
     }

@@ -52,6 +52,8 @@ class ContainerRunner {
   // The log of the current (or previous) run: "<dir>/<run>.log", ended once "<dir>/<run>.exit"
   // exists; empty when there is none.
   std::string LogPath(bool previous) const;
+  // How to run a command in the running container (kubectl exec); nullopt when not running.
+  std::optional<ProbeTarget> ExecTarget() const { return running_ ? target_ : std::nullopt; }
   // What happened since the last call that deserves an Event on the pod (image pulls).
   std::vector<BackendEvent> TakeEvents() { return std::move(events_); }
 
@@ -86,6 +88,7 @@ class ContainerRunner {
   std::string waiting_message_;
   std::string image_id_;
   std::vector<BackendEvent> events_;
+  std::optional<ProbeTarget> target_;  // the current run's, from its first probe step
   std::optional<ProbeTracker> startup_, liveness_, readiness_;
   bool started_ = false;  // startup probe passed (or none)
   bool ready_ = false;

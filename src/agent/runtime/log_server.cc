@@ -13,6 +13,8 @@
 #include <thread>
 
 #include "agent/runtime/log_times.h"
+#include "agent/runtime/port_forward.h"
+#include "agent/runtime/remote_command.h"
 
 namespace etna::agent::runtime {
 namespace {
@@ -126,14 +128,20 @@ std::optional<int64_t> IntQuery(const Request& r, const char* name) {
   }
 }
 
-Response ContainerLogs(const Runtime* runtime, const Request& request) {
-  // /containerLogs/<ns>/<pod>/<container>
+// The path's non-empty segments.
+std::vector<std::string> SplitPath(const std::string& path) {
   std::vector<std::string> parts;
-  std::stringstream ss(request.path);
+  std::stringstream ss(path);
   std::string part;
   while (std::getline(ss, part, '/')) {
     if (!part.empty()) parts.push_back(part);
   }
+  return parts;
+}
+
+Response ContainerLogs(const Runtime* runtime, const Request& request) {
+  // /containerLogs/<ns>/<pod>/<container>
+  std::vector<std::string> parts = SplitPath(request.path);
   if (parts.size() == 3) parts.push_back("");  // no container: the pod's only one
   if (parts.size() != 4) return Text(400, "want /containerLogs/<namespace>/<pod>/<container>\n");
   LogQuery q;
@@ -162,6 +170,48 @@ Response ContainerLogs(const Runtime* runtime, const Request& request) {
   return r;
 }
 
+// /exec/<ns>/<pod>/<container>?command=... and /attach/<ns>/<pod>/<container>: upgrade to
+// the remote command protocol.
+Response Exec(const Runtime* runtime, const AgentEndpoints& e, const Request& request,
+              bool attach) {
+  auto parts = SplitPath(request.path);
+  if (parts.size() != 4) {
+    return Text(404, fmt::format("expected /{}/<namespace>/<pod>/<container>\n", parts[0]));
+  }
+  auto exec = runtime->ExecTarget(parts[1], parts[2], parts[3]);
+  if (!exec.ok()) {
+    return Text(exec.status().code() == StatusCode::kNotFound ? 404 : 400,
+                exec.status().message() + "\n");
+  }
+  Status allowed = e.authorize_stream
+                       ? e.authorize_stream(request, exec->pod_uid, attach ? "attach" : "exec")
+                       : Status::FailedPrecondition("streams are not enabled");
+  if (!allowed.ok()) return Text(403, allowed.message() + "\n");
+  auto command = ParseRemoteCommand(request, attach);
+  if (!command.ok()) return Text(400, command.status().message() + "\n");
+  if (attach) {
+    auto log = runtime->LogPath(parts[1], parts[2], parts[3], false);
+    if (!log.ok()) return Text(400, log.status().message() + "\n");
+    command->attach_log = *log;
+  }
+  return UpgradeRemoteCommand(request, std::move(exec->target), std::move(*command));
+}
+
+// /portForward/<ns>/<pod>: upgrades to the port-forward protocol.
+Response PortForward(const Runtime* runtime, const AgentEndpoints& e, const Request& request) {
+  auto parts = SplitPath(request.path);
+  if (parts.size() != 3) return Text(404, "expected /portForward/<namespace>/<pod>\n");
+  auto pod = runtime->ExecTarget(parts[1], parts[2], "");
+  if (!pod.ok()) {
+    return Text(pod.status().code() == StatusCode::kNotFound ? 404 : 400,
+                pod.status().message() + "\n");
+  }
+  Status allowed = e.authorize_stream ? e.authorize_stream(request, pod->pod_uid, "portforward")
+                                      : Status::FailedPrecondition("streams are not enabled");
+  if (!allowed.ok()) return Text(403, allowed.message() + "\n");
+  return UpgradePortForward(request, pod->target.host, parts[2]);
+}
+
 }  // namespace
 
 size_t SelectStart(const std::string& content, const LogQuery& q, std::string_view times) {
@@ -183,6 +233,9 @@ std::string SelectLog(const std::string& content, const LogQuery& q, std::string
 
 net::http::Handler MakeAgentHandler(const Runtime* runtime, AgentEndpoints endpoints) {
   return [runtime, e = std::move(endpoints)](const Request& request) -> Response {
+    if (request.path.rfind("/exec/", 0) == 0) return Exec(runtime, e, request, false);
+    if (request.path.rfind("/attach/", 0) == 0) return Exec(runtime, e, request, true);
+    if (request.path.rfind("/portForward/", 0) == 0) return PortForward(runtime, e, request);
     if (request.method != "GET") return Text(405, "only GET\n");
     if (request.path == "/healthz") return Text(200, "ok");
     if (request.path == "/readyz") {

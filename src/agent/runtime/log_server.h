@@ -5,8 +5,11 @@
 // lines written in the last N seconds, from log_times.h), /healthz (200 "ok" while the process
 // serves), /readyz (200 "ok" once `not_ready` returns "", else 503 with its reason), /gpus (the
 // node's devices and their live readings, JSON), /metrics (the same readings as
-// dcgm-exporter writes them, gpu/dcgm_metrics.h) and /stats/summary (what the node and its
-// pods use, as the kubelet's Summary API: stats_summary.h).
+// dcgm-exporter writes them, gpu/dcgm_metrics.h), /stats/summary (what the node and its
+// pods use, as the kubelet's Summary API: stats_summary.h), /exec/<ns>/<pod>/<container>,
+// /attach/<ns>/<pod>/<container> and /portForward/<ns>/<pod> (the remote command and
+// port-forward protocols, remote_command.h and port_forward.h; only with the API server's
+// permission).
 // Thread-safety: the handler is called concurrently; it only reads through Runtime::LogPath
 // and the given functions, all of which must be thread-safe.
 #pragma once
@@ -43,6 +46,12 @@ struct AgentEndpoints {
   std::function<std::string()> metrics;           // /metrics
   std::function<nlohmann::json()> stats_summary;  // /stats/summary
   std::function<std::string()> not_ready;         // /readyz: "" when ready
+  // /exec and /portForward: whether the request carries the API server's permission for that
+  // pod (by uid) and subresource ("exec", "attach", "portforward"); unset: every such request
+  // is refused.
+  std::function<Status(const net::http::Request&, const std::string& pod_uid,
+                       const std::string& subresource)>
+      authorize_stream;
 };
 
 net::http::Handler MakeAgentHandler(const Runtime* runtime, AgentEndpoints endpoints);

@@ -270,6 +270,10 @@ Result<json> OciConfig(const json& pod, const json& container, const PodContext&
   if (!node.hostname_file.empty()) {
     mounts.push_back(Mount("/etc/hostname", "bind", node.hostname_file, {"rbind", "ro"}));
   }
+  if (!node.service_account_dir.empty()) {
+    mounts.push_back(Mount("/var/run/secrets/kubernetes.io/serviceaccount", "bind",
+                           node.service_account_dir, {"rbind", "ro"}));
+  }
   if (!node.resolv_conf.empty()) {
     mounts.push_back(Mount("/etc/resolv.conf", "bind", node.resolv_conf, {"rbind", "ro"}));
   }

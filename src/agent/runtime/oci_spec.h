@@ -44,6 +44,8 @@ struct NodeSide {
   std::string cgroups_path;                        // /etna/pod<uid>/<container>-<run>
   std::map<std::string, std::string> volume_dirs;  // pod volume name -> host directory
   std::string hosts_file, hostname_file, resolv_conf;
+  // The pod's ServiceAccount files (pod_env.h's ServiceAccountDir); "": none mounted.
+  std::string service_account_dir;
   std::vector<DeviceNode> devices;  // the GPUs' device nodes and the control nodes
   // The NVIDIA user-space files to mount (host path -> path in the container, under
   // /usr/local/nvidia/{lib64,bin}, which LD_LIBRARY_PATH and PATH then name); empty without

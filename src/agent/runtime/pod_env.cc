@@ -234,9 +234,16 @@ class EnvBuilder {
 
 }  // namespace
 
+std::string ServiceAccountDir(const std::string& pod_dir) { return pod_dir + "/serviceaccount"; }
+
 Result<std::vector<std::pair<std::string, std::string>>> ContainerEnv(
     const json& pod, const json& container, const PodContext& ctx,
     std::vector<std::pair<std::string, std::string>> base) {
+  if (!ctx.api_host.empty()) {  // what the kubelet gives every container for the API
+    base.insert(base.begin(), {{"KUBERNETES_SERVICE_HOST", ctx.api_host},
+                               {"KUBERNETES_SERVICE_PORT", std::to_string(ctx.api_port)},
+                               {"KUBERNETES_SERVICE_PORT_HTTPS", std::to_string(ctx.api_port)}});
+  }
   EnvBuilder env(std::move(base));
   std::string cfield = fmt::format("container {}", container.value("name", ""));
   const json& list = container.value("env", json::array());
@@ -322,6 +329,11 @@ Result<ContainerLaunch> BuildLaunch(const json& pod, const json& container, cons
     }
   }
   ETNA_ASSIGN_OR_RETURN(launch.env, ContainerEnv(pod, container, ctx, std::move(base)));
+  std::vector<std::string> declared;
+  for (const json& e : container.value("env", json::array())) {
+    if (e.contains("value")) declared.push_back(e.value("name", ""));  // not the downward API
+  }
+  ETNA_RETURN_IF_ERROR(ResolveHostValues(pod, ctx.pod_ip, ctx.hosts, declared, &launch.env));
   launch.argv = ExpandedList(container, "command", launch.env);
   for (auto& a : ExpandedList(container, "args", launch.env)) launch.argv.push_back(std::move(a));
   if (launch.argv.empty()) {

@@ -28,6 +28,7 @@
 #include <utility>
 #include <vector>
 
+#include "agent/runtime/pod_hosts.h"
 #include "client/node_gpus.h"
 #include "common/status.h"
 
@@ -46,7 +47,15 @@ struct PodContext {
   std::string node_memory = "1Gi";
   std::vector<client::NodeGpu> gpus;      // the node's, for MIG instance UUIDs
   bool drivable_gpu_utilization = false;  // simulated GPUs: ETNA_GPU_UTILIZATION_FILE is given
+  std::vector<HostEntry> hosts;           // the names the pod resolves besides its own
+  // The API server as in-cluster clients reach it (KUBERNETES_SERVICE_HOST/PORT); "": unset.
+  std::string api_host;
+  uint16_t api_port = 0;
 };
+
+// <pod dir>/serviceaccount: token, ca.crt and namespace, mounted in containers at
+// /var/run/secrets/kubernetes.io/serviceaccount.
+std::string ServiceAccountDir(const std::string& pod_dir);
 
 struct ContainerLaunch {
   std::vector<std::string> argv;
@@ -77,9 +86,10 @@ std::vector<std::string> ExpandedList(const nlohmann::json& container, const cha
 Result<std::map<std::string, std::string>> VolumeDirs(const nlohmann::json& pod,
                                                       const PodContext& context);
 
-// The process runtime's launch: resolves everything; InvalidArgument naming the field for what
-// cannot be run (no command, a bad fieldRef, an unsupported volume), Internal when a directory
-// cannot be made.
+// The process runtime's launch: resolves everything (literal env values naming a host the pod
+// resolves become its address: pod_hosts.h's ResolveHostValues, Unavailable while a peer it
+// names has none yet); InvalidArgument naming the field for what cannot be run (no command, a
+// bad fieldRef, an unsupported volume), Internal when a directory cannot be made.
 Result<ContainerLaunch> BuildLaunch(const nlohmann::json& pod, const nlohmann::json& container,
                                     const PodContext& context);
 

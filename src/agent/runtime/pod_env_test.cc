@@ -5,6 +5,8 @@
 
 #include <filesystem>
 
+#include "agent/runtime/backend.h"
+
 namespace etna::agent::runtime {
 namespace {
 
@@ -107,6 +109,33 @@ TEST(PodEnv, BuildLaunchResolvesDownwardApiAndGpuOverrides) {
   auto no_command = BuildLaunch(pod, json::parse(R"({"name":"main"})"), ctx);
   ASSERT_FALSE(no_command.ok());
   EXPECT_NE(no_command.status().message().find("command"), std::string::npos);
+  std::filesystem::remove_all(dir);
+}
+
+// A host process cannot read /etc/hosts later: it waits (ContainerCreating) until the peer its
+// env names is placed, rather than starting with a name nothing resolves.
+TEST(PodEnv, ProcessWaitsForThePeerItsEnvNames) {
+  std::string dir = ::testing::TempDir() + "/pod_env_peer";
+  PodContext ctx;
+  ctx.data_dir = dir;
+  ctx.pod_dir = dir + "/pods/u1";
+  ctx.pod_ip = "10.0.0.1";
+  ctx.hosts = {{"", {"train-chief-0.train", "train-chief-0"}}};
+  json container = {{"name", "c"},
+                    {"command", {"true"}},
+                    {"env", {{{"name", "MASTER_ADDR"}, {"value", "train-chief-0.train"}}}}};
+  json pod = {{"metadata", {{"name", "train-worker-0"}}}, {"spec", {{"containers", {container}}}}};
+  ProcessBackend backend;
+  Prepared waiting = backend.Prepare({pod, container, ctx, {}}, nullptr);
+  EXPECT_EQ(waiting.state, Prepared::State::kWaiting);
+  EXPECT_EQ(waiting.reason, "ContainerCreating");
+  EXPECT_NE(waiting.message.find("MASTER_ADDR"), std::string::npos) << waiting.message;
+  ctx.hosts[0].ip = "10.0.0.2";
+  Prepared ready = backend.Prepare({pod, container, ctx, {}}, nullptr);
+  ASSERT_EQ(ready.state, Prepared::State::kReady) << ready.message;
+  EXPECT_NE(std::find(ready.launch.env.begin(), ready.launch.env.end(),
+                      std::pair<std::string, std::string>{"MASTER_ADDR", "10.0.0.2"}),
+            ready.launch.env.end());
   std::filesystem::remove_all(dir);
 }
 

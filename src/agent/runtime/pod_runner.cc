@@ -112,6 +112,14 @@ void PodRunner::Stop(TimeMs grace_ms, TimeMs now) {
   for (auto& [name, c] : containers_) c->Stop(kill_at_ms_, now);
 }
 
+void PodRunner::Evict(const std::string& message, TimeMs now) {
+  if (evicted_message_.empty()) {
+    evicted_message_ = message;
+    events_.push_back({"Warning", "Evicted", message});
+  }
+  Stop(0, now);
+}
+
 bool PodRunner::AllStopped() const {
   for (const auto& [name, c] : containers_) {
     if (c->running()) return false;
@@ -123,7 +131,7 @@ bool PodRunner::AllStopped() const {
 }
 
 std::string PodRunner::Phase() const {
-  if (InitFailed()) return "Failed";
+  if (InitFailed() || (evicted() && AllStopped())) return "Failed";
   bool all_final = !containers_.empty(), all_zero = true, any_started = false;
   for (const auto& [name, c] : containers_) {
     all_final = all_final && c->finished() && c->ever_started();
@@ -167,11 +175,16 @@ json PodRunner::Status(const json& pod, const PodContext& context, TimeMs now) c
                  {"conditions", conditions},
                  {"containerStatuses", statuses}};
   if (!init_.empty()) status["initContainerStatuses"] = init_statuses;
+  if (evicted()) {
+    status["reason"] = "Evicted";
+    status["message"] = evicted_message_;
+  }
   return status;
 }
 
 std::vector<BackendEvent> PodRunner::TakeEvents() {
-  std::vector<BackendEvent> out;
+  std::vector<BackendEvent> out = std::move(events_);
+  events_.clear();
   for (auto* list : {&init_, &containers_}) {
     for (auto& [name, c] : *list) {
       for (auto& e : c->TakeEvents()) out.push_back(std::move(e));
@@ -215,6 +228,27 @@ Result<std::string> PodRunner::LogPath(const std::string& container, bool previo
                      "container \"{}\" in pod \"{}\" is waiting to start", target, name_));
   }
   return path;
+}
+
+Result<ProbeTarget> PodRunner::ExecTarget(const std::string& container) const {
+  std::string target = container;
+  if (target.empty()) {  // the pod's address is all a port-forward needs: any running one
+    for (const auto& [name, c] : containers_) {
+      if (auto running = c->ExecTarget()) return *running;
+    }
+    if (!containers_.empty()) target = containers_[0].first;
+  }
+  ContainerRunner* c = Find(target);
+  if (c == nullptr) {
+    return Status::NotFound(
+        fmt::format("container \"{}\" is not in pod {}/{}", container, ns_, name_));
+  }
+  auto exec = c->ExecTarget();
+  if (!exec) {
+    return Status::FailedPrecondition(
+        fmt::format("container \"{}\" in pod \"{}\" is not running", target, name_));
+  }
+  return *exec;
 }
 
 }  // namespace etna::agent::runtime

@@ -28,6 +28,10 @@ class PodRunner {
   // Stops every container: SIGTERM at the first call, SIGKILL `grace_ms` later.
   void Stop(TimeMs grace_ms, TimeMs now);
   bool AllStopped() const;
+  // Stops it at once for good: the pod ends Failed with reason Evicted and `message` (the
+  // kubelet's eviction for a resource the node must keep, here ephemeral storage).
+  void Evict(const std::string& message, TimeMs now);
+  bool evicted() const { return !evicted_message_.empty(); }
 
   // "Pending", "Running", "Succeeded" or "Failed" from the containers' state.
   std::string Phase() const;
@@ -36,6 +40,9 @@ class PodRunner {
 
   // The log of a container's current or previous run; NotFound / InvalidArgument otherwise.
   Result<std::string> LogPath(const std::string& container, bool previous) const;
+  // How to run a command in `container` ("": the first running one); FailedPrecondition while
+  // it is not running.
+  Result<ProbeTarget> ExecTarget(const std::string& container) const;
 
   // What its containers did that deserves an Event (image pulls), since the last call.
   std::vector<BackendEvent> TakeEvents();
@@ -47,6 +54,8 @@ class PodRunner {
   const std::string& ns() const { return ns_; }
   const std::string& name() const { return name_; }
   bool stopping() const { return stopping_; }
+  // When it was last judged for its storage (storage_limits.h).
+  TimeMs& storage_checked_ms() { return storage_checked_ms_; }
   // The status last written to the API (to skip unchanged writes).
   nlohmann::json& last_reported() { return last_reported_; }
 
@@ -64,6 +73,9 @@ class PodRunner {
   std::vector<std::pair<std::string, std::unique_ptr<ContainerRunner>>> init_;
   bool stopping_ = false;
   TimeMs kill_at_ms_ = 0;
+  std::string evicted_message_;
+  std::vector<BackendEvent> events_;  // its own (Evicted), besides its containers'
+  TimeMs storage_checked_ms_ = 0;
   nlohmann::json last_reported_;
 };
 

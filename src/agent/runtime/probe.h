@@ -20,8 +20,8 @@ struct ProbeTarget {
   nlohmann::json ports = nlohmann::json::array();  // the container's spec.ports (named ports)
   std::vector<std::pair<std::string, std::string>> env;
   std::string working_dir;
-  // Put before an exec probe's command: how to run it inside the container (`runc exec ID`);
-  // empty in the process runtime.
+  // Put before an exec probe's command: how to run it inside the container (`runc ... exec ID`;
+  // a terminal's flags go right after "exec": exec_session.h); empty in the process runtime.
   std::vector<std::string> exec_prefix;
 };
 

@@ -15,6 +15,7 @@
 
 #include "agent/runtime/command.h"
 #include "agent/runtime/oci_spec.h"
+#include "agent/runtime/pod_hosts.h"
 #include "api/types/pod.h"
 #include "common/base64.h"
 #include "common/file.h"
@@ -249,27 +250,15 @@ Prepared RuncBackend::Prepare(const RunRequest& request, std::vector<BackendEven
   NodeSide node;
   node.cgroups_path = CgroupsPath(request.run);
   node.resolv_conf = options_.resolv_conf;
-  std::string hostname = request.pod.value("/spec/hostname"_json_pointer, std::string());
-  if (hostname.empty()) hostname = request.pod["metadata"].value("name", "");
-  std::error_code ec;
-  fs::create_directories(ctx.pod_dir + "/etc", ec);
-  std::string hosts = fmt::format(
-      "# Kubernetes-managed hosts file (etna).\n127.0.0.1\tlocalhost\n::1\tlocalhost "
-      "ip6-localhost ip6-loopback\n{}\t{}\n",
-      ctx.pod_ip, hostname);
-  for (const auto& alias : request.pod.value("/spec/hostAliases"_json_pointer, json::array())) {
-    std::string names;
-    for (const auto& h : alias.value("hostnames", json::array())) {
-      if (h.is_string()) names += "\t" + h.get<std::string>();
-    }
-    if (!names.empty()) hosts += alias.value("ip", "") + names + "\n";
-  }
-  node.hosts_file = ctx.pod_dir + "/etc/hosts";
+  std::string hostname = PodHostname(request.pod);
+  node.hosts_file = PodHostsPath(ctx.pod_dir);
   node.hostname_file = ctx.pod_dir + "/etc/hostname";
-  if (!WriteFileAtomically(node.hosts_file, hosts, 0644).ok() ||
-      !WriteFileAtomically(node.hostname_file, hostname + "\n", 0644).ok()) {
-    return fail("CreateContainerError", "cannot write the pod's /etc/hosts under " + ctx.pod_dir);
+  if (fs::exists(ServiceAccountDir(ctx.pod_dir) + "/token")) {
+    node.service_account_dir = ServiceAccountDir(ctx.pod_dir);
   }
+  Status hosts =
+      WritePodHosts(ctx.pod_dir, hostname, PodHostsFile(request.pod, ctx.pod_ip, ctx.hosts));
+  if (!hosts.ok()) return fail("CreateContainerError", hosts.message());
   auto volumes = VolumeDirs(request.pod, ctx);
   if (!volumes.ok()) return fail("CreateContainerConfigError", volumes.status().message());
   // emptyDir {medium: Memory}: a tmpfs the pod's containers share (sized by its sizeLimit),
@@ -305,6 +294,7 @@ Prepared RuncBackend::Prepare(const RunRequest& request, std::vector<BackendEven
   std::string id = Id(request.run);
   Release(run_dir, id);  // what a run of this number left (an agent that died mid-start)
   node.rootfs = run_dir + "/rootfs";
+  std::error_code ec;
   for (const char* sub : {"upper", "work", "rootfs"}) {
     fs::create_directories(run_dir + "/" + sub, ec);
   }

@@ -6,7 +6,10 @@
 #include <set>
 #include <thread>
 
+#include "agent/runtime/pod_hosts.h"
+#include "agent/runtime/storage_limits.h"
 #include "api/types/pod.h"
+#include "common/file.h"
 
 namespace etna::agent::runtime {
 namespace {
@@ -65,6 +68,8 @@ PodContext Runtime::ContextFor(const std::string& uid) const {
   ctx.node_memory = options_.node_memory;
   if (options_.gpus) ctx.gpus = options_.gpus();
   ctx.drivable_gpu_utilization = options_.drivable_gpu_utilization;
+  ctx.api_host = options_.api_host;
+  ctx.api_port = options_.api_port;
   return ctx;
 }
 
@@ -81,6 +86,36 @@ void Runtime::Remove(PodRunner* runner) {
   options_.backend->RemovePod(runner->dir());
   std::error_code ec;
   fs::remove_all(runner->dir(), ec);
+}
+
+void Runtime::WriteHosts(const std::string& uid, const json& pod, const PodContext& ctx) {
+  std::string content = PodHostsFile(pod, ctx.pod_ip, ctx.hosts);
+  std::string& written = hosts_written_[uid];
+  if (written == content) return;
+  if (WritePodHosts(ctx.pod_dir, PodHostname(pod), content).ok()) written = std::move(content);
+}
+
+void Runtime::WriteServiceAccount(const std::string& uid, const json& pod, const PodContext& ctx) {
+  if (!options_.service_account_token ||
+      !pod.value("/spec/automountServiceAccountToken"_json_pointer, true)) {
+    return;
+  }
+  auto token = options_.service_account_token(pod);
+  if (!token.ok()) return;  // the container starts without it (RuncBackend mounts none)
+  std::string& written = token_written_[uid];
+  if (written == *token) return;  // the files are written once per token, not per sync
+  std::string dir = ServiceAccountDir(ctx.pod_dir);
+  std::error_code ec;
+  fs::create_directories(dir, ec);
+  const std::string ns = pod["metadata"].value("namespace", "");
+  bool ok = true;
+  for (const auto& [file, content] :
+       {std::pair<std::string, std::string>{"ca.crt", options_.api_ca_pem},
+        {"namespace", ns},
+        {"token", *token}}) {
+    ok = WriteFileAtomically(dir + "/" + file, content, 0644).ok() && ok;
+  }
+  if (ok) written = *token;
 }
 
 void Runtime::Report(PodRunner* runner, const json& pod, const PodContext& ctx, TimeMs now) {
@@ -113,6 +148,8 @@ void Runtime::Sync(const std::vector<json>& pods) {
         Status deleted = rest_->Delete(client::Path("pods", ns, name), 0);
         if (deleted.ok() || deleted.code() == StatusCode::kNotFound) {
           Remove(runner);
+          hosts_written_.erase(uid);
+          token_written_.erase(uid);
           runners_.erase(uid);
         }
       }
@@ -126,7 +163,11 @@ void Runtime::Sync(const std::vector<json>& pods) {
       runner->Stop(GraceMs(pod), now);
       continue;
     }
+    if (options_.resolve_hosts) ctx.hosts = options_.resolve_hosts(pod);
+    WriteServiceAccount(uid, pod, ctx);
+    CheckStorage(runner, pod, ctx, now);
     runner->Step(pod, ctx, now);
+    WriteHosts(uid, pod, ctx);
     RecordEvents(runner, pod);
     Report(runner, pod, ctx, now);
   }
@@ -141,8 +182,17 @@ void Runtime::Sync(const std::vector<json>& pods) {
       continue;
     }
     Remove(it->second.get());
+    hosts_written_.erase(it->first);
+    token_written_.erase(it->first);
     it = runners_.erase(it);
   }
+}
+
+void Runtime::CheckStorage(PodRunner* runner, const json& pod, const PodContext& ctx, TimeMs now) {
+  if (runner->stopping() || now - runner->storage_checked_ms() < options_.storage_check_ms) return;
+  runner->storage_checked_ms() = now;
+  std::string violation = EphemeralStorageViolation(pod, ctx.pod_dir);
+  if (!violation.empty()) runner->Evict(violation, now);
 }
 
 void Runtime::StopAll(const std::vector<json>& pods) {
@@ -198,20 +248,41 @@ std::vector<RunningPod> Runtime::Running() const {
   return out;
 }
 
+const PodRunner* Runtime::FindRunner(const std::string& ns, const std::string& pod,
+                                     std::string* uid) const {
+  const PodRunner* found = nullptr;
+  for (const auto& [id, r] : runners_) {
+    if (r->ns() == ns && r->name() == pod && (found == nullptr || found->stopping())) {
+      found = r.get();
+      *uid = id;
+    }
+  }
+  return found;
+}
+
 Result<std::string> Runtime::LogPath(const std::string& ns, const std::string& pod,
                                      const std::string& container, bool previous) const {
   std::lock_guard<std::mutex> lock(mu_);
-  const PodRunner* found = nullptr;
-  for (const auto& [uid, r] : runners_) {
-    if (r->ns() == ns && r->name() == pod && (found == nullptr || found->stopping())) {
-      found = r.get();
-    }
-  }
+  std::string uid;
+  const PodRunner* found = FindRunner(ns, pod, &uid);
   if (found == nullptr) {
     return Status::NotFound(
         fmt::format("pod {}/{} is not running on node {}", ns, pod, options_.node_name));
   }
   return found->LogPath(container, previous);
+}
+
+Result<Runtime::Exec> Runtime::ExecTarget(const std::string& ns, const std::string& pod,
+                                          const std::string& container) const {
+  std::lock_guard<std::mutex> lock(mu_);
+  Exec exec;
+  const PodRunner* found = FindRunner(ns, pod, &exec.pod_uid);
+  if (found == nullptr || found->stopping()) {
+    return Status::NotFound(
+        fmt::format("pod {}/{} is not running on node {}", ns, pod, options_.node_name));
+  }
+  ETNA_ASSIGN_OR_RETURN(exec.target, found->ExecTarget(container));
+  return exec;
 }
 
 }  // namespace etna::agent::runtime

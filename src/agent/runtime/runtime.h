@@ -2,8 +2,10 @@
 // Backend: host processes or runc containers; state under
 // <data dir>/pods/<uid>/), reports their status through the status subresource, stops pods
 // being deleted (SIGTERM, grace period, SIGKILL) and then deletes them with grace 0, kills
-// pods that vanished from the API, and adopts what a previous agent left running.
-// Thread-safety: Sync from one thread (the agent's pod loop); LogPath from any thread.
+// pods that vanished from the API, and adopts what a previous agent left running. Each pod's
+// /etc/hosts (pod_hosts.h) follows the names it resolves at every sync.
+// Thread-safety: Sync from one thread (the agent's pod loop); LogPath and ExecTarget from any
+// thread.
 #pragma once
 
 #include <functional>
@@ -29,12 +31,23 @@ struct RuntimeOptions {
   std::string node_cpu = "1";
   std::string node_memory = "1Gi";
   RuntimeTuning tuning;
+  // How often a pod with ephemeral-storage limits is judged (storage_limits.h), as the
+  // kubelet's eviction manager does.
+  TimeMs storage_check_ms = 10'000;
   const Clock* clock = nullptr;  // required
   // The node's GPUs now (for MIG identifiers and UUIDs by index).
   std::function<std::vector<client::NodeGpu>()> gpus;
   bool drivable_gpu_utilization = false;  // PodContext's
   // How containers run; null: host processes (ProcessBackend).
   std::shared_ptr<Backend> backend;
+  // The names a pod resolves besides its own (agent/peer_hosts.h); null: none.
+  std::function<std::vector<HostEntry>(const nlohmann::json& pod)> resolve_hosts;
+  // In-cluster API access: where the API server is, its CA, and a token for the pod's
+  // ServiceAccount (agent/pod_tokens.h); no token function: pods get none.
+  std::string api_host;
+  uint16_t api_port = 0;
+  std::string api_ca_pem;
+  std::function<Result<std::string>(const nlohmann::json& pod)> service_account_token;
 };
 
 // <data dir>/pods/<uid>: where a pod's state, logs and volumes live.
@@ -69,12 +82,30 @@ class Runtime {
   // The log file of a container's current or previous run.
   Result<std::string> LogPath(const std::string& ns, const std::string& pod,
                               const std::string& container, bool previous) const;
+  // How to run a command in a running container (kubectl exec), with the pod's uid.
+  struct Exec {
+    std::string pod_uid;
+    ProbeTarget target;
+  };
+  Result<Exec> ExecTarget(const std::string& ns, const std::string& pod,
+                          const std::string& container) const;
 
  private:
   PodRunner* RunnerFor(const std::string& uid);
+  // Every storage_check_ms, evicts a pod over its ephemeral-storage limits (storage_limits.h).
+  void CheckStorage(PodRunner* runner, const nlohmann::json& pod, const PodContext& ctx,
+                    TimeMs now);
+  // The pod's runner (one being replaced only when no other), its uid in *uid; under mu_.
+  const PodRunner* FindRunner(const std::string& ns, const std::string& pod,
+                              std::string* uid) const;
   void Report(PodRunner* runner, const nlohmann::json& pod, const PodContext& ctx, TimeMs now);
   PodContext ContextFor(const std::string& uid) const;
   void RecordEvents(PodRunner* runner, const nlohmann::json& pod);
+  // Rewrites the pod's /etc/hosts when the names it resolves changed.
+  void WriteHosts(const std::string& uid, const nlohmann::json& pod, const PodContext& ctx);
+  // The pod's ServiceAccount files (ServiceAccountDir), rewritten when the token changes.
+  void WriteServiceAccount(const std::string& uid, const nlohmann::json& pod,
+                           const PodContext& ctx);
   void Remove(PodRunner* runner);
 
   RuntimeOptions options_;
@@ -82,6 +113,8 @@ class Runtime {
   client::EventRecorder events_;
   mutable std::mutex mu_;
   std::map<std::string, std::unique_ptr<PodRunner>> runners_;  // by pod uid
+  std::map<std::string, std::string> hosts_written_;           // by pod uid
+  std::map<std::string, std::string> token_written_;           // by pod uid
 };
 
 }  // namespace etna::agent::runtime

@@ -25,6 +25,7 @@ Handler Find(const std::string& group, const std::string& kind) {
       {"", "Event", internal::AdmitEvent},
       {"", "ConfigMap", internal::AdmitConfigMap},
       {"", "Secret", internal::AdmitSecret},
+      {"", "Service", internal::AdmitService},
       {"coordination.k8s.io", "Lease", internal::AdmitLease},
       {"scheduling.k8s.io", "PriorityClass", internal::AdmitPriorityClass},
       {"apps", "Deployment", internal::AdmitDeployment},

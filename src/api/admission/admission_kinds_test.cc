@@ -52,6 +52,36 @@ TEST(KindsAdmission, Table) {
        "metadata.labels[a/b/c]", "FieldValueInvalid", "qualified name"},
       {"namespace name is a label", "{apiVersion: v1, kind: Namespace, metadata: {name: a.b}}",
        "metadata.name", "FieldValueInvalid", "RFC 1123 label"},
+      // A container's main process has no stdin or terminal to attach to.
+      {"container stdin",
+       "{apiVersion: v1, kind: Pod, metadata: {name: p, namespace: a}, spec: {containers: "
+       "[{name: c, image: busybox, stdin: true, tty: true}]}}",
+       "spec.containers[0].stdin", "FieldValueForbidden", "kubectl exec -it"},
+      // Service: headless only, ports as Kubernetes checks them.
+      {"service cluster ip",
+       "{apiVersion: v1, kind: Service, metadata: {name: s, namespace: a}, spec: {clusterIP: "
+       "10.0.0.1, ports: [{port: 80}]}}",
+       "spec.clusterIP", "FieldValueInvalid", "no virtual IPs"},
+      {"service node port",
+       "{apiVersion: v1, kind: Service, metadata: {name: s, namespace: a}, spec: {type: NodePort, "
+       "ports: [{port: 80}]}}",
+       "spec.type", "FieldValueNotSupported", "ClusterIP"},
+      {"service remapped port",
+       "{apiVersion: v1, kind: Service, metadata: {name: s, namespace: a}, spec: {ports: [{port: "
+       "80, targetPort: 8000}]}}",
+       "spec.ports[0].targetPort", "FieldValueInvalid", "must equal port 80"},
+      {"service port range",
+       "{apiVersion: v1, kind: Service, metadata: {name: s, namespace: a}, spec: {ports: [{port: "
+       "0}]}}",
+       "spec.ports[0].port", "FieldValueInvalid", "between 1 and 65535"},
+      {"service unnamed ports",
+       "{apiVersion: v1, kind: Service, metadata: {name: s, namespace: a}, spec: {ports: [{port: "
+       "80}, {name: b, port: 81}]}}",
+       "spec.ports[0].name", "FieldValueRequired", "Required value"},
+      {"service named target port",
+       "{apiVersion: v1, kind: Service, metadata: {name: s, namespace: a}, spec: {selector: {app: "
+       "web}, ports: [{port: 8000, targetPort: http}]}}",
+       "", "", ""},
       // A pod's topologySpreadConstraints.
       {"spread maxSkew",
        "{apiVersion: v1, kind: Pod, metadata: {name: p, namespace: a}, spec: {containers: [{name: "
@@ -429,6 +459,18 @@ TEST(AdmissionKindsTest, DeploymentRollingUpdateDefaultsToAQuarter) {
   EXPECT_EQ(d["spec"]["strategy"]["rollingUpdate"]["maxSurge"], "25%");
   EXPECT_EQ(d["spec"]["strategy"]["rollingUpdate"]["maxUnavailable"], "25%");
   EXPECT_EQ(d["spec"]["replicas"], 1);
+}
+
+TEST(KindsAdmission, ServiceDefaultsToHeadless) {
+  Json svc;
+  EXPECT_TRUE(AdmitYaml("{apiVersion: v1, kind: Service, metadata: {name: s, namespace: a}, "
+                        "spec: {selector: {app: web}, ports: [{port: 80}]}}",
+                        &svc)
+                  .empty());
+  EXPECT_EQ(svc["spec"]["clusterIP"], "None");
+  EXPECT_EQ(svc["spec"]["type"], "ClusterIP");
+  EXPECT_EQ(svc["spec"]["ports"][0]["targetPort"], 80);
+  EXPECT_EQ(svc["spec"]["ports"][0]["protocol"], "TCP");
 }
 
 TEST(KindsAdmission, AnnotationsTotalSize) {

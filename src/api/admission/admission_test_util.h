@@ -97,6 +97,7 @@ inline std::optional<resources::ResourceInfo> InfoFor(const std::string& api_ver
       {"v1", "Event", "events", true},
       {"v1", "ConfigMap", "configmaps", true},
       {"v1", "Secret", "secrets", true},
+      {"v1", "Service", "services", true},
       {"coordination.k8s.io/v1", "Lease", "leases", true},
       {"scheduling.k8s.io/v1", "PriorityClass", "priorityclasses", false},
       {"apps/v1", "Deployment", "deployments", true},

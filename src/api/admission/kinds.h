@@ -73,6 +73,7 @@ void AdmitNode(Context& c);
 void AdmitEvent(Context& c);
 void AdmitConfigMap(Context& c);
 void AdmitSecret(Context& c);
+void AdmitService(Context& c);
 void AdmitLease(Context& c);
 void AdmitPriorityClass(Context& c);
 void AdmitDeployment(Context& c);

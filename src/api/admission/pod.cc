@@ -110,6 +110,18 @@ void ValidateLastCheckpoint(const Json& pod, Errors& errs) {
 
 }  // namespace
 
+// A pod of a ServiceAccount with automountServiceAccountToken: false gets no token unless it
+// asks for one itself (Kubernetes' ServiceAccount admission); the agent reads the pod's field.
+void InheritTokenAutomount(Context& c, Json& spec) {
+  if (spec.contains("automountServiceAccountToken")) return;
+  const auto* info = resources::ResourceRegistry::Default().Find("", "v1", "serviceaccounts");
+  auto account = c.lookup.Get(*info, NamespaceOf(c.object),
+                              spec.value("serviceAccountName", std::string("default")));
+  if (account.ok() && account->value("automountServiceAccountToken", true) == false) {
+    spec["automountServiceAccountToken"] = false;
+  }
+}
+
 void AdmitPod(Context& c) {
   Json* spec = MutableField(c.object, "spec");
   if (!spec) {
@@ -123,6 +135,7 @@ void AdmitPod(Context& c) {
   if (c.op == Operation::kUpdate && c.old) {
     if (const Json* old_spec = Field(*c.old, "spec")) ValidatePodUpdate(*spec, *old_spec, c.errs);
   } else if (c.op == Operation::kCreate) {
+    InheritTokenAutomount(c, *spec);
     RouteBarePod(c, *spec);
   }
 }

@@ -108,6 +108,16 @@ void ValidateContainer(const Json& c, const std::string& path, const std::set<st
   }
   auto image = GetString(c, "image", path, errs);
   if (!image || image->empty()) errs.Required(Child(path, "image"));
+  // The agent gives a container's main process no stdin or terminal to attach to (exec -it
+  // gets both): refused rather than accepted and ignored.
+  for (const char* key : {"stdin", "tty"}) {
+    const Json* v = Field(c, key);
+    if (v && v->is_boolean() && v->get<bool>()) {
+      errs.Forbidden(Child(path, key),
+                     "etna gives a container's main process no stdin or "
+                     "terminal to attach to; use kubectl exec -it");
+    }
+  }
   if (auto pp = GetString(c, "imagePullPolicy", path, errs)) {
     if (std::find(kPullPolicies.begin(), kPullPolicies.end(), *pp) == kPullPolicies.end()) {
       errs.NotSupported(Child(path, "imagePullPolicy"), *pp, kPullPolicies);
@@ -187,6 +197,7 @@ void DefaultPodSpec(Json& spec, bool is_pod) {
     SetDefault(spec, "restartPolicy", "Always");
     SetDefault(spec, "schedulerName", "default-scheduler");
     SetDefault(spec, "terminationGracePeriodSeconds", 30);
+    SetDefault(spec, "serviceAccountName", "default");
   }
 }
 

@@ -145,6 +145,19 @@ const MessageSpec kObjectMeta{{{1, "name", Kind::kString},
 const MessageSpec kNamespaceSpec{{{1, "finalizers", Kind::kStrings}}};
 const MessageSpec kNamespace{
     {{1, "metadata", Kind::kMessage, &kObjectMeta}, {2, "spec", Kind::kMessage, &kNamespaceSpec}}};
+// authentication.k8s.io/v1 TokenRequest (what `kubectl create token` sends).
+const MessageSpec kBoundObjectReference{{{1, "kind", Kind::kString},
+                                         {2, "apiVersion", Kind::kString},
+                                         {3, "name", Kind::kString},
+                                         {4, "uid", Kind::kString}},
+                                        "BoundObjectReference"};
+const MessageSpec kTokenRequestSpec{{{1, "audiences", Kind::kStrings},
+                                     {3, "boundObjectRef", Kind::kMessage, &kBoundObjectReference},
+                                     {4, "expirationSeconds", Kind::kInt}},
+                                    "TokenRequestSpec"};
+const MessageSpec kTokenRequest{{{1, "metadata", Kind::kMessage, &kObjectMeta},
+                                 {2, "spec", Kind::kMessage, &kTokenRequestSpec},
+                                 {3, "status", Kind::kSkip}}};
 const MessageSpec kConfigMap{{{1, "metadata", Kind::kMessage, &kObjectMeta},
                               {2, "data", Kind::kStringMap},
                               {3, "binaryData", Kind::kBytesMap},
@@ -493,10 +506,12 @@ Result<Json> DecodeKubernetesProtobuf(std::string_view body) {
   if (api_version == "apps/v1" && kind == "Deployment") spec = &kDeployment;
   if (api_version == "batch/v1" && kind == "Job") spec = &kJob;
   if (api_version == "batch/v1" && kind == "CronJob") spec = &kCronJob;
+  if (api_version == "authentication.k8s.io/v1" && kind == "TokenRequest") spec = &kTokenRequest;
   if (!spec) {
     return Status::InvalidArgument(fmt::format(
         "unsupported content type \"{}\" for {} {}: etna decodes protobuf only for Namespace, "
-        "ConfigMap, Secret, PriorityClass, Deployment, Job and CronJob; send JSON or YAML "
+        "ConfigMap, Secret, PriorityClass, Deployment, Job, CronJob and TokenRequest; send JSON "
+        "or YAML "
         "(kubectl apply -f)",
         kProtobufContentType, api_version, kind));
   }

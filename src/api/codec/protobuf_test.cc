@@ -70,6 +70,21 @@ TEST(ProtobufTest, PriorityClassValue) {
   EXPECT_EQ((*decoded)["globalDefault"], false);
 }
 
+TEST(ProtobufTest, TokenRequestAsKubectlCreateTokenSendsIt) {
+  std::string bound = Field(1, "Pod") + Field(2, "v1") + Field(3, "trainer");
+  std::string spec = Field(1, "api") + Field(3, bound) + IntField(4, 1200);
+  auto decoded = DecodeKubernetesProtobuf(
+      Envelope("authentication.k8s.io/v1", "TokenRequest", Field(1, "") + Field(2, spec)));
+  ASSERT_TRUE(decoded.ok()) << decoded.status().ToString();
+  EXPECT_EQ((*decoded)["spec"]["expirationSeconds"], 1200);
+  EXPECT_EQ((*decoded)["spec"]["audiences"], nlohmann::json::array({"api"}));
+  EXPECT_EQ((*decoded)["spec"]["boundObjectRef"]["name"], "trainer");
+  // A field etna does not know is refused, not dropped.
+  auto unknown = DecodeKubernetesProtobuf(
+      Envelope("authentication.k8s.io/v1", "TokenRequest", Field(2, spec + Field(9, "x"))));
+  EXPECT_FALSE(unknown.ok());
+}
+
 TEST(ProtobufTest, StringsMustBeUtf8) {
   std::string meta = Field(1, std::string("te\xffm", 4));
   auto decoded = DecodeKubernetesProtobuf(Envelope("v1", "Namespace", Field(1, meta)));

@@ -36,6 +36,12 @@ std::vector<SubresourceInfo> Subresources(const ResourceInfo& r) {
       out.push_back({"binding", "", "v1", "Binding", {"create"}});
     } else if (sub == "eviction") {
       out.push_back({"eviction", "policy", "v1", "Eviction", {"create"}});
+    } else if (sub == "exec") {
+      out.push_back({"exec", "", "v1", "PodExecOptions", {"create", "get"}});
+    } else if (sub == "attach") {
+      out.push_back({"attach", "", "v1", "PodAttachOptions", {"create", "get"}});
+    } else if (sub == "portforward") {
+      out.push_back({"portforward", "", "v1", "PodPortForwardOptions", {"create", "get"}});
     } else if (sub == "proxy") {
       out.push_back({"proxy", "", "v1", r.kind + "ProxyOptions", {"get"}});
     } else {

@@ -177,11 +177,15 @@ TEST(DiscoveryTest, AggregatedCoreIsOneUnnamedGroup) {
   EXPECT_EQ(pods["responseKind"], json::parse(R"({"group":"","version":"v1","kind":"Pod"})"));
   std::map<std::string, json> subs;
   for (const json& s : pods["subresources"]) subs[s["subresource"]] = s;
-  ASSERT_EQ(subs.size(), 4u);
+  ASSERT_EQ(subs.size(), 7u);
   EXPECT_EQ(subs["eviction"]["responseKind"],
             json::parse(R"({"group":"policy","version":"v1","kind":"Eviction"})"));
   EXPECT_EQ(subs["binding"]["responseKind"]["kind"], "Binding");
   EXPECT_EQ(subs["log"]["verbs"], json({"get"}));
+  EXPECT_EQ(subs["exec"]["verbs"], json({"create", "get"}));
+  EXPECT_EQ(subs["exec"]["responseKind"]["kind"], "PodExecOptions");
+  EXPECT_EQ(subs["portforward"]["verbs"], json({"create", "get"}));
+  EXPECT_EQ(subs["attach"]["responseKind"]["kind"], "PodAttachOptions");
 }
 
 TEST(DiscoveryTest, OpenApiIndexListsEveryGroupVersion) {

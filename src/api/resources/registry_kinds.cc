@@ -107,7 +107,7 @@ void AddCore(std::vector<ResourceInfo>& out) {
       {"spec.nodeName", "spec.schedulerName", "spec.restartPolicy", "spec.serviceAccountName",
        "status.phase", "status.podIP", "status.nominatedNodeName"});
   pod.categories = {"all"};
-  pod.subresources = {"log", "binding", "eviction"};
+  pod.subresources = {"log", "binding", "eviction", "exec", "attach", "portforward"};
   out.push_back(std::move(pod));
   // kubectl's event printer: no leading Name column; Name is last and wide-only.
   PrinterColumn event_name = NameColumn();
@@ -141,9 +141,11 @@ void AddCore(std::vector<ResourceInfo>& out) {
   out.push_back(
       Make({"", "v1", "Endpoints", "endpoints", {"ep"}, true, false, true},
            {NameColumn(), Col("Endpoints", "string", "The endpoints (IP:port)."), AgeColumn()}));
-  out.push_back(
+  ResourceInfo sa =
       Make({"", "v1", "ServiceAccount", "serviceaccounts", {"sa"}, true, false, true},
-           {NameColumn(), Col("Secrets", "integer", "The number of secrets."), AgeColumn()}));
+           {NameColumn(), Col("Secrets", "integer", "The number of secrets."), AgeColumn()});
+  sa.subresources = {"token"};  // TokenRequest (api/server/service_accounts.cc)
+  out.push_back(std::move(sa));
   out.push_back(Make({"", "v1", "Secret", "secrets", {}, true, false, true},
                      {NameColumn(), Col("Type", "string", "The type of the secret."),
                       Col("Data", "string", "The number of keys in the secret."), AgeColumn()},

@@ -125,7 +125,7 @@ TEST(RegistryTest, GroupVersionAndSubresources) {
   const ResourceInfo* pod = R().Find("", "v1", "pods");
   ASSERT_NE(pod, nullptr);
   EXPECT_EQ(pod->GroupVersion(), "v1");
-  EXPECT_EQ(pod->subresources, (std::vector<std::string>{"log", "binding", "eviction"}));
+  EXPECT_EQ(pod->subresources, (std::vector<std::string>{"log", "binding", "eviction", "exec", "attach", "portforward"}));
   EXPECT_EQ(pod->categories, (std::vector<std::string>{"all"}));
   EXPECT_EQ(pod->short_names, (std::vector<std::string>{"po"}));
   const ResourceInfo* job = R().Find("batch.volcano.sh", "v1alpha1", "jobs");

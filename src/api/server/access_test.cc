@@ -72,6 +72,49 @@ TEST_F(AccessTest, AgentSeesOnlyItsOwnPods) {
             403);
 }
 
+TEST_F(AccessTest, AgentReadsTheSecretsAndConfigMapsItsPodsReference) {
+  json pod = Pod("puller", "n1");
+  pod["spec"]["imagePullSecrets"] = {{{"name", "registry"}}};
+  pod["spec"]["volumes"] = {{{"name", "v"}, {"configMap", {{"name", "settings"}}}}};
+  MustCreate("/api/v1/namespaces/team-a/pods", pod);
+  json elsewhere = Pod("other", "n2");
+  elsewhere["spec"]["containers"][0]["env"] = {
+      {{"name", "X"}, {"valueFrom", {{"secretKeyRef", {{"name", "private"}, {"key", "k"}}}}}}};
+  MustCreate("/api/v1/namespaces/team-a/pods", elsewhere);
+  for (const char* name : {"registry", "private"}) {
+    MustCreate("/api/v1/namespaces/team-a/secrets",
+               {{"metadata", {{"name", name}}}, {"data", {{"k", "dg=="}}}});
+  }
+  MustCreate("/api/v1/namespaces/team-a/configmaps", {{"metadata", {{"name", "settings"}}}});
+  const std::string ns = "/api/v1/namespaces/team-a";
+  EXPECT_EQ(Do("GET", ns + "/secrets/registry", "", "", "node-token").status, 200);
+  EXPECT_EQ(Do("GET", ns + "/configmaps/settings", "", "", "node-token").status, 200);
+  // Referenced only by a pod of another node; a list is never allowed.
+  EXPECT_EQ(Do("GET", ns + "/secrets/private", "", "", "node-token").status, 403);
+  EXPECT_EQ(Do("GET", ns + "/secrets", "", "", "node-token").status, 403);
+  EXPECT_EQ(Do("GET", "/api/v1/namespaces/team-b/secrets/registry", "", "", "node-token").status,
+            403);
+}
+
+TEST_F(AccessTest, AgentListsThePeersOfItsJobsOnly) {
+  auto job_pod = [](const std::string& name, const std::string& node, const std::string& job) {
+    json pod = Pod(name, node);
+    pod["metadata"]["labels"] = {{"volcano.sh/job-name", job}};
+    return pod;
+  };
+  MustCreate("/api/v1/namespaces/team-a/pods", job_pod("train-0", "n1", "train"));
+  MustCreate("/api/v1/namespaces/team-a/pods", job_pod("train-1", "n2", "train"));
+  MustCreate("/api/v1/namespaces/team-a/pods", job_pod("other-0", "n2", "other"));
+  const std::string pods = "/api/v1/namespaces/team-a/pods?labelSelector=volcano.sh%2Fjob-name%3D";
+  auto peers = Do("GET", pods + "train", "", "", "node-token");
+  ASSERT_EQ(peers.status, 200);
+  EXPECT_EQ(peers.Json()["items"].size(), 2u);
+  EXPECT_EQ(Do("GET", pods + "other", "", "", "node-token").status, 403);
+  EXPECT_EQ(Do("GET", pods + "train,x%3Dy", "", "", "node-token").status, 403);
+  EXPECT_EQ(Do("GET", "/api/v1/namespaces/team-a/services", "", "", "node-token").status, 200);
+  EXPECT_EQ(Do("GET", "/api/v1/namespaces/team-a/endpoints", "", "", "node-token").status, 200);
+}
+
 TEST_F(AccessTest, AgentWritesOnlyItsOwnNodeAndLease) {
   json node = {{"metadata", {{"name", "n1"}}}};
   EXPECT_EQ(Do("POST", "/api/v1/nodes", node.dump(), "application/json", "node-token").status, 201);

@@ -7,7 +7,9 @@
 #include "api/resources/discovery.h"
 #include "api/server/api_error.h"
 #include "api/server/metrics_api.h"
+#include "api/server/node_access.h"
 #include "api/server/request_info.h"
+#include "api/types/well_known.h"
 
 namespace etna::api::server {
 namespace {
@@ -51,6 +53,21 @@ std::vector<std::string> SplitPath(const std::string& path) {
 }
 
 }  // namespace
+
+bool ApiServer::AnyPodOnNode(const ResourceInfo& pods, const std::string& ns,
+                             const std::string& node,
+                             const std::function<bool(const json&)>& matches) {
+  bool found = false;
+  objects_
+      .ForEach(pods, ns,
+               [&](const json& pod) {
+                 found =
+                     found || (pod.value("/spec/nodeName"_json_pointer, std::string()) == node &&
+                               matches(pod));
+               })
+      .ok();
+  return found;
+}
 
 ApiServer::ApiServer(store::Store* store, ApiServerOptions options)
     : store_(store),
@@ -108,6 +125,7 @@ net::http::Response ApiServer::Route(const net::http::Request& request, RequestL
     return TextReply(200, "ok");
   }
   std::optional<UserInfo> user = options_.authenticator->Authenticate(request);
+  if (!user) user = AuthenticateServiceAccount(request);
   if (!user) return ApiError::Unauthorized().ToResponse();
   if (path == "/api" || path == "/apis" || path.rfind("/openapi", 0) == 0 ||
       (path.rfind("/api/", 0) == 0 && SplitPath(path).size() == 2) ||
@@ -174,6 +192,10 @@ net::http::Response ApiServer::Resource(const net::http::Request& request, const
                                         RequestLabels& labels) {
   std::optional<RequestInfo> ri = ParseRequestInfo(request);
   if (!ri) return ApiError::NotFoundPath().ToResponse();
+  if (ri->group == "authentication.k8s.io" && ri->plural == "tokenreviews") {
+    labels.resource = ri->plural;
+    return TokenReview(request, *ri, user);
+  }
   if (IsMetricsGroup(ri->group)) {
     labels.resource = ri->group;  // metric names are the client's: not a label
     AccessRequest access{ri->verb, ri->plural + "." + ri->group, "", ri->ns, ri->name};
@@ -201,6 +223,11 @@ net::http::Response ApiServer::Resource(const net::http::Request& request, const
   }
   labels.subresource = ri->subresource;
   AccessRequest access{ri->verb, info->QualifiedPlural(), ri->subresource, ri->ns, ri->name};
+  // Running a command in a pod is a write, whichever method its protocol upgrades with (a
+  // WebSocket's GET included), as Kubernetes' "create pods/exec" (attach, portforward).
+  const bool stream =
+      ri->subresource == "exec" || ri->subresource == "attach" || ri->subresource == "portforward";
+  if (stream) access.verb = "create";
   if (ri->verb == "create" && ri->name.empty() && !user.InGroup("system:masters")) {
     // The name of a new object is in its body (rules for agents name their own objects).
     auto body = codec::DecodeBody(request.body, request.Header("content-type"), options_.limits);
@@ -217,6 +244,13 @@ net::http::Response ApiServer::Resource(const net::http::Request& request, const
     bool allowed = false;
     if (ri->verb == "list" || ri->verb == "watch") {
       allowed = request.Query("fieldSelector") == "spec.nodeName=" + node;
+      if (auto job = JobPeersSelector(request.Query("labelSelector"));
+          !allowed && job && ri->verb == "list" && request.Query("fieldSelector").empty()) {
+        allowed = AnyPodOnNode(*info, ri->ns, node, [&](const json& pod) {
+          return pod.value("/metadata/labels"_json_pointer, json::object())
+                     .value(api::types::kJobNameLabel, "") == *job;
+        });
+      }
     } else if (!ri->name.empty()) {
       auto pod = objects_.Get(*info, ri->ns, ri->name);
       if (!pod.ok()) return ApiError::FromStatus(pod.status(), info, ri->name).ToResponse();
@@ -224,6 +258,22 @@ net::http::Response ApiServer::Resource(const net::http::Request& request, const
                 (ri->subresource == "status" || ri->verb == "get" || ri->verb == "delete");
     }
     if (!allowed) return ApiError::Forbidden(ForbiddenMessage(user, access)).ToResponse();
+  }
+  if (decision == AccessDecision::kAllowPodReferenced) {
+    const ResourceInfo* pods = registry_.Find("", "v1", "pods");
+    bool allowed = pods && !ri->name.empty() &&
+                   AnyPodOnNode(*pods, ri->ns, user.AgentNode(), [&](const json& pod) {
+                     return PodReferences(pod, ri->plural, ri->name);
+                   });
+    if (!allowed) return ApiError::Forbidden(ForbiddenMessage(user, access)).ToResponse();
+  }
+  if (ri->subresource == "token") return TokenRequest(request, *ri, *info, user);
+  if (stream) {
+    if (ri->verb != "get" && ri->verb != "create") {
+      return ApiError::MethodNotAllowed("pods/" + ri->subresource + " supports GET and POST")
+          .ToResponse();
+    }
+    return PodStream(request, *ri, *info, user);
   }
   return Dispatch(request, *ri, *info);
 }

@@ -23,6 +23,7 @@
 #include "api/server/auth.h"
 #include "api/server/metrics_api.h"
 #include "api/server/object_service.h"
+#include "api/server/service_account_tokens.h"
 #include "api/server/ticker.h"
 #include "common/clock.h"
 #include "net/http/message.h"
@@ -57,6 +58,8 @@ struct ApiServerOptions {
   TimeMs metrics_max_age_ms = 1000;      // how long a fetched summary is reused
   MetricRules metric_rules;              // the operator's external metrics (--metric-rules)
   PrometheusFetcher prometheus_fetcher;  // empty: over HTTP
+  // Signs and checks ServiceAccount tokens; null: none are issued or accepted.
+  const ServiceAccountTokens* service_account_tokens = nullptr;
 };
 
 class ApiServer {
@@ -76,6 +79,11 @@ class ApiServer {
                                RequestLabels& labels);
   net::http::Response Dispatch(const net::http::Request& request, const RequestInfo& ri,
                                const resources::ResourceInfo& info);
+  // Whether a pod of `ns` bound to `node` satisfies `matches` (the agents' reads beyond their
+  // own pods: node_access.h).
+  bool AnyPodOnNode(const resources::ResourceInfo& pods, const std::string& ns,
+                    const std::string& node,
+                    const std::function<bool(const nlohmann::json&)>& matches);
   net::http::Response Get(const net::http::Request& request, const RequestInfo& ri,
                           const resources::ResourceInfo& info);
   net::http::Response List(const net::http::Request& request, const RequestInfo& ri,
@@ -102,6 +110,18 @@ class ApiServer {
   // reads and writes spec.replicas (scale_subresource.cc).
   net::http::Response ScaleSubresource(const net::http::Request& request, const RequestInfo& ri,
                                        const resources::ResourceInfo& info);
+  // The user of a ServiceAccount token this server issued (service_accounts.cc).
+  std::optional<UserInfo> AuthenticateServiceAccount(const net::http::Request& request);
+  // POST .../serviceaccounts/<name>/token (authentication.k8s.io/v1 TokenRequest).
+  net::http::Response TokenRequest(const net::http::Request& request, const RequestInfo& ri,
+                                   const resources::ResourceInfo& info, const UserInfo& user);
+  // pods/exec, attach and portforward (GET for WebSocket, POST for SPDY): relayed, upgraded, to
+  // the agent of the pod's node with a ticket (pod_streams.cc).
+  net::http::Response PodStream(const net::http::Request& request, const RequestInfo& ri,
+                                const resources::ResourceInfo& info, const UserInfo& user);
+  // POST /apis/authentication.k8s.io/v1/tokenreviews, for masters and agents (pod_streams.cc).
+  net::http::Response TokenReview(const net::http::Request& request, const RequestInfo& ri,
+                                  const UserInfo& user);
   // GET /api/v1/nodes/<name>/proxy/<gpus|metrics|healthz>: relayed from the node's agent.
   net::http::Response NodeProxy(const net::http::Request& request, const RequestInfo& ri,
                                 const resources::ResourceInfo& info);

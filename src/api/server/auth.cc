@@ -6,6 +6,7 @@
 #include <yaml-cpp/yaml.h>
 
 #include <algorithm>
+#include <cctype>
 #include <sstream>
 
 #include "common/file.h"
@@ -56,6 +57,18 @@ AccessDecision DecideAgent(const std::string& node, const AccessRequest& r) {
   }
   if (r.resource == "events") {
     return r.verb == "create" || r.verb == "patch" ? AccessDecision::kAllow : AccessDecision::kDeny;
+  }
+  // What the names its pods resolve come from (agent/peer_hosts.h), as kube-proxy reads them.
+  if (r.resource == "services" || r.resource == "endpoints" ||
+      r.resource == "endpointslices.discovery.k8s.io") {
+    return IsRead(r.verb) ? AccessDecision::kAllow : AccessDecision::kDeny;
+  }
+  // Tokens for the service accounts its pods run as (the server checks the bound pod).
+  if (r.resource == "serviceaccounts" && r.subresource == "token") {
+    return r.verb == "create" ? AccessDecision::kAllowPodReferenced : AccessDecision::kDeny;
+  }
+  if (r.resource == "secrets" || r.resource == "configmaps") {
+    return r.verb == "get" ? AccessDecision::kAllowPodReferenced : AccessDecision::kDeny;
   }
   if (r.resource == "pods") {
     if (r.verb == "create" || r.verb == "deletecollection") return AccessDecision::kDeny;
@@ -124,11 +137,19 @@ Result<Authenticator> Authenticator::FromTokensFiles(const std::vector<std::stri
   return all;
 }
 
-std::optional<UserInfo> Authenticator::Authenticate(const net::http::Request& request) const {
+std::optional<std::string> BearerToken(const net::http::Request& request) {
   std::string header = request.Header("authorization");
-  constexpr std::string_view kBearer = "Bearer ";
-  if (header.size() > kBearer.size() && header.compare(0, kBearer.size(), kBearer) == 0) {
-    auto digest = Digest(std::string_view(header).substr(kBearer.size()));
+  constexpr std::string_view kBearer = "bearer ";
+  if (header.size() <= kBearer.size()) return std::nullopt;
+  for (size_t i = 0; i < kBearer.size(); ++i) {  // the scheme is case-insensitive (RFC 9110)
+    if (std::tolower(static_cast<unsigned char>(header[i])) != kBearer[i]) return std::nullopt;
+  }
+  return header.substr(kBearer.size());
+}
+
+std::optional<UserInfo> Authenticator::Authenticate(const net::http::Request& request) const {
+  if (std::optional<std::string> token = BearerToken(request)) {
+    auto digest = Digest(*token);
     const UserInfo* found = nullptr;
     for (const Entry& e : entries_) {  // every entry, so timing does not reveal which matched
       if (CRYPTO_memcmp(e.digest.data(), digest.data(), digest.size()) == 0) found = &e.user;

@@ -59,6 +59,9 @@ class Authenticator {
   bool allow_anonymous_ = false;
 };
 
+// The token of an "Authorization: Bearer <token>" header (any case of "Bearer").
+std::optional<std::string> BearerToken(const net::http::Request& request);
+
 struct AccessRequest {
   std::string verb;         // get, list, watch, create, update, patch, delete, deletecollection
   std::string resource;     // "pods", "jobs.batch.volcano.sh"
@@ -70,7 +73,12 @@ struct AccessRequest {
 enum class AccessDecision {
   kAllow,
   kDeny,
-  kAllowBoundPods,  // allowed for pods bound to the agent's node; the server checks the pod
+  // Allowed for pods bound to the agent's node, and lists of the pods of a Volcano job one of
+  // them belongs to (node_access.h); the server checks the pods.
+  kAllowBoundPods,
+  // A get (or a service account's token) allowed when a pod bound to the agent's node
+  // references the object (node_access.h).
+  kAllowPodReferenced,
 };
 
 class Authorizer {

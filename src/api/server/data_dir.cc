@@ -85,6 +85,7 @@ Result<DataDirFiles> PrepareDataDir(const std::string& data_dir, const std::stri
     files.certificates = *certs;
   }
   files.tokens_file = data_dir + "/tokens.csv";
+  files.service_account_key_file = data_dir + "/service-account.key";
   std::string existing;
   if (fs::exists(files.tokens_file)) {
     ETNA_ASSIGN_OR_RETURN(existing, ReadFile(files.tokens_file));

@@ -2,6 +2,8 @@
 //   pki/ca.crt, pki/ca.key, pki/server.crt, pki/server.key   (its own CA, as k3s does)
 //   tokens.csv     admin token (group system:masters), 0600
 //   kubeconfig     an admin kubeconfig: the https address, the CA, the admin token
+//   service-account.key  the key that signs ServiceAccount tokens, 0600
+//                  (service_account_tokens.h)
 // Thread-safety: call from one thread at startup.
 #pragma once
 
@@ -18,6 +20,7 @@ struct DataDirFiles {
   std::string tokens_file;
   std::string kubeconfig;
   std::string admin_token;
+  std::string service_account_key_file;
 };
 
 // `listen` is HOST:PORT as given to --listen; `port` the bound port (for port 0).

@@ -192,7 +192,20 @@ ApiResult<json> ObjectService::Create(const ResourceInfo& info, const std::strin
   if (!rev.ok()) return ApiError::FromStatus(rev.status(), &info, name);
   owners_.Update(key, object);
   object["metadata"]["resourceVersion"] = std::to_string(*rev);
+  if (info.kind == "Namespace") {
+    if (Status st = EnsureDefaultServiceAccount(name); !st.ok()) {
+      return ApiError::Internal(st.message());
+    }
+  }
   return object;
+}
+
+Status ObjectService::EnsureDefaultServiceAccount(const std::string& ns) {
+  const ResourceInfo* sa = registry_->Find("", "v1", "serviceaccounts");
+  auto created = Create(*sa, ns, json{{"metadata", {{"name", "default"}}}});
+  if (created.ok() || created.error().code == 409) return Status::Ok();
+  return Status::Internal(
+      fmt::format("creating the default ServiceAccount of {}: {}", ns, created.error().message));
 }
 
 Status ObjectService::IndexOwners() {
@@ -219,6 +232,15 @@ Status ObjectService::Bootstrap() {
       return Status::Internal(
           fmt::format("creating namespace {}: {}", ns, created.error().message));
     }
+  }
+  // Namespaces made before every namespace got its default ServiceAccount.
+  auto namespaces = store_->List(store::ResourcePrefix(ns_info->StoreResource()), 0, "", 0);
+  if (!namespaces.ok()) return namespaces.status();
+  for (const auto& kv : namespaces->items) {
+    auto object = DecodeStored(kv.value, kv.mod_revision);
+    if (!object.ok()) continue;
+    ETNA_RETURN_IF_ERROR(
+        EnsureDefaultServiceAccount(object->value("/metadata/name"_json_pointer, std::string())));
   }
   const ResourceInfo* queue = registry_->Find("scheduling.volcano.sh", "v1beta1", "queues");
   for (const char* q : {"root", "default"}) {

@@ -101,6 +101,8 @@ class ObjectService : public admission::ObjectLookup {
       const std::string& owner_uid);
   // Indexes the owners of every stored object (on start).
   Status IndexOwners();
+  // Creates the namespace's "default" ServiceAccount unless it is there.
+  Status EnsureDefaultServiceAccount(const std::string& ns);
 
   // The cache of the objects of `info` in `ns` when creates read that kind every time
   // (admission: PriorityClasses, QueueBindings, Queues, the ConfigMaps of volcano-system; every

@@ -9,6 +9,7 @@
 #include "api/server/agent_summaries.h"
 #include "api/server/api_server.h"
 #include "api/server/handler_util.h"
+#include "api/server/pod_streams.h"
 #include "api/server/request_info.h"
 #include "api/server/stored_object.h"
 #include "common/time.h"
@@ -86,8 +87,8 @@ std::string NodeAddress(const json& node) {
   return fallback;
 }
 
-// How to reach the agent of `node`: its InternalIP (else first address) and the port in
-// daemonEndpoints.kubeletEndpoint, plain HTTP. The one place the server connects to agents.
+}  // namespace
+
 ApiResult<net::http::ClientOptions> AgentClient(const json& node) {
   std::string address = NodeAddress(node);
   int port = node.value("/status/daemonEndpoints/kubeletEndpoint/Port"_json_pointer, 0);
@@ -102,6 +103,30 @@ ApiResult<net::http::ClientOptions> AgentClient(const json& node) {
   client.tls = false;
   return client;
 }
+
+ApiResult<std::string> PodContainer(const json& pod, const std::string& wanted,
+                                    const std::string& pod_name) {
+  std::vector<std::string> containers;
+  for (const auto& c : pod.value("/spec/containers"_json_pointer, json::array())) {
+    if (c.is_object()) containers.push_back(c.value("name", ""));
+  }
+  if (wanted.empty()) {
+    if (containers.size() != 1) {
+      std::string names;
+      for (const auto& c : containers) names += (names.empty() ? "" : " ") + c;
+      return ApiError::BadRequest(fmt::format(
+          "a container name must be specified for pod {}, choose one of: [{}]", pod_name, names));
+    }
+    return containers[0];
+  }
+  if (std::find(containers.begin(), containers.end(), wanted) == containers.end()) {
+    return ApiError::BadRequest(
+        fmt::format("container {} is not valid for pod {}", wanted, pod_name));
+  }
+  return wanted;
+}
+
+namespace {
 
 // The agent endpoints the node proxy serves. Only these read-only ones: the agent trusts
 // whoever reaches its port, so the proxy must not widen what a node reader may do — its
@@ -236,26 +261,9 @@ net::http::Response ApiServer::Log(const net::http::Request& request, const Requ
                                    const ResourceInfo& info) {
   auto pod = objects_.GetObject(info, ri.ns, ri.name);
   if (!pod.ok()) return pod.error().ToResponse();
-  std::vector<std::string> containers;
-  for (const auto& c : pod->value("/spec/containers"_json_pointer, json::array())) {
-    if (c.is_object()) containers.push_back(c.value("name", ""));
-  }
-  std::string container = request.Query("container");
-  if (container.empty()) {
-    if (containers.size() != 1) {
-      std::string names;
-      for (const auto& c : containers) names += (names.empty() ? "" : " ") + c;
-      return ApiError::BadRequest(
-                 fmt::format("a container name must be specified for pod {}, choose one of: [{}]",
-                             ri.name, names))
-          .ToResponse();
-    }
-    container = containers[0];
-  } else if (std::find(containers.begin(), containers.end(), container) == containers.end()) {
-    return ApiError::BadRequest(
-               fmt::format("container {} is not valid for pod {}", container, ri.name))
-        .ToResponse();
-  }
+  auto found = PodContainer(*pod, request.Query("container"), ri.name);
+  if (!found.ok()) return found.error().ToResponse();
+  std::string container = *found;
   std::string node_name = pod->value("/spec/nodeName"_json_pointer, std::string());
   if (node_name.empty()) {
     return ApiError::BadRequest(fmt::format("container \"{}\" in pod \"{}\" is waiting to start: "

@@ -34,18 +34,6 @@ std::string VerbFor(const net::http::Request& request, const RequestInfo& info) 
 
 }  // namespace
 
-std::optional<bool> ParseBool(std::string_view text) {
-  if (text == "1" || text == "t" || text == "T" || text == "TRUE" || text == "true" ||
-      text == "True") {
-    return true;
-  }
-  if (text == "0" || text == "f" || text == "F" || text == "FALSE" || text == "false" ||
-      text == "False") {
-    return false;
-  }
-  return std::nullopt;
-}
-
 std::optional<RequestInfo> ParseRequestInfo(const net::http::Request& request) {
   std::vector<std::string> seg = Segments(request.path);
   RequestInfo info;

@@ -12,6 +12,7 @@
 #include <string>
 #include <string_view>
 
+#include "common/strings.h"  // ParseBool
 #include "net/http/message.h"
 
 namespace etna::api::server {
@@ -30,8 +31,5 @@ struct RequestInfo {
 
 // nullopt when the path is not a resource path (discovery and other paths are routed first).
 std::optional<RequestInfo> ParseRequestInfo(const net::http::Request& request);
-
-// Go's strconv.ParseBool: 1 t T TRUE true True → true; 0 f F FALSE false False → false.
-std::optional<bool> ParseBool(std::string_view text);
 
 }  // namespace etna::api::server

@@ -1,5 +1,6 @@
 // Test kit for the REST engine: an ApiServer over a MemoryStore with a fake clock, three
-// tokens (admin, alice with write access to team-a, and the agent of node n1), and a Do()
+// tokens (admin, alice with write access to team-a, and the agent of node n1), ServiceAccount
+// tokens (team-a's accounts may read its Volcano Jobs), and a Do()
 // that builds requests the way the HTTP layer does.
 #pragma once
 
@@ -42,6 +43,7 @@ class ServerTest : public ::testing::Test {
   store::MemoryStore store_;
   Authenticator authn_;
   Authorizer authz_;
+  ServiceAccountTokens sa_tokens_{std::string(64, 'k')};
   std::function<net::http::Response(const nlohmann::json&, const LogRequest&)> log_fetcher_;
   // The agents' summaries the metrics APIs read; unset: every agent is unreachable.
   SummaryFetcher summary_fetcher_;

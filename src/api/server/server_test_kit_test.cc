@@ -27,7 +27,9 @@ ServerTest::ServerTest() {
                false)
                .value();
   authz_ = Authorizer::FromRulesText(
-               "- user: alice\n  namespaces: [team-a]\n  resources: ['*']\n  access: write\n")
+               "- user: alice\n  namespaces: [team-a]\n  resources: ['*']\n  access: write\n"
+               "- group: system:serviceaccounts:team-a\n  namespaces: [team-a]\n"
+               "  resources: [jobs.batch.volcano.sh]\n  access: read\n")
                .value();
   MakeServer();
 }
@@ -42,6 +44,7 @@ void ServerTest::MakeServer(MetricRules metric_rules) {
   options.authenticator = &authn_;
   options.authorizer = &authz_;
   options.clock = &clock_;
+  options.service_account_tokens = &sa_tokens_;
   options.log_fetcher = [this](const nlohmann::json& node, const LogRequest& r) {
     if (log_fetcher_) return log_fetcher_(node, r);
     return net::http::Response{};
@@ -77,7 +80,10 @@ Reply ServerTest::Do(const std::string& method, const std::string& target, const
       pos = amp + 1;
     }
   }
-  if (!token.empty()) r.headers["authorization"] = "Bearer " + token;
+  // A token with its own scheme ("bearer x", as the Python client sends it) goes as given.
+  if (!token.empty()) {
+    r.headers["authorization"] = token.find(' ') == std::string::npos ? "Bearer " + token : token;
+  }
   if (!content_type.empty()) r.headers["content-type"] = content_type;
   if (!accept.empty()) r.headers["accept"] = accept;
   r.body = body;

@@ -189,7 +189,7 @@ int RunTop(Invocation& inv) {
   std::map<std::string, int> used;
   for (const auto& [key, pods] : holders->whole) ++used[key.first];
   TableWriter nt;
-  nt.AddRow({"NODE", "GPUS USED", "GPUS", "MODEL", "READY"});
+  nt.AddRow({"NODE", "GPUS USED", "GPUS", "MODEL", "READY", "RUNTIME"});
   for (const json& node : (*nodes)["items"]) {
     const json& meta = node["metadata"];
     std::string name = meta.value("name", "");
@@ -204,7 +204,11 @@ int RunTop(Invocation& inv) {
     for (const json& c : status.value("conditions", json::array())) {
       if (c.value("type", "") == "Ready") ready = c.value("status", "Unknown");
     }
-    nt.AddRow({name, std::to_string(used[name]), total, model.empty() ? "-" : model, ready});
+    // The agent's container backend ("runc://1.1.5", "etna-process://0.1"), as on the Node.
+    std::string runtime =
+        status.value("/nodeInfo/containerRuntimeVersion"_json_pointer, std::string("-"));
+    nt.AddRow({name, std::to_string(used[name]), total, model.empty() ? "-" : model, ready,
+               runtime.empty() ? "-" : runtime});
   }
   std::fputs("\n", stdout);
   std::fputs(nt.Render().c_str(), stdout);

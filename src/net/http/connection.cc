@@ -197,6 +197,8 @@ class Connection final : public ConnectionBase {
       return;
     }
     if (stopping_) keep_alive_ = false;
+    if (res.upgrade && res.status == 101 && !stopping_) return StartUpgrade(std::move(res));
+    if (res.upgrade) res.upgrade->Cancel();
     if (res.stream && !head_request_ && !stopping_) return StartStream(std::move(res));
     if (res.stream) res.stream->Cancel();
     WriteResponse(std::move(res));
@@ -252,6 +254,23 @@ class Connection final : public ConnectionBase {
 
   // ---- chunked streams ----
 
+  // What a stream calls, from any thread, when it has more: OnWake on the strand, while the
+  // connection and the server's I/O live.
+  std::function<void()> Waker() {
+    std::weak_ptr<Connection> weak = Self();
+    std::shared_ptr<WakeGate> gate = ctx_->gate;
+    return [weak, gate] {
+      std::lock_guard<std::mutex> lock(gate->mu);
+      if (!gate->open) return;
+      std::shared_ptr<Connection> self = weak.lock();
+      if (!self) return;
+      auto ex = self->stream_.get_executor();
+      asio::post(ex, [weak] {
+        if (auto s = weak.lock()) s->OnWake();
+      });
+    };
+  }
+
   void StartStream(Response res) {
     state_ = State::kStreaming;
     keep_alive_ = false;  // a stream ends its connection: no read can run beside the next request
@@ -269,18 +288,7 @@ class Connection final : public ConnectionBase {
     bhttp::async_write_header(stream_, *stream_sr_, [self = Self()](beast::error_code ec, size_t) {
       self->OnChunkWritten(ec);
     });
-    std::weak_ptr<Connection> weak = Self();
-    std::shared_ptr<WakeGate> gate = ctx_->gate;
-    body_->Start([weak, gate] {
-      std::lock_guard<std::mutex> lock(gate->mu);
-      if (!gate->open) return;
-      std::shared_ptr<Connection> self = weak.lock();
-      if (!self) return;
-      auto ex = self->stream_.get_executor();
-      asio::post(ex, [weak] {
-        if (auto s = weak.lock()) s->OnWake();
-      });
-    });
+    body_->Start(Waker());
     OnWake();  // "Read once right after Start" (deferred while the header is being written)
   }
 
@@ -311,6 +319,7 @@ class Connection final : public ConnectionBase {
       if (done_) WriteLastChunk();
       return;
     }
+    if (upgraded_) return WriteRaw(std::move(data));
     chunk_ = std::move(data);
     writing_ = true;
     Lowest().expires_after(Opts().request_timeout);
@@ -327,6 +336,11 @@ class Connection final : public ConnectionBase {
   }
 
   void WriteLastChunk() {
+    if (upgraded_) {
+      body_.reset();
+      upgraded_.reset();
+      return GracefulClose();
+    }
     writing_ = true;
     Lowest().expires_after(Opts().request_timeout);
     asio::async_write(stream_, bhttp::make_chunk_last(),
@@ -342,6 +356,53 @@ class Connection final : public ConnectionBase {
       body_->Cancel();
     }
     body_.reset();
+    upgraded_.reset();
+  }
+
+  // ---- upgraded connections (101): raw bytes both ways ----
+
+  void StartUpgrade(Response res) {
+    state_ = State::kStreaming;
+    keep_alive_ = false;
+    upgraded_ = res.upgrade;
+    body_ = std::move(res.upgrade);
+    stream_head_.emplace();
+    FillHead(&*stream_head_, res);
+    stream_sr_.emplace(*stream_head_);
+    writing_ = true;
+    Lowest().expires_after(Opts().request_timeout);
+    bhttp::async_write_header(stream_, *stream_sr_, [self = Self()](beast::error_code ec, size_t) {
+      self->writing_ = false;
+      if (ec) return self->Close();
+      self->Lowest().expires_never();
+      if (self->buffer_.size() > 0) {  // sent right behind the request head
+        auto data = self->buffer_.data();
+        self->upgraded_->Receive(
+            std::string_view(static_cast<const char*>(data.data()), data.size()));
+        self->buffer_.consume(self->buffer_.size());
+      }
+      self->ReadUpgraded();
+      self->OnWake();
+    });
+    body_->Start(Waker());
+  }
+
+  void ReadUpgraded() {
+    stream_.async_read_some(
+        asio::buffer(upgraded_in_), [self = Self()](beast::error_code ec, size_t n) {
+          if (self->state_ != State::kStreaming || !self->upgraded_) return;
+          if (ec) return self->upgraded_->ClientClosed();
+          self->upgraded_->Receive(std::string_view(self->upgraded_in_.data(), n));
+          self->ReadUpgraded();
+        });
+  }
+
+  void WriteRaw(std::string data) {
+    chunk_ = std::move(data);
+    writing_ = true;
+    Lowest().expires_after(Opts().request_timeout);
+    asio::async_write(stream_, asio::buffer(chunk_),
+                      [self = Self()](beast::error_code ec, size_t) { self->OnChunkWritten(ec); });
   }
 
   // ---- closing ----
@@ -397,6 +458,8 @@ class Connection final : public ConnectionBase {
   bool done_ = false;
   bool cancelled_ = false;
   std::array<char, 1024> detect_{};
+  std::shared_ptr<UpgradedStream> upgraded_;  // also body_, while the connection is upgraded
+  std::array<char, 16384> upgraded_in_{};
 };
 
 }  // namespace

@@ -30,6 +30,9 @@ struct Request {
   // The query parameter's value, or "" when absent.
   std::string Query(std::string_view name) const;
   bool HasQuery(std::string_view name) const;
+  // Every value of a repeated query parameter (exec's command=), in order, form-decoded ('+'
+  // is a space).
+  std::vector<std::string> QueryAll(std::string_view name) const;
 };
 
 // A chunked response body produced over time (watch events, `logs -f`).
@@ -49,12 +52,26 @@ class ResponseStream {
   virtual void Cancel() = 0;
 };
 
+// The connection after a 101 Switching Protocols reply (exec, attach, port-forward): raw bytes
+// both ways. As a ResponseStream it gives what is written to the client (unframed: no chunks);
+// Receive gets what the client sends. Thread-safety as ResponseStream's: Receive and
+// ClientClosed run on the connection strand and must not block.
+class UpgradedStream : public ResponseStream {
+ public:
+  virtual void Receive(std::string_view data) = 0;
+  // The client closed its side or the connection broke: nothing more will be received. The
+  // transport keeps writing until Read says done (or Cancel).
+  virtual void ClientClosed() = 0;
+};
+
 struct Response {
   int status = 200;
   std::string content_type = "application/json";
   std::vector<std::pair<std::string, std::string>> headers;  // extra: Warning, Retry-After, ...
   std::string body;
   std::shared_ptr<ResponseStream> stream;  // when set, `body` is ignored and the reply is chunked
+  // With status 101: the head is written, then the connection belongs to `upgrade`.
+  std::shared_ptr<UpgradedStream> upgrade;
 };
 
 using Handler = std::function<Response(const Request&)>;

@@ -27,7 +27,37 @@ const Certificates& TestCerts() {
   return certs;
 }
 
-// Echoes the request; "/stream" answers with the fixture's current TestStream; "/throw" throws.
+// An upgraded connection that echoes what it receives in upper case and ends after "BYE".
+class EchoUpgrade : public UpgradedStream {
+ public:
+  void Start(std::function<void()> wake) override {
+    std::lock_guard<std::mutex> lock(mu_);
+    wake_ = std::move(wake);
+  }
+  std::string Read(bool* done) override {
+    std::lock_guard<std::mutex> lock(mu_);
+    *done = pending_.find("BYE") != std::string::npos;
+    return std::exchange(pending_, "");
+  }
+  void Receive(std::string_view data) override {
+    std::function<void()> wake;
+    {
+      std::lock_guard<std::mutex> lock(mu_);
+      for (char c : data) pending_.push_back(static_cast<char>(std::toupper(c)));
+      wake = wake_;
+    }
+    if (wake) wake();
+  }
+  void ClientClosed() override {}
+  void Cancel() override {}
+
+ private:
+  std::mutex mu_;
+  std::function<void()> wake_;
+  std::string pending_;
+};
+
+// Echoes the request; "/upgrade" switches to EchoUpgrade; "/stream" answers with the fixture's current TestStream; "/throw" throws.
 class ServerTest : public ::testing::TestWithParam<bool> {
  protected:
   bool tls() const { return GetParam(); }
@@ -43,6 +73,14 @@ class ServerTest : public ::testing::TestWithParam<bool> {
 
   Response Handle(const Request& r) {
     if (r.path == "/throw") throw std::runtime_error("boom");
+    if (r.path == "/upgrade") {
+      Response res;
+      res.status = 101;
+      res.content_type.clear();
+      res.headers = {{"Upgrade", "echo"}, {"Connection", "Upgrade"}};
+      res.upgrade = std::make_shared<EchoUpgrade>();
+      return res;
+    }
     if (r.path == "/stream") {
       Response res;
       std::lock_guard<std::mutex> lock(mu_);
@@ -212,6 +250,23 @@ TEST_P(PlainServerTest, KeepAliveServesSeveralRequestsOnOneConnection) {
     EXPECT_NE(got.find("HTTP/1.1 200"), std::string::npos) << got;
     EXPECT_NE(got.find(want), std::string::npos) << got;
   }
+}
+
+TEST_P(PlainServerTest, UpgradedConnectionCarriesRawBytesBothWays) {
+  StartServer();
+  RawSocket s(server_->port());
+  // Bytes right behind the head reach the upgraded stream too.
+  ASSERT_TRUE(s.Send("GET /upgrade HTTP/1.1\r\nHost: x\r\nConnection: Upgrade\r\n"
+                     "Upgrade: echo\r\n\r\nhello "));
+  std::string head = s.ReadUntil("HELLO ");
+  EXPECT_EQ(head.substr(0, 12), "HTTP/1.1 101") << head;
+  EXPECT_NE(head.find("Upgrade: echo"), std::string::npos) << head;
+  EXPECT_EQ(head.find("Transfer-Encoding"), std::string::npos) << head;
+  EXPECT_EQ(head.substr(head.size() - 6), "HELLO ") << head;
+  ASSERT_TRUE(s.Send("world bye"));
+  bool closed = false;
+  EXPECT_EQ(s.ReadAll(&closed), "WORLD BYE");
+  EXPECT_TRUE(closed);
 }
 
 TEST_P(PlainServerTest, BodyOverTheLimitWithContentLengthIs413) {
