@@ -22,6 +22,12 @@ namespace {
 // Pods created or deleted in one pass at most (Kubernetes' burstReplicas).
 constexpr size_t kBurstPods = 500;
 
+// Whether a status.uncountedTerminatedPods holds any pod.
+bool HasUncounted(const Json& uncounted) {
+  return !types::Array(uncounted, {"succeeded"}).empty() ||
+         !types::Array(uncounted, {"failed"}).empty();
+}
+
 std::set<std::string> StringSet(const Json& list) {
   std::set<std::string> out;
   for (const Json& v : list) {
@@ -435,13 +441,21 @@ Status BatchJobController::Reconcile(const std::string& key) {
   expectations_.Expect(key, p.created, p.deleted, p.now);
   ETNA_RETURN_IF_ERROR(managed);
   const client::ObjectRef ref{"Job", "batch/v1", ns, name, job.uid()};
-  // 1. The newly finished pods' uids durable in uncountedTerminatedPods, with the decisions.
-  ETNA_RETURN_IF_ERROR(WriteStatus(p, BuildStatus(p, /*flush_counted=*/false)));
-  if (!p.finish.empty()) {
+  auto record_finish = [&] {
+    if (p.finish.empty()) return;
     events().Record(ref, p.finish == "Complete" ? "Normal" : "Warning",
                     p.finish == "Complete" ? "Completed" : p.finish_reason,
                     p.finish == "Complete" ? "Job completed" : p.finish_message);
-  }
+  };
+  // 1. The newly finished pods' uids durable in uncountedTerminatedPods, with the decisions. The
+  // finished condition waits until every finished pod is counted (3.), as in Kubernetes: whoever
+  // sees Complete sees all its successes counted. A restart in between decides it again.
+  Pass first = p;
+  const bool counting = !p.newly_succeeded.empty() || !p.newly_failed.empty() ||
+                        HasUncounted(types::Object(p.job, {"status", "uncountedTerminatedPods"}));
+  if (counting) first.finish.clear();
+  ETNA_RETURN_IF_ERROR(WriteStatus(p, BuildStatus(first, /*flush_counted=*/false)));
+  if (!counting) record_finish();
   if (!p.was_finished && p.suspended != was_suspended) {
     events().Record(ref, "Normal", p.suspended ? "Suspended" : "Resumed",
                     p.suspended ? "Job suspended" : "Job resumed");
@@ -455,14 +469,13 @@ Status BatchJobController::Reconcile(const std::string& key) {
   PodExpectations::Changes changes{p.created, p.deleted, release, types::kJobTrackingFinalizer};
   expectations_.Expect(key, std::move(changes), p.now);
   ETNA_RETURN_IF_ERROR(released);
-  const Json& uncounted = types::Object(p.job, {"status", "uncountedTerminatedPods"});
-  if (!types::Array(uncounted, {"succeeded"}).empty() ||
-      !types::Array(uncounted, {"failed"}).empty()) {
+  if (HasUncounted(types::Object(p.job, {"status", "uncountedTerminatedPods"}))) {
     Pass flush = p;
     flush.newly_succeeded.clear();
     flush.newly_failed.clear();
-    flush.finish.clear();  // already written
+    if (!counting) flush.finish.clear();  // already written
     ETNA_RETURN_IF_ERROR(WriteStatus(p, BuildStatus(flush, /*flush_counted=*/true)));
+    if (counting) record_finish();
   }
   ETNA_RETURN_IF_ERROR(ApplyTtl(p.job));
   if (!p.create_failure.empty()) return Status::Unavailable(p.create_failure);

@@ -10,6 +10,7 @@
 #include "common/time.h"
 #include "controllers/podgroup_controller.h"
 #include "controllers/test_util.h"
+#include "store/store_testing.h"
 
 namespace etna::controllers {
 namespace {
@@ -247,6 +248,34 @@ TEST_F(BatchJobTest, PodFailurePolicyIgnoresAndFailsByExitCode) {
   EXPECT_EQ(conditions.back()["message"],
             "Container c for pod default/" + pod +
                 " failed with exit code 42 matching FailJob rule at index 1");
+}
+
+// Every status the Job passes through: whoever sees Complete sees all its successes counted
+// (Kubernetes adds the finished condition only once uncountedTerminatedPods is empty).
+TEST_F(BatchJobTest, TheCompleteConditionComesWithEverySuccessCounted) {
+  ASSERT_TRUE(rest()
+                  .Create(client::Path("jobs", "default"),
+                          BatchJob("counted", {{"completions", 2}, {"parallelism", 2}}))
+                  .ok());
+  Sync();
+  auto watcher = api_.store().Watch("/", api_.store().CurrentRevision());
+  ASSERT_TRUE(watcher.ok());
+  for (const std::string& pod : Active("counted")) End(pod, "Succeeded");
+  Sync();
+  ASSERT_EQ(Condition("counted", "Complete"), "True/CompletionsReached");
+  int complete_writes = 0;
+  for (const store::Event& e : store::testing::DrainNow(**watcher)) {
+    json object = json::parse(e.value);
+    if (object["kind"] != "Job" || object["metadata"]["name"] != "counted") continue;
+    json status = object.value("status", json::object());
+    bool complete = false;
+    for (const json& c : status.value("conditions", json::array())) complete |= c["type"] == "Complete";
+    if (!complete) continue;
+    ++complete_writes;
+    EXPECT_EQ(status["succeeded"], 2) << status.dump();
+    EXPECT_EQ(status["uncountedTerminatedPods"], json::object()) << status.dump();
+  }
+  EXPECT_GE(complete_writes, 1);
 }
 
 TEST_F(BatchJobTest, WorkQueueCompletesWhenOneSucceededAndNoneIsActive) {

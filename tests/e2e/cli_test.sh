@@ -222,6 +222,8 @@ t "$ETNA" get cm settings -o jsonpath='{.data.epochs}'
 t "$ETNA" get cm settings -o json
 t "$ETNA" apply -f "$FILES/job.yaml"
 poll "bert has a podgroup" '"$ETNA" get podgroups -o name | grep -q bert'
+# The job controller writes the job's status after its PodGroup and pods.
+poll "bert has a status" '[ "$("$ETNA" get vj bert -o jsonpath={.status.state.phase})" = Pending ]'
 t "$ETNA" get vj
 t "$ETNA" get vj -o wide
 t "$ETNA" get vj -A --no-headers
