@@ -205,7 +205,8 @@ TEST_F(AgentTest, ASimulatedGpuReadsIdleUntilItsPodIsReady) {
                     {{"exec", {{"command", {"test", "-f", go}}}}, {"periodSeconds", 1}}}}}}}}};
   ASSERT_TRUE(api_.rest().Create(client::Path("pods", "default"), pod).ok());
   auto reading = [&]() -> std::string {
-    auto lines = SampleLines(AgentGet(*agent_, "/metrics").second, "DCGM_FI_DEV_GPU_UTIL{gpu=\"1\"");
+    auto lines =
+        SampleLines(AgentGet(*agent_, "/metrics").second, "DCGM_FI_DEV_GPU_UTIL{gpu=\"1\"");
     return lines.size() == 1 ? lines[0] : "";
   };
   ASSERT_TRUE(WaitFor([&] { return Phase("loading") == "Running"; }));

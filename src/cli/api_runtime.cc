@@ -42,6 +42,13 @@ Result<std::unique_ptr<ApiRuntime>> ApiRuntime::Start(const ApiRuntimeOptions& o
   auto store = store::SqliteStore::Open(store_options);
   if (!store.ok()) return store.status();
   rt->store_ = std::move(*store);
+  store::Store* served = rt->store_.get();
+  if (options.watch_cache) {
+    auto cache = store::CachedStore::Open(served);
+    if (!cache.ok()) return cache.status().WithContext("--watch-cache");
+    rt->cache_ = std::move(*cache);
+    served = rt->cache_.get();
+  }
   // Certificates first (the listener needs them), the kubeconfig once the port is known.
   auto files = api::server::PrepareDataDir(options.data_dir, rt->host_, 0, options.tls);
   if (!files.ok()) return files.status();
@@ -77,7 +84,7 @@ Result<std::unique_ptr<ApiRuntime>> ApiRuntime::Start(const ApiRuntimeOptions& o
     }
     api_options.metric_rules = std::move(rules).value();
   }
-  rt->api_ = std::make_unique<api::server::ApiServer>(rt->store_.get(), api_options);
+  rt->api_ = std::make_unique<api::server::ApiServer>(served, api_options);
   if (Status st = rt->api_->Bootstrap(); !st.ok()) return st;
   net::http::ServerOptions http_options;
   http_options.listen = options.listen;

@@ -1,6 +1,7 @@
 // ApiRuntime: the API server as `etna server` and `etna dev` run it — the SQLite store in the
-// data dir, its certificates, tokens and kubeconfig, authentication and authorization, the REST
-// engine and the HTTP(S) listener — started in one call and stopped by destruction.
+// data dir (behind its watch cache with --watch-cache), its certificates, tokens and kubeconfig,
+// authentication and authorization, the REST engine and the HTTP(S) listener — started in one call
+// and stopped by destruction.
 // Thread-safety: Start from one thread; api() and transports are safe from any thread.
 #pragma once
 
@@ -13,6 +14,7 @@
 #include "client/transport.h"
 #include "common/status.h"
 #include "net/http/server.h"
+#include "store/cached_store.h"
 #include "store/sqlite_store.h"
 
 namespace etna::cli {
@@ -26,6 +28,10 @@ struct ApiRuntimeOptions {
   bool tls = true;
   // A file of operator-defined external metrics (api/server/metric_rules.h); "" for none.
   std::string metric_rules_file;
+  // Gets and lists from memory, kept by one watch of the store (kube-apiserver's --watch-cache).
+  // Off by default on SQLite: measured, it costs more server CPU than it saves
+  // (docs/api-server.md).
+  bool watch_cache = false;
   // The registry /metrics renders (`etna dev` shares one with its scheduler and controllers);
   // null: the runtime's own.
   metrics::Registry* metrics = nullptr;
@@ -52,6 +58,7 @@ class ApiRuntime {
   metrics::Registry own_registry_;
   std::unique_ptr<api::server::ApiMetrics> metrics_;
   std::unique_ptr<store::SqliteStore> store_;
+  std::unique_ptr<store::CachedStore> cache_;  // in front of store_ with --watch-cache
   api::server::DataDirFiles files_;
   std::unique_ptr<api::server::Authenticator> authn_;
   std::unique_ptr<api::server::ServiceAccountTokens> sa_tokens_;

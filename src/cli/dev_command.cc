@@ -83,6 +83,9 @@ int RunCluster(Invocation& inv) {
   api_options.data_dir = inv.Has("data-dir") ? inv.Get("data-dir") : DefaultDataDir();
   api_options.listen = inv.Get("listen");
   api_options.metric_rules_file = inv.Get("metric-rules");
+  auto watch_cache = ParseBoolFlag(inv.Get("watch-cache"));
+  if (!watch_cache.ok()) return inv.UsageError("--watch-cache: " + watch_cache.status().message());
+  api_options.watch_cache = *watch_cache;
   const std::string profile = inv.Get("profile");  // empty: the built-in profile
   auto period = ParseDuration(inv.Get("period"));
   if (!period.ok()) return inv.UsageError("--period: " + period.status().message());
@@ -208,6 +211,8 @@ const Command& DevCommand() {
               {"listen", 0, "HOST:PORT", "the API server's address", ApiRuntimeOptions().listen},
               {"metric-rules", 0, "FILE",
                "external metrics defined by Prometheus queries (YAML; see docs/autoscaling.md)"},
+              {"watch-cache", 0, "BOOL",
+               "serve gets and lists from memory, kept by one watch of the store", "false"},
               {"profile", 0, "FILE",
                "the simulated nodes (default: 4 x 8 H100 with NVSwitch, 2 x 4 A100-80GB with MIG, "
                "2 x 2 T4; see examples/clusters/)"},

@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 #include <signal.h>
 
+#include "common/strings.h"
 #include "common/time.h"
 
 namespace etna::cli {
@@ -14,6 +15,11 @@ Result<std::chrono::milliseconds> ParseDuration(const std::string& text) {
         fmt::format("\"{}\" is not a duration such as 500ms, 2s or 1m", text));
   }
   return std::chrono::milliseconds(CeilMilliseconds(*d));
+}
+
+Result<bool> ParseBoolFlag(const std::string& text) {
+  if (auto b = ParseBool(text)) return *b;
+  return Status::InvalidArgument(fmt::format("\"{}\" is not true or false", text));
 }
 
 Result<TimeZone> ParseTimeZone(const std::string& text) {

@@ -1,6 +1,7 @@
 // What the daemon subcommands (server, dev, scheduler, controllers, agent) share besides their
-// flags (declared with cli/kit/command.h): a positive duration flag, a time zone flag, the host
-// of a --listen address, and waiting for the signal that stops them. Stateless functions.
+// flags (declared with cli/kit/command.h): a positive duration flag, a true/false flag, a time
+// zone flag, the host of a --listen address, and waiting for the signal that stops them.
+// Stateless functions.
 #pragma once
 
 #include <chrono>
@@ -14,6 +15,10 @@ namespace etna::cli {
 // A positive Go duration ("500ms", "2s", "1m", "1.5s"), rounded up to whole milliseconds.
 // Errors name the text.
 Result<std::chrono::milliseconds> ParseDuration(const std::string& text);
+
+// A true/false flag value, read as Go's strconv.ParseBool reads it (kube-apiserver's
+// --watch-cache=false). Errors name the text.
+Result<bool> ParseBoolFlag(const std::string& text);
 
 // A --time-zone value: an IANA zone name ("Europe/Berlin", "UTC"); "" is the host's zone.
 // Errors name the text and say what is wanted.

@@ -2,6 +2,7 @@
 //
 //   etna server --data-dir DIR [--listen HOST:PORT] [--tokens-file FILE]
 //               [--authorization-file FILE] [--anonymous] [--no-tls] [--metric-rules FILE]
+//               [--watch-cache=true]
 //
 // On first start it makes its CA and serving certificate, an admin token and DIR/kubeconfig;
 // it serves until SIGINT or SIGTERM, then shuts down gracefully.
@@ -24,6 +25,9 @@ int Serve(Invocation& inv) {
   flags.anonymous = inv.Bool("anonymous");
   flags.tls = !inv.Bool("no-tls");
   flags.metric_rules_file = inv.Get("metric-rules");
+  auto watch_cache = ParseBoolFlag(inv.Get("watch-cache"));
+  if (!watch_cache.ok()) return inv.UsageError("--watch-cache: " + watch_cache.status().message());
+  flags.watch_cache = *watch_cache;
   // Signals are taken synchronously below; block them before any thread starts.
   BlockStopSignals();
   auto runtime = ApiRuntime::Start(flags);
@@ -65,6 +69,8 @@ const Command& ServerCommand() {
            "--anonymous)"},
           {"metric-rules", 0, "FILE",
            "external metrics defined by Prometheus queries (YAML; see docs/autoscaling.md)"},
+          {"watch-cache", 0, "BOOL",
+           "serve gets and lists from memory, kept by one watch of the store", "false"},
       },
       /*connects=*/false,
       Serve,

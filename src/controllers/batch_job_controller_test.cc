@@ -10,7 +10,6 @@
 #include "common/time.h"
 #include "controllers/podgroup_controller.h"
 #include "controllers/test_util.h"
-#include "store/store_testing.h"
 
 namespace etna::controllers {
 namespace {
@@ -264,12 +263,17 @@ TEST_F(BatchJobTest, TheCompleteConditionComesWithEverySuccessCounted) {
   Sync();
   ASSERT_EQ(Condition("counted", "Complete"), "True/CompletionsReached");
   int complete_writes = 0;
-  for (const store::Event& e : store::testing::DrainNow(**watcher)) {
+  while (true) {
+    auto next = (*watcher)->Next(std::chrono::milliseconds(0));  // writes queue synchronously
+    ASSERT_TRUE(next.ok());
+    if (!next->has_value()) break;
+    const store::Event& e = **next;
     json object = json::parse(e.value);
     if (object["kind"] != "Job" || object["metadata"]["name"] != "counted") continue;
     json status = object.value("status", json::object());
     bool complete = false;
-    for (const json& c : status.value("conditions", json::array())) complete |= c["type"] == "Complete";
+    for (const json& c : status.value("conditions", json::array()))
+      complete |= c["type"] == "Complete";
     if (!complete) continue;
     ++complete_writes;
     EXPECT_EQ(status["succeeded"], 2) << status.dump();

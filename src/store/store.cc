@@ -14,4 +14,21 @@ const char* EventTypeName(EventType type) {
   return "UNKNOWN";
 }
 
+Result<Revision> Store::Visit(const std::string& prefix, const std::string& continue_after_key,
+                              Revision at_revision,
+                              const std::function<bool(const KeyValueRef&)>& visit) {
+  constexpr size_t kPage = 1000;
+  std::string after = continue_after_key;
+  Revision at = at_revision;
+  while (true) {
+    ETNA_ASSIGN_OR_RETURN(ListResult page, List(prefix, kPage, after, at));
+    at = page.revision;
+    for (const KeyValue& kv : page.items) {
+      if (!visit(KeyValueRef{kv.key, kv.value, kv.mod_revision})) return at;
+    }
+    if (page.continue_key.empty()) return at;
+    after = page.continue_key;
+  }
+}
+
 }  // namespace etna::store

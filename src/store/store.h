@@ -18,6 +18,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "common/status.h"
@@ -49,6 +50,13 @@ struct Event {
 struct DeleteResult {
   Revision revision = 0;  // the revision of the delete
   KeyValue deleted;       // the object as it was just before the delete
+};
+
+// One object as Store::Visit hands it over: views valid only during the call.
+struct KeyValueRef {
+  std::string_view key;
+  std::string_view value;
+  Revision mod_revision = 0;
 };
 
 struct ListResult {
@@ -123,6 +131,13 @@ class Store {
   // passes the first page's revision as at_revision; Gone when it was compacted since.
   virtual Result<ListResult> List(const std::string& prefix, size_t limit,
                                   const std::string& continue_after_key, Revision at_revision) = 0;
+  // Hands `visit`, in key order, the objects List(prefix, 0, continue_after_key, at_revision)
+  // would return, without copying them, until it returns false; returns the revision read at.
+  // The default reads List's pages; CachedStore visits its memory under its read lock, so
+  // `visit` must not call the store.
+  virtual Result<Revision> Visit(const std::string& prefix, const std::string& continue_after_key,
+                                 Revision at_revision,
+                                 const std::function<bool(const KeyValueRef&)>& visit);
   // Watches keys under `prefix` for every event with revision > from_revision: first the retained
   // history, then live events. Gone when from_revision < CompactedRevision().
   virtual Result<std::shared_ptr<Watcher>> Watch(const std::string& prefix,

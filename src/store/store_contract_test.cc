@@ -41,7 +41,8 @@ class StoreContractTest : public ::testing::Test {
   std::unique_ptr<Store> store_;
 };
 
-using Backends = ::testing::Types<testing::MemoryBackend, testing::SqliteBackend>;
+using Backends =
+    ::testing::Types<testing::MemoryBackend, testing::SqliteBackend, testing::CachedSqliteBackend>;
 TYPED_TEST_SUITE(StoreContractTest, Backends);
 
 TYPED_TEST(StoreContractTest, CreateGetUpdateDelete) {
@@ -220,6 +221,35 @@ TYPED_TEST(StoreContractTest, WatchCallbackFormNotifies) {
   (*w)->Cancel();
   auto closed = (*w)->Next(kNow);
   EXPECT_EQ(closed.status().code(), StatusCode::kUnavailable);
+}
+
+// Visit hands over what List returns, at the same revision, from a continue key, and stops when
+// told; an older revision shows that revision's values.
+TYPED_TEST(StoreContractTest, VisitSeesWhatListSees) {
+  Store& s = *this->store_;
+  for (const char* n : {"x1", "x2", "x3"}) this->MustCreate(ObjectKey("pods", "a", n), n);
+  this->MustCreate(ObjectKey("pods", "b", "y"), "y");
+  const Revision before = s.CurrentRevision();
+  ASSERT_TRUE(s.Update("/pods/a/x2", "changed", 0).ok());
+  auto visit = [&](const std::string& after, Revision at, size_t stop_after) {
+    std::vector<std::string> seen;
+    auto rev = s.Visit("/pods/a/", after, at, [&](const KeyValueRef& kv) {
+      seen.push_back(std::string(kv.key) + "=" + std::string(kv.value) + "@" +
+                     std::to_string(kv.mod_revision));
+      return seen.size() < stop_after;
+    });
+    EXPECT_TRUE(rev.ok()) << rev.status().ToString();
+    return std::make_pair(rev.ok() ? *rev : -1, seen);
+  };
+  auto latest = visit("", 0, 100);
+  EXPECT_EQ(latest.first, s.CurrentRevision());
+  EXPECT_EQ(latest.second, (std::vector<std::string>{"/pods/a/x1=x1@1", "/pods/a/x2=changed@5",
+                                                     "/pods/a/x3=x3@3"}));
+  EXPECT_EQ(visit("/pods/a/x1", 0, 1).second, (std::vector<std::string>{"/pods/a/x2=changed@5"}));
+  auto old = visit("", before, 100);
+  EXPECT_EQ(old.first, before);
+  EXPECT_EQ(old.second,
+            (std::vector<std::string>{"/pods/a/x1=x1@1", "/pods/a/x2=x2@2", "/pods/a/x3=x3@3"}));
 }
 
 TYPED_TEST(StoreContractTest, GoneAfterCompactionForWatchAndListContinue) {

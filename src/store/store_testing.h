@@ -1,5 +1,6 @@
-// Test helpers for store tests: a temporary directory and both backends behind one factory
-// interface, so one contract suite runs against MemoryStore and SqliteStore.
+// Test helpers for store tests: a temporary directory and every backend behind one factory
+// interface, so one contract suite runs against MemoryStore, SqliteStore and the cached
+// SqliteStore.
 #pragma once
 
 #include <gtest/gtest.h>
@@ -9,6 +10,7 @@
 #include <memory>
 #include <string>
 
+#include "store/cached_store.h"
 #include "store/memory_store.h"
 #include "store/sqlite_store.h"
 
@@ -44,6 +46,18 @@ struct SqliteBackend {
     o.watch_queue_capacity = watch_capacity;
     o.compaction_interval = std::chrono::seconds(0);
     auto s = SqliteStore::Open(o);
+    EXPECT_TRUE(s.ok()) << s.status().ToString();
+    return s.ok() ? std::unique_ptr<Store>(std::move(s).value()) : nullptr;
+  }
+};
+
+// SqliteStore behind the watch cache, as `etna server` runs it.
+struct CachedSqliteBackend {
+  static std::unique_ptr<Store> Make(const std::string& dir, size_t watch_capacity) {
+    std::unique_ptr<Store> sqlite = SqliteBackend::Make(dir, watch_capacity);
+    if (!sqlite) return nullptr;
+    Store* backing = sqlite.get();
+    auto s = CachedStore::Open(backing, std::move(sqlite));
     EXPECT_TRUE(s.ok()) << s.status().ToString();
     return s.ok() ? std::unique_ptr<Store>(std::move(s).value()) : nullptr;
   }

@@ -44,7 +44,7 @@ void WatchQueue::Cancel() { Close(Status::Unavailable("watch cancelled")); }
 
 bool WatchQueue::Deliver(const std::vector<Event>& events, bool bounded) {
   std::function<void()> notify;
-  bool open;
+  bool open, wake;
   {
     std::lock_guard lock(mu_);
     if (!closed_.ok()) return false;
@@ -67,9 +67,12 @@ bool WatchQueue::Deliver(const std::vector<Event>& events, bool bounded) {
       ++added;
     }
     open = closed_.ok();
-    if (added > 0 || !open) notify = notify_;
+    wake = added > 0 || !open;
+    if (wake) notify = notify_;
   }
-  if (!open || notify) cv_.notify_all();
+  // A consumer blocked in Next is woken as well as the callback called (the watch cache's
+  // applier blocks; a consumer with a callback drains with Next(0)).
+  if (wake) cv_.notify_all();
   if (notify) notify();
   return open;
 }

@@ -2,6 +2,9 @@
 
 #include <gtest/gtest.h>
 
+#include <atomic>
+#include <thread>
+
 #include "store/keys.h"
 
 namespace etna::store {
@@ -9,6 +12,31 @@ namespace {
 
 Event Ev(Revision rev, std::string key) {
   return Event{EventType::kAdded, std::move(key), "v", rev, rev};
+}
+
+// A consumer blocked in Next without a callback (the watch cache's applier) is woken by the
+// publish, not by its timeout.
+TEST(WatchHubTest, APublishWakesAConsumerBlockedInNext) {
+  WatchHub hub(4);
+  auto q = hub.Register("/", 0, {});
+  const auto timeout = std::chrono::seconds(30);
+  std::chrono::steady_clock::duration waited{};
+  Result<std::optional<Event>> got = std::optional<Event>();
+  std::atomic<bool> waiting{false};
+  std::thread consumer([&] {
+    auto start = std::chrono::steady_clock::now();
+    waiting = true;
+    got = q->Next(std::chrono::duration_cast<std::chrono::milliseconds>(timeout));
+    waited = std::chrono::steady_clock::now() - start;
+  });
+  // Almost always published while the consumer waits (just before, Next finds it at once).
+  while (!waiting) std::this_thread::yield();
+  hub.Publish({Ev(1, "/pods/a")});
+  consumer.join();
+  ASSERT_TRUE(got.ok());
+  ASSERT_TRUE(got->has_value());
+  EXPECT_EQ((*got)->key, "/pods/a");
+  EXPECT_LT(waited, timeout / 2);
 }
 
 TEST(WatchHubTest, FiltersByPrefixAndRevisionAndDropsDeadWatchers) {

@@ -16,59 +16,66 @@ namespace {
 using nlohmann::json;
 using resources::ResourceInfo;
 
-constexpr size_t kPageRead = 1000;
-
-struct Page {
-  std::vector<store::KeyValue> items;
+// Where a page of a list ended: the revision it was read at and the token of the next page.
+struct PageEnd {
   store::Revision revision = 0;
   std::string continue_token;
 };
 
-bool Passes(const ListOptions& options, const store::KeyValue& kv, json* decoded) {
+bool Passes(const ListOptions& options, const store::KeyValueRef& kv) {
   if (!options.Filtered()) return true;
-  if (!options.fields.MayMatchCompact(kv.value)) return false;
+  if (!options.fields.MayMatchCompact(kv.value) || !options.labels.MayMatchCompact(kv.value)) {
+    return false;
+  }
   auto object = DecodeStored(kv.value, kv.mod_revision);
   if (!object.ok()) return false;
   if (!options.labels.Empty() &&
       !options.labels.Matches(object->value("/metadata/labels"_json_pointer, json()))) {
     return false;
   }
-  if (!options.fields.Empty() && !options.fields.Matches(*object)) return false;
-  if (decoded) *decoded = std::move(object).value();
-  return true;
+  return options.fields.Empty() || options.fields.Matches(*object);
 }
 
-// Reads matching objects until `limit` are found (0: all), at one revision.
-ApiResult<Page> ReadPage(store::Store* store, const std::string& prefix,
-                         const ListOptions& options) {
-  Page page;
-  std::string after = options.continue_key;
-  store::Revision at = options.continue_revision;
-  while (true) {
-    size_t want = options.limit == 0 ? 0 : std::max(kPageRead, options.limit);
-    auto list = store->List(prefix, options.Filtered() ? want : options.limit, after, at);
-    if (!list.ok()) {
-      if (list.status().code() == StatusCode::kGone) {
-        return ApiError::Expired(
-            "The provided continue parameter is too old to display a consistent list result. "
-            "You can start a new list without the continue parameter.");
-      }
-      return ApiError::FromStatus(list.status());
+// Hands `take` the objects of one page that match the selectors (up to the limit, from the
+// continue token), at one revision, without copying them (Store::Visit).
+ApiResult<PageEnd> VisitPage(store::Store* store, const std::string& prefix,
+                             const ListOptions& options,
+                             const std::function<void(const store::KeyValueRef&)>& take) {
+  size_t taken = 0;
+  bool more = false;
+  std::string last_key;
+  auto revision = store->Visit(prefix, options.continue_key, options.continue_revision,
+                               [&](const store::KeyValueRef& kv) {
+                                 if (options.limit != 0 && taken == options.limit) {
+                                   more = true;
+                                   return false;
+                                 }
+                                 if (!Passes(options, kv)) return true;
+                                 take(kv);
+                                 ++taken;
+                                 last_key = kv.key;
+                                 return true;
+                               });
+  if (!revision.ok()) {
+    if (revision.status().code() == StatusCode::kGone) {
+      return ApiError::Expired(
+          "The provided continue parameter is too old to display a consistent list result. "
+          "You can start a new list without the continue parameter.");
     }
-    page.revision = list->revision;
-    at = list->revision;
-    for (auto& kv : list->items) {
-      if (!Passes(options, kv, nullptr)) continue;
-      page.items.push_back(std::move(kv));
-      if (options.limit != 0 && page.items.size() == options.limit) {
-        bool more = !list->continue_key.empty() || &kv != &list->items.back();
-        if (more) page.continue_token = EncodeContinue(at, page.items.back().key);
-        return page;
-      }
-    }
-    if (list->continue_key.empty()) return page;
-    after = list->continue_key;
+    return ApiError::FromStatus(revision.status());
   }
+  PageEnd end{*revision, ""};
+  if (more) end.continue_token = EncodeContinue(*revision, last_key);
+  return end;
+}
+
+// The decoded objects of one page.
+ApiResult<PageEnd> DecodePage(store::Store* store, const std::string& prefix,
+                              const ListOptions& options, std::vector<json>* objects) {
+  return VisitPage(store, prefix, options, [&](const store::KeyValueRef& kv) {
+    auto object = DecodeStored(kv.value, kv.mod_revision);
+    if (object.ok()) objects->push_back(std::move(object).value());
+  });
 }
 
 std::string Prefix(const ResourceInfo& info, const RequestInfo& ri) {
@@ -81,39 +88,39 @@ net::http::Response ApiServer::List(const net::http::Request& request, const Req
                                     const ResourceInfo& info) {
   auto options = ParseListOptions(request, info);
   if (!options.ok()) return options.error().ToResponse();
-  auto page = ReadPage(store_, Prefix(info, ri), *options);
-  if (!page.ok()) return page.error().ToResponse();
-  std::string rv = std::to_string(page->revision);
   if (resources::WantsTable(request.Header("accept"))) {
     std::vector<json> objects;
-    objects.reserve(page->items.size());
-    for (const auto& kv : page->items) {
-      auto object = DecodeStored(kv.value, kv.mod_revision);
-      if (object.ok()) objects.push_back(std::move(object).value());
-    }
+    auto page = DecodePage(store_, Prefix(info, ri), *options, &objects);
+    if (!page.ok()) return page.error().ToResponse();
     resources::TableOptions table;
     if (request.HasQuery("includeObject")) table.include_object = request.Query("includeObject");
     table.now = Now();
-    return ObjectReply(200, resources::RenderTable(info, objects, table, rv, page->continue_token));
+    return ObjectReply(200,
+                       resources::RenderTable(info, objects, table, std::to_string(page->revision),
+                                              page->continue_token));
   }
-  // Assembled as text: items need no parse.
+  // Assembled as text straight from the store's bytes: items need no parse and no copy.
+  std::string items;
+  bool first = true;
+  auto page = VisitPage(store_, Prefix(info, ri), *options, [&](const store::KeyValueRef& kv) {
+    if (items.capacity() - items.size() < kv.value.size() + 48) {
+      items.reserve(std::max(2 * items.capacity(), items.size() + kv.value.size() + 48));
+    }
+    if (!first) items += ',';
+    first = false;
+    AppendWithResourceVersion(items, kv.value, kv.mod_revision);
+  });
+  if (!page.ok()) return page.error().ToResponse();
   net::http::Response r;
-  size_t total = 256;
-  for (const auto& kv : page->items) total += kv.value.size() + 48;
-  r.body.reserve(total);
+  r.body.reserve(items.size() + 256);
   r.body += fmt::format("{{\"kind\":\"{}\",\"apiVersion\":\"{}\",\"metadata\":{{", info.ListKind(),
                         info.GroupVersion());
-  r.body += fmt::format("\"resourceVersion\":\"{}\"", rv);
+  r.body += fmt::format("\"resourceVersion\":\"{}\"", page->revision);
   if (!page->continue_token.empty()) {
     r.body += fmt::format(",\"continue\":\"{}\"", page->continue_token);
   }
   r.body += "},\"items\":[";
-  bool first = true;
-  for (const auto& kv : page->items) {
-    if (!first) r.body += ',';
-    first = false;
-    AppendWithResourceVersion(r.body, kv.value, kv.mod_revision);
-  }
+  r.body += items;
   r.body += "]}";
   return r;
 }
@@ -167,14 +174,13 @@ net::http::Response ApiServer::DeleteCollection(const net::http::Request& reques
   if (!delete_options.ok()) return delete_options.error().ToResponse();
   ListOptions all = *options;
   all.limit = 0;
-  auto page = ReadPage(store_, Prefix(info, ri), all);
+  std::vector<json> objects;
+  auto page = DecodePage(store_, Prefix(info, ri), all, &objects);
   if (!page.ok()) return page.error().ToResponse();
   json items = json::array();
-  for (const auto& kv : page->items) {
-    auto object = DecodeStored(kv.value, kv.mod_revision);
-    if (!object.ok()) continue;
-    auto deleted = objects_.Delete(info, MetaString(*object, "namespace"),
-                                   MetaString(*object, "name"), *delete_options);
+  for (const json& object : objects) {
+    auto deleted = objects_.Delete(info, MetaString(object, "namespace"),
+                                   MetaString(object, "name"), *delete_options);
     if (deleted.ok()) items.push_back(std::move(deleted).value());
   }
   return ObjectReply(
