@@ -17,6 +17,10 @@
 //
 // Usage: e2e_bench [--etna build/src/cli/etna] [--nodes 1000] [--jobs 10000] [--scale 10000]
 //                  [--seed 42] [--clients 16] [--quiet-s 5] [--keep] [--timeline]
+//                  [--dev] [--one-gpu-jobs]
+// --dev: the same through `etna dev` (one process; its simulated nodes of 8 H100s run each pod
+// as a process), printing `BENCH e2e-dev ... dev_rss_mb=<n>` instead of the three RSS fields.
+// --one-gpu-jobs: every job one pod of one GPU (what `etna dev` users submit from a notebook).
 // --scale 10000: 10,000 nodes and 100,000 jobs. --keep leaves the temp dir (logs, store, and the
 // server's /metrics at the end of the run in server.metrics: requests per verb and resource).
 // --timeline: each second, on stderr, how many jobs were created, PodGroups and pods made, pods
@@ -70,6 +74,8 @@ struct Flags {
   int quiet_s = 5;
   bool keep = false;
   bool timeline = false;
+  bool dev = false;
+  bool one_gpu_jobs = false;
 };
 
 [[noreturn]] void Die(const std::string& what) {
@@ -300,10 +306,14 @@ Flags ParseFlags(int argc, char** argv) {
       f.keep = true;
     } else if (a == "--timeline") {
       f.timeline = true;
+    } else if (a == "--dev") {
+      f.dev = true;
+    } else if (a == "--one-gpu-jobs") {
+      f.one_gpu_jobs = true;
     } else {
       Die("unknown flag " + a +
           " (--etna PATH --nodes N --jobs N --scale N --seed N --clients N --quiet-s N --keep "
-          "--timeline)");
+          "--timeline --dev --one-gpu-jobs)");
     }
   }
   return f;
@@ -318,25 +328,22 @@ Daemon StartDaemon(const std::string& name, std::vector<std::string> argv, const
   return std::move(*d);
 }
 
-}  // namespace
+// The processes under test: `etna server`, `etna scheduler` and `etna controllers` with the
+// benchmark's own heartbeats for the nodes, or one `etna dev`.
+struct Deployment {
+  std::vector<Daemon> daemons;  // server, scheduler, controllers; or dev
+  std::unique_ptr<AgentHeartbeats> heartbeats;
+  std::string kubeconfig;
+};
 
-int main(int argc, char** argv) {
-  Flags flags = ParseFlags(argc, argv);
-  if (!std::filesystem::exists(flags.etna)) Die("--etna " + flags.etna + ": no such file");
-  char dir_template[] = "/tmp/etna-e2e-bench-XXXXXX";
-  if (!mkdtemp(dir_template)) Die("mkdtemp failed");
-  std::string dir = dir_template;
-  std::vector<BenchJob> jobs = etna::bench::VolcanoBenchWorkload(flags.jobs, flags.seed);
-  int pods = 0;
-  for (const BenchJob& j : jobs) pods += j.nodes;
-
-  Daemon server = StartDaemon(
+Deployment StartSplit(const Flags& flags, const std::string& dir) {
+  Deployment d;
+  d.daemons.push_back(StartDaemon(
       "server", {flags.etna, "server", "--data-dir", dir + "/data", "--listen", "127.0.0.1:0"}, dir,
-      "serving https://");
-  const std::string kubeconfig = dir + "/data/kubeconfig";
-  auto config = etna::client::LoadKubeconfig(kubeconfig);
+      "serving https://"));
+  d.kubeconfig = dir + "/data/kubeconfig";
+  auto config = etna::client::LoadKubeconfig(d.kubeconfig);
   if (!config.ok()) Die(config.status().ToString());
-
   // The nodes register before the scheduler starts, so its first list holds them all.
   std::vector<etna::agent::NodeReport> nodes;
   for (int i = 0; i < flags.nodes; ++i) nodes.push_back(SimulatedNode(i));
@@ -347,15 +354,57 @@ int main(int argc, char** argv) {
       st = etna::agent::RenewLease(rest, nodes[i].spec.name, kLeaseSeconds, nodes[i].now);
     if (!st.ok()) Die(st.ToString());
   });
-  auto heartbeats = std::make_unique<AgentHeartbeats>(*config, nodes);
-
-  Daemon scheduler = StartDaemon(
-      "scheduler", {flags.etna, "scheduler", "--kubeconfig", kubeconfig, "--listen", "127.0.0.1:0"},
-      dir, "etna scheduler: ready");
-  Daemon controllers = StartDaemon(
+  d.heartbeats = std::make_unique<AgentHeartbeats>(*config, nodes);
+  d.daemons.push_back(StartDaemon(
+      "scheduler",
+      {flags.etna, "scheduler", "--kubeconfig", d.kubeconfig, "--listen", "127.0.0.1:0"}, dir,
+      "etna scheduler: ready"));
+  d.daemons.push_back(StartDaemon(
       "controllers",
-      {flags.etna, "controllers", "--kubeconfig", kubeconfig, "--listen", "127.0.0.1:0"}, dir,
-      "etna controllers: running against");
+      {flags.etna, "controllers", "--kubeconfig", d.kubeconfig, "--listen", "127.0.0.1:0"}, dir,
+      "etna controllers: running against"));
+  return d;
+}
+
+// `etna dev` with --nodes simulated nodes of 8 H100s on one NVSwitch each, 32 to a switch.
+Deployment StartDev(const Flags& flags, const std::string& dir) {
+  std::string profile = "nodeGroups:\n";
+  for (int first = 0, sw = 0; first < flags.nodes; first += 32, ++sw) {
+    profile += fmt::format(
+        "- name: s{}n\n  count: {}\n  cpu: \"128\"\n  memory: 1Ti\n  switch: switch-{}\n"
+        "  gpus: {{model: NVIDIA-H100-80GB-HBM3, count: {}, memoryMiB: 81559, nvlink: nvswitch}}\n",
+        sw, std::min(32, flags.nodes - first), sw, kGpusPerNode);
+  }
+  if (Status st = etna::WriteFileAtomically(dir + "/profile.yaml", profile, 0644); !st.ok()) {
+    Die(st.ToString());
+  }
+  Deployment d;
+  d.daemons.push_back(StartDaemon("dev",
+                                  {flags.etna, "dev", "--data-dir", dir + "/data", "--listen",
+                                   "127.0.0.1:0", "--profile", dir + "/profile.yaml"},
+                                  dir, "etna dev: ready"));
+  d.kubeconfig = dir + "/data/kubeconfig";
+  return d;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  Flags flags = ParseFlags(argc, argv);
+  if (!std::filesystem::exists(flags.etna)) Die("--etna " + flags.etna + ": no such file");
+  char dir_template[] = "/tmp/etna-e2e-bench-XXXXXX";
+  if (!mkdtemp(dir_template)) Die("mkdtemp failed");
+  std::string dir = dir_template;
+  std::vector<BenchJob> jobs = etna::bench::VolcanoBenchWorkload(flags.jobs, flags.seed);
+  if (flags.one_gpu_jobs) {
+    for (BenchJob& j : jobs) j.nodes = j.gpus_per_node = 1;
+  }
+  int pods = 0;
+  for (const BenchJob& j : jobs) pods += j.nodes;
+
+  Deployment deployment = flags.dev ? StartDev(flags, dir) : StartSplit(flags, dir);
+  auto config = etna::client::LoadKubeconfig(deployment.kubeconfig);
+  if (!config.ok()) Die(config.status().ToString());
 
   BindLog binds(jobs);
   auto watch_transport = etna::client::MakeHttpTransport(*config);
@@ -418,34 +467,37 @@ int main(int argc, char** argv) {
   auto [started, gpus_allocated] = binds.Started(jobs);
   double submit_s = last_create_ns.load() / 1e9;
   double fill_s = std::chrono::duration<double>(binds.last_bind() - start).count();
-  double server_rss = server.PeakRssMb(), scheduler_rss = scheduler.PeakRssMb(),
-         controllers_rss = controllers.PeakRssMb();
   std::fprintf(stderr, "e2e_bench: %zu of %d pods bound, %d of %d jobs started\n", binds.bound(),
                pods, started, flags.jobs);
   if (size_t deleted = binds.deleted_bound()) {
     std::fprintf(stderr, "e2e_bench: %zu bound pods were deleted again (not counted in gpus)\n",
                  deleted);
   }
-  std::fprintf(stderr, "e2e_bench: CPU seconds: server %.1f, scheduler %.1f, controllers %.1f\n",
-               server.CpuSeconds(), scheduler.CpuSeconds(), controllers.CpuSeconds());
-  std::printf(
-      "BENCH e2e nodes=%d jobs=%d pods=%d submit_s=%.2f fill_s=%.2f gpus_allocated=%d "
-      "jobs_per_s=%.0f bind_p50_ms=%.0f bind_p99_ms=%.0f server_rss_mb=%.0f "
-      "scheduler_rss_mb=%.0f controllers_rss_mb=%.0f\n",
+  std::string figures = fmt::format(
+      "nodes={} jobs={} pods={} submit_s={:.2f} fill_s={:.2f} gpus_allocated={} jobs_per_s={:.0f} "
+      "bind_p50_ms={:.0f} bind_p99_ms={:.0f}",
       flags.nodes, flags.jobs, pods, submit_s, fill_s, gpus_allocated,
-      fill_s > 0 ? started / fill_s : 0, binds.PercentileMs(0.5), binds.PercentileMs(0.99),
-      server_rss, scheduler_rss, controllers_rss);
-  std::fflush(stdout);
+      fill_s > 0 ? started / fill_s : 0, binds.PercentileMs(0.5), binds.PercentileMs(0.99));
+  const std::vector<Daemon>& daemons = deployment.daemons;
+  if (flags.dev) {
+    std::fprintf(stderr, "e2e_bench: CPU seconds: dev %.1f\n", daemons[0].CpuSeconds());
+    std::printf("BENCH e2e-dev %s dev_rss_mb=%.0f\n", figures.c_str(), daemons[0].PeakRssMb());
+  } else {
+    std::fprintf(stderr, "e2e_bench: CPU seconds: server %.1f, scheduler %.1f, controllers %.1f\n",
+                 daemons[0].CpuSeconds(), daemons[1].CpuSeconds(), daemons[2].CpuSeconds());
+    std::printf("BENCH e2e %s server_rss_mb=%.0f scheduler_rss_mb=%.0f controllers_rss_mb=%.0f\n",
+                figures.c_str(), daemons[0].PeakRssMb(), daemons[1].PeakRssMb(),
+                daemons[2].PeakRssMb());
+  }
   if (flags.keep) {
     auto metrics = watch_transport->Do("GET", "/metrics", "");
     if (metrics.ok()) (void)etna::WriteFileAtomically(dir + "/server.metrics", metrics->body, 0644);
   }
-  heartbeats.reset();
+  deployment.heartbeats.reset();
   watch.Stop();
   podgroup_watch.Stop();
-  controllers.Stop();
-  scheduler.Stop();
-  server.Stop();
+  // Last started, first stopped: the server outlives its clients.
+  for (auto it = deployment.daemons.rbegin(); it != deployment.daemons.rend(); ++it) it->Stop();
   if (flags.keep) {
     std::fprintf(stderr, "e2e_bench: logs and store kept in %s\n", dir.c_str());
   } else {

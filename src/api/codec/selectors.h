@@ -38,10 +38,17 @@ class LabelSelector {
   bool Empty() const { return requirements_.empty(); }
   // `labels` is an object of string values (metadata.labels) or null.
   bool Matches(const nlohmann::json& labels) const;
+  // False when `compact` (an object as compact JSON, as the server stores it) cannot match: for
+  // a `k=v` or `k in (...)` term none of `"k":"v"` appears in the text, for `k` (exists) no
+  // `"k":`. True otherwise (Matches decides). Lets a labelled list (an agent's peers of one job,
+  // `kubectl get -l`) skip decoding the objects it does not select.
+  bool MayMatchCompact(std::string_view compact) const;
   const std::vector<Requirement>& requirements() const { return requirements_; }
 
  private:
   std::vector<Requirement> requirements_;
+  // Per positive term: the texts one of which the JSON must contain.
+  std::vector<std::vector<std::string>> needles_;
 };
 
 class FieldSelector {

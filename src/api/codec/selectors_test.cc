@@ -219,10 +219,37 @@ TEST(FieldSelectorTest, MayMatchCompactIsANecessaryCondition) {
     EXPECT_FALSE(s->MayMatchCompact(compact)) << selector;
   }
   // Bytes that are not UTF-8 in a term (from a URL) neither throw nor match.
-  Result<FieldSelector> bad = FieldSelector::Parse("spec.nodeName=n\xff" "1");
+  Result<FieldSelector> bad = FieldSelector::Parse(
+      "spec.nodeName=n\xff"
+      "1");
   ASSERT_TRUE(bad.ok());
   EXPECT_FALSE(bad->Matches(pod));
   EXPECT_FALSE(bad->MayMatchCompact(compact));
+}
+
+// The label form: never refuses what Matches accepts, refuses a job's pod for another job.
+TEST(LabelSelectorTest, MayMatchCompactIsANecessaryCondition) {
+  const Json pod = {
+      {"metadata",
+       {{"name", "p1"}, {"labels", {{"volcano.sh/job-name", "job-1"}, {"tier", ""}, {"n", "7"}}}}}};
+  const std::string compact = pod.dump();
+  const Json& labels = pod["metadata"]["labels"];
+  for (std::string selector :
+       {"volcano.sh/job-name=job-1", "volcano.sh/job-name==job-1", "volcano.sh/job-name!=job-2",
+        "volcano.sh/job-name in (job-0,job-1)", "tier", "tier=", "!missing", "n>5",
+        "volcano.sh/job-name notin (job-2)", "volcano.sh/job-name=job-1,tier", ""}) {
+    Result<LabelSelector> s = LabelSelector::Parse(selector);
+    ASSERT_TRUE(s.ok()) << selector;
+    EXPECT_TRUE(s->Matches(labels)) << selector;
+    EXPECT_TRUE(s->MayMatchCompact(compact)) << selector;
+  }
+  for (std::string selector : {"volcano.sh/job-name=job-12", "volcano.sh/job-name in (job-2)",
+                               "missing", "tier=x", "volcano.sh/job-name=job-1,missing"}) {
+    Result<LabelSelector> s = LabelSelector::Parse(selector);
+    ASSERT_TRUE(s.ok()) << selector;
+    EXPECT_FALSE(s->Matches(labels)) << selector;
+    EXPECT_FALSE(s->MayMatchCompact(compact)) << selector;
+  }
 }
 
 }  // namespace
