@@ -156,25 +156,28 @@ class InProcessTransport : public Transport {
       lines.Feed(r.body);
       return r.status;
     }
+    // The stream keeps its wake callback past this call (a watch timeout on the API server's
+    // ticker may fire later), so the callback holds the state, never the transport.
+    std::shared_ptr<WakeState> state = state_;
     {
-      std::lock_guard lock(mu_);
-      if (cancelled_) {
+      std::lock_guard lock(state->mu);
+      if (state->cancelled) {
         r.stream->Cancel();
         return Status::Unavailable("cancelled");
       }
-      woken_ = true;
+      state->woken = true;
     }
-    r.stream->Start([this] {
-      std::lock_guard lock(mu_);
-      woken_ = true;
-      cv_.notify_all();
+    r.stream->Start([state] {
+      std::lock_guard lock(state->mu);
+      state->woken = true;
+      state->cv.notify_all();
     });
     while (true) {
       {
-        std::unique_lock lock(mu_);
-        cv_.wait(lock, [&] { return woken_ || cancelled_; });
-        if (cancelled_) break;
-        woken_ = false;
+        std::unique_lock lock(state->mu);
+        state->cv.wait(lock, [&] { return state->woken || state->cancelled; });
+        if (state->cancelled) break;
+        state->woken = false;
       }
       bool done = false;
       std::string data = r.stream->Read(&done);
@@ -186,13 +189,13 @@ class InProcessTransport : public Transport {
   }
 
   void Cancel() override {
-    std::lock_guard lock(mu_);
-    cancelled_ = true;
-    cv_.notify_all();
+    std::lock_guard lock(state_->mu);
+    state_->cancelled = true;
+    state_->cv.notify_all();
   }
   void Resume() override {
-    std::lock_guard lock(mu_);
-    cancelled_ = false;
+    std::lock_guard lock(state_->mu);
+    state_->cancelled = false;
   }
 
  private:
@@ -236,12 +239,17 @@ class InProcessTransport : public Transport {
     return out;
   }
 
+  // What a watch waits on: woken by its stream, or cancelled by Cancel.
+  struct WakeState {
+    std::mutex mu;
+    std::condition_variable cv;
+    bool woken = false;
+    bool cancelled = false;
+  };
+
   net::http::Handler handler_;
   std::string token_;
-  std::mutex mu_;
-  std::condition_variable cv_;
-  bool woken_ = false;
-  bool cancelled_ = false;
+  std::shared_ptr<WakeState> state_ = std::make_shared<WakeState>();
 };
 
 }  // namespace
