@@ -44,7 +44,8 @@ bench-api: build
 
 # etna server (TLS, SQLite), etna scheduler and etna controllers as processes; 1,000 simulated
 # nodes of 8 GPUs; 10,000 Volcano Jobs over HTTPS (the workload scripts/bench-slurm.sh gives
-# Slurm); prints the BENCH e2e line. ARGS="--scale 10000" for 10,000 nodes, 100,000 jobs.
+# Slurm); prints the BENCH e2e line. ARGS="--scale 10000" for 10,000 nodes, 100,000 jobs;
+# ARGS="--dev --nodes 64 --jobs 512 --one-gpu-jobs" for `etna dev` (BENCH e2e-dev).
 bench-e2e: build
 	$(BUILD)/bench/e2e_bench --etna $(BUILD)/src/cli/etna $(ARGS)
 
