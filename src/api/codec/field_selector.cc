@@ -5,6 +5,7 @@
 #include <cctype>
 #include <string>
 
+#include "api/codec/compact_needles.h"
 #include "api/codec/selectors.h"
 #include "common/strings.h"
 
@@ -109,14 +110,8 @@ Result<FieldSelector> FieldSelector::Parse(std::string_view text) {
     if (equals && !value.empty() && field != "metadata.resourceVersion") {
       size_t dot = field.rfind('.');
       std::string_view last = dot == std::string_view::npos ? field : field.substr(dot + 1);
-      // Quoted as the stored JSON quotes them; bytes that are not UTF-8 (which no stored string
-      // holds, so such a term never matches) are replaced rather than thrown on.
-      auto quoted = [](std::string_view text) {
-        return nlohmann::json(std::string(text))
-            .dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
-      };
-      std::string key = quoted(last) + ":";
-      selector.needles_.push_back({key + quoted(value), key + value});
+      std::string key = QuotedAsStored(last) + ":";
+      selector.needles_.push_back({key + QuotedAsStored(value), key + value});
     }
     selector.requirements_.push_back({std::string(field), equals, std::move(value)});
   }
@@ -124,14 +119,7 @@ Result<FieldSelector> FieldSelector::Parse(std::string_view text) {
 }
 
 bool FieldSelector::MayMatchCompact(std::string_view compact) const {
-  for (const auto& needles : needles_) {
-    if (std::none_of(needles.begin(), needles.end(), [&](const std::string& n) {
-          return compact.find(n) != std::string_view::npos;
-        })) {
-      return false;
-    }
-  }
-  return true;
+  return EveryTermHasANeedle(needles_, compact);
 }
 
 bool FieldSelector::Matches(const nlohmann::json& object) const {

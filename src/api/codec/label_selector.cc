@@ -1,7 +1,6 @@
 // Kubernetes label selectors (k8s.io/apimachinery/pkg/labels.Parse): lexer, parser, matching.
 #include <fmt/format.h>
 
-#include <algorithm>
 #include <cctype>
 #include <cerrno>
 #include <cstdint>
@@ -9,6 +8,7 @@
 #include <optional>
 #include <string>
 
+#include "api/codec/compact_needles.h"
 #include "api/codec/selectors.h"
 
 namespace etna::api::codec {
@@ -289,14 +289,7 @@ bool Contains(const std::vector<std::string>& values, const std::string& v) {
 }  // namespace
 
 bool LabelSelector::MayMatchCompact(std::string_view compact) const {
-  for (const auto& needles : needles_) {
-    if (std::none_of(needles.begin(), needles.end(), [&](const std::string& n) {
-          return compact.find(n) != std::string_view::npos;
-        })) {
-      return false;
-    }
-  }
-  return true;
+  return EveryTermHasANeedle(needles_, compact);
 }
 
 Result<LabelSelector> LabelSelector::Parse(std::string_view text) {
@@ -304,17 +297,13 @@ Result<LabelSelector> LabelSelector::Parse(std::string_view text) {
   ETNA_ASSIGN_OR_RETURN(std::vector<Requirement> requirements, parser.Parse());
   LabelSelector selector;
   selector.requirements_ = std::move(requirements);
-  auto quoted = [](std::string_view text) {
-    return nlohmann::json(std::string(text))
-        .dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
-  };
   for (const Requirement& r : selector.requirements_) {
-    std::string key = quoted(r.key) + ":";
+    std::string key = QuotedAsStored(r.key) + ":";
     if (r.op == Op::kExists) {
       selector.needles_.push_back({key});
     } else if (r.op == Op::kEquals || r.op == Op::kIn) {
       std::vector<std::string> any;
-      for (const std::string& v : r.values) any.push_back(key + quoted(v));
+      for (const std::string& v : r.values) any.push_back(key + QuotedAsStored(v));
       selector.needles_.push_back(std::move(any));
     }
   }
