@@ -271,7 +271,7 @@ Status BatchJobController::ManagePods(Pass& p) {
   return Status::Ok();
 }
 
-Json BatchJobController::BuildStatus(const Pass& p, bool flush_counted) {
+Json BatchJobController::BuildStatus(const Pass& p, bool flush_counted, bool with_finish) {
   types::BatchJob job(p.job);
   Json status = types::Object(p.job, {"status"});
   if (!status.is_object()) status = Json::object();
@@ -326,7 +326,7 @@ Json BatchJobController::BuildStatus(const Pass& p, bool flush_counted) {
     }
     if (!status.contains("startTime")) status["startTime"] = FormatRfc3339(p.now);
   }
-  if (!p.finish.empty()) {
+  if (with_finish && !p.finish.empty()) {
     conditions.push_back(
         StatusCondition(old, p.finish, true, p.finish_reason, p.finish_message, p.now));
     if (p.finish == "Complete") status["completionTime"] = FormatRfc3339(p.now);
@@ -450,11 +450,10 @@ Status BatchJobController::Reconcile(const std::string& key) {
   // 1. The newly finished pods' uids durable in uncountedTerminatedPods, with the decisions. The
   // finished condition waits until every finished pod is counted (3.), as in Kubernetes: whoever
   // sees Complete sees all its successes counted. A restart in between decides it again.
-  Pass first = p;
   const bool counting = !p.newly_succeeded.empty() || !p.newly_failed.empty() ||
                         HasUncounted(types::Object(p.job, {"status", "uncountedTerminatedPods"}));
-  if (counting) first.finish.clear();
-  ETNA_RETURN_IF_ERROR(WriteStatus(p, BuildStatus(first, /*flush_counted=*/false)));
+  ETNA_RETURN_IF_ERROR(
+      WriteStatus(p, BuildStatus(p, /*flush_counted=*/false, /*with_finish=*/!counting)));
   if (!counting) record_finish();
   if (!p.was_finished && p.suspended != was_suspended) {
     events().Record(ref, "Normal", p.suspended ? "Suspended" : "Resumed",
@@ -469,13 +468,10 @@ Status BatchJobController::Reconcile(const std::string& key) {
   PodExpectations::Changes changes{p.created, p.deleted, release, types::kJobTrackingFinalizer};
   expectations_.Expect(key, std::move(changes), p.now);
   ETNA_RETURN_IF_ERROR(released);
-  if (HasUncounted(types::Object(p.job, {"status", "uncountedTerminatedPods"}))) {
-    Pass flush = p;
-    flush.newly_succeeded.clear();
-    flush.newly_failed.clear();
-    if (!counting) flush.finish.clear();  // already written
-    ETNA_RETURN_IF_ERROR(WriteStatus(p, BuildStatus(flush, /*flush_counted=*/true)));
-    if (counting) record_finish();
+  if (counting) {  // step 1 left uncounted pods: count them, with the finished condition
+    ETNA_RETURN_IF_ERROR(
+        WriteStatus(p, BuildStatus(p, /*flush_counted=*/true, /*with_finish=*/true)));
+    record_finish();
   }
   ETNA_RETURN_IF_ERROR(ApplyTtl(p.job));
   if (!p.create_failure.empty()) return Status::Unavailable(p.create_failure);

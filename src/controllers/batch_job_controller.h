@@ -53,8 +53,10 @@ class BatchJobController : public Controller {
   void DecideFinish(Pass& p);
   // Creates and deletes pods towards what the Job wants active.
   Status ManagePods(Pass& p);
-  // The status the pass arrived at (counted, uncounted, active, conditions, ...).
-  Json BuildStatus(const Pass& p, bool flush_counted);
+  // The status the pass arrived at (counted, uncounted, active, conditions, ...): with
+  // `flush_counted` the uncounted pods counted (else the newly finished added to them), with
+  // `with_finish` the finished condition the pass decided.
+  Json BuildStatus(const Pass& p, bool flush_counted, bool with_finish);
   Status WriteStatus(Pass& p, const Json& status);
   // Removes the tracking finalizer from the pods in `names`.
   Status RemoveFinalizers(Pass& p, const std::vector<std::string>& names);

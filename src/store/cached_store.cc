@@ -173,43 +173,45 @@ Result<KeyValue> CachedStore::Get(const std::string& key) {
   return KeyValue{key, e.value, e.create_revision, e.mod_revision};
 }
 
+std::optional<Revision> CachedStore::ScanCached(
+    const std::string& prefix, const std::string& continue_after_key, Revision at_revision,
+    const std::function<bool(const std::string&, const Entry&)>& fn) {
+  if (!CatchUp()) return std::nullopt;
+  std::shared_lock lock(entries_mu_);
+  if (at_revision != 0 && at_revision != applied_) return std::nullopt;
+  for (auto it = entries_.lower_bound(ListStart(prefix, continue_after_key));
+       it != entries_.end() && HasPrefix(it->first, prefix); ++it) {
+    if (!fn(it->first, it->second)) break;
+  }
+  return applied_.load();
+}
+
 Result<ListResult> CachedStore::List(const std::string& prefix, size_t limit,
                                      const std::string& continue_after_key, Revision at_revision) {
-  if (!CatchUp()) return backing_->List(prefix, limit, continue_after_key, at_revision);
-  std::shared_lock lock(entries_mu_);
-  if (at_revision != 0 && at_revision != applied_) {
-    lock.unlock();
-    return backing_->List(prefix, limit, continue_after_key, at_revision);
-  }
   ListResult out;
-  out.revision = applied_;
-  const std::string start = ListStart(prefix, continue_after_key);
-  for (auto it = entries_.lower_bound(start); it != entries_.end() && HasPrefix(it->first, prefix);
-       ++it) {
-    if (limit != 0 && out.items.size() == limit) {
-      out.continue_key = out.items.back().key;
-      break;
-    }
-    const Entry& e = it->second;
-    out.items.push_back(KeyValue{it->first, e.value, e.create_revision, e.mod_revision});
-  }
+  auto revision = ScanCached(
+      prefix, continue_after_key, at_revision, [&](const std::string& key, const Entry& e) {
+        if (limit != 0 && out.items.size() == limit) {
+          out.continue_key = out.items.back().key;
+          return false;
+        }
+        out.items.push_back(KeyValue{key, e.value, e.create_revision, e.mod_revision});
+        return true;
+      });
+  if (!revision) return backing_->List(prefix, limit, continue_after_key, at_revision);
+  out.revision = *revision;
   return out;
 }
 
 Result<Revision> CachedStore::Visit(const std::string& prefix,
                                     const std::string& continue_after_key, Revision at_revision,
                                     const std::function<bool(const KeyValueRef&)>& visit) {
-  if (!CatchUp()) return Store::Visit(prefix, continue_after_key, at_revision, visit);
-  std::shared_lock lock(entries_mu_);
-  if (at_revision != 0 && at_revision != applied_) {
-    lock.unlock();
-    return Store::Visit(prefix, continue_after_key, at_revision, visit);
-  }
-  for (auto it = entries_.lower_bound(ListStart(prefix, continue_after_key));
-       it != entries_.end() && HasPrefix(it->first, prefix); ++it) {
-    if (!visit(KeyValueRef{it->first, it->second.value, it->second.mod_revision})) break;
-  }
-  return applied_.load();
+  auto revision = ScanCached(prefix, continue_after_key, at_revision,
+                             [&](const std::string& key, const Entry& e) {
+                               return visit(KeyValueRef{key, e.value, e.mod_revision});
+                             });
+  if (!revision) return backing_->Visit(prefix, continue_after_key, at_revision, visit);
+  return *revision;
 }
 
 Result<std::shared_ptr<Watcher>> CachedStore::Watch(const std::string& prefix,

@@ -19,6 +19,7 @@
 #include <map>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <shared_mutex>
 #include <thread>
 
@@ -79,6 +80,12 @@ class CachedStore : public Store {
   // within the timeout (or is rebuilding): read beneath.
   bool CatchUp();
   void NoteWritten(Revision revision);
+  // Hands `fn` the cached keys under `prefix` after `continue_after_key`, in key order, until it
+  // returns false, under the read lock; the revision they are at, or nullopt when the read must
+  // go beneath (the cache has not caught up, or `at_revision` is another one).
+  std::optional<Revision> ScanCached(
+      const std::string& prefix, const std::string& continue_after_key, Revision at_revision,
+      const std::function<bool(const std::string&, const Entry&)>& fn);
 
   Store* const backing_;
   std::unique_ptr<Store> owned_;

@@ -16,15 +16,9 @@ Result<CommandResult> RunCommand(const std::vector<std::string>& args,
                                  const CommandOptions& options) {
   if (args.empty()) return Status::InvalidArgument("no command");
   // Everything the child needs is built before fork.
-  std::vector<std::string> copy = args;
-  std::vector<char*> argv;
-  for (auto& a : copy) argv.push_back(a.data());
-  argv.push_back(nullptr);
-  std::vector<std::string> env_strings;
-  for (const auto& [k, v] : options.env) env_strings.push_back(k + "=" + v);
-  std::vector<char*> envp;
-  for (auto& e : env_strings) envp.push_back(e.data());
-  envp.push_back(nullptr);
+  ExecVectors exec(args, options.env);
+  char** argv = exec.argv();
+  char** envp = exec.envp();
   int out[2];
   if (pipe2(out, O_CLOEXEC) != 0) {
     return Status::Internal(fmt::format("pipe: {}", std::strerror(errno)));
@@ -44,9 +38,9 @@ Result<CommandResult> RunCommand(const std::vector<std::string>& args,
     dup2(out[1], 2);
     if (!options.working_dir.empty() && chdir(options.working_dir.c_str()) != 0) _exit(126);
     if (options.has_env) {
-      execvpe(argv[0], argv.data(), envp.data());
+      execvpe(argv[0], argv, envp);
     } else {
-      execvp(argv[0], argv.data());
+      execvp(argv[0], argv);
     }
     const char* what = std::strerror(errno);
     ssize_t ignored = write(2, what, std::strlen(what));

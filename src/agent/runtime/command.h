@@ -13,6 +13,29 @@
 
 namespace etna::agent::runtime {
 
+// argv and envp for an exec: the strings and the null-terminated pointer arrays into them,
+// built before a fork (whose child may only call async-signal-safe code) or a posix_spawn.
+class ExecVectors {
+ public:
+  ExecVectors(std::vector<std::string> args,
+              const std::vector<std::pair<std::string, std::string>>& env)
+      : args_(std::move(args)) {
+    for (auto& a : args_) argv_.push_back(a.data());
+    argv_.push_back(nullptr);
+    for (const auto& [k, v] : env) env_strings_.push_back(k + "=" + v);
+    for (auto& e : env_strings_) envp_.push_back(e.data());
+    envp_.push_back(nullptr);
+  }
+  ExecVectors(const ExecVectors&) = delete;
+  ExecVectors& operator=(const ExecVectors&) = delete;
+  char** argv() { return argv_.data(); }
+  char** envp() { return envp_.data(); }
+
+ private:
+  std::vector<std::string> args_, env_strings_;
+  std::vector<char*> argv_, envp_;
+};
+
 struct CommandOptions {
   std::chrono::milliseconds timeout{60'000};
   // Replaces the environment when set (`has_env`); otherwise the agent's is inherited.

@@ -13,6 +13,8 @@
 #include <cerrno>
 #include <cstring>
 
+#include "agent/runtime/command.h"
+
 namespace etna::agent::runtime {
 
 Result<std::unique_ptr<ExecSession>> ExecSession::Start(const ProbeTarget& target,
@@ -29,14 +31,9 @@ Result<std::unique_ptr<ExecSession>> ExecSession::Start(const ProbeTarget& targe
     words.insert(exec + 1, "--tty");
   }
   words.insert(words.end(), request.command.begin(), request.command.end());
-  std::vector<char*> argv;
-  for (auto& w : words) argv.push_back(w.data());
-  argv.push_back(nullptr);
-  std::vector<std::string> env_strings;
-  for (const auto& [k, v] : target.env) env_strings.push_back(k + "=" + v);
-  std::vector<char*> envp;
-  for (auto& e : env_strings) envp.push_back(e.data());
-  envp.push_back(nullptr);
+  ExecVectors exec(std::move(words), target.env);
+  char** argv = exec.argv();
+  char** envp = exec.envp();
   bool has_env = target.exec_prefix.empty();  // a host process: the container's environment
 
   std::unique_ptr<ExecSession> s(new ExecSession());
@@ -80,9 +77,9 @@ Result<std::unique_ptr<ExecSession>> ExecSession::Start(const ProbeTarget& targe
     }
     if (!target.working_dir.empty() && chdir(target.working_dir.c_str()) != 0) _exit(126);
     if (has_env) {
-      execvpe(argv[0], argv.data(), envp.data());
+      execvpe(argv[0], argv, envp);
     } else {
-      execvp(argv[0], argv.data());
+      execvp(argv[0], argv);
     }
     dprintf(2, "exec %s: %s\n", argv[0], std::strerror(errno));
     _exit(127);

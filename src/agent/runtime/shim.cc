@@ -16,6 +16,7 @@
 #include <map>
 #include <sstream>
 
+#include "agent/runtime/command.h"
 #include "agent/runtime/log_times.h"
 
 namespace etna::agent::runtime {
@@ -222,14 +223,7 @@ Result<pid_t> StartShim(const ShimLaunch& launch) {
   }
   args.push_back("--");
   args.insert(args.end(), launch.argv.begin(), launch.argv.end());
-  std::vector<char*> argv;
-  for (auto& a : args) argv.push_back(a.data());
-  argv.push_back(nullptr);
-  std::vector<std::string> env_strings;
-  for (const auto& [k, v] : launch.env) env_strings.push_back(k + "=" + v);
-  std::vector<char*> envp;
-  for (auto& e : env_strings) envp.push_back(e.data());
-  envp.push_back(nullptr);
+  ExecVectors exec(std::move(args), launch.env);
   // posix_spawn, not fork: glibc starts the child in the agent's address space (CLONE_VFORK)
   // until it execs, so no page tables are copied and the agent's threads take no copy-on-write
   // faults afterwards; in `etna dev`, whose one process holds the API server too, forks had
@@ -251,7 +245,7 @@ Result<pid_t> StartShim(const ShimLaunch& launch) {
   posix_spawn_file_actions_adddup2(&files, 0, 2);
   posix_spawn_file_actions_addclosefrom_np(&files, 3);
   pid_t pid = -1;
-  int err = posix_spawn(&pid, argv[0], &files, &attr, argv.data(), envp.data());
+  int err = posix_spawn(&pid, exec.argv()[0], &files, &attr, exec.argv(), exec.envp());
   posix_spawn_file_actions_destroy(&files);
   posix_spawnattr_destroy(&attr);
   if (err != 0) {

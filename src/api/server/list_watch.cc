@@ -99,13 +99,10 @@ net::http::Response ApiServer::List(const net::http::Request& request, const Req
                        resources::RenderTable(info, objects, table, std::to_string(page->revision),
                                               page->continue_token));
   }
-  // Assembled as text straight from the store's bytes: items need no parse and no copy.
+  // Assembled as text straight from the store's bytes: items need no parse.
   std::string items;
   bool first = true;
   auto page = VisitPage(store_, Prefix(info, ri), *options, [&](const store::KeyValueRef& kv) {
-    if (items.capacity() - items.size() < kv.value.size() + 48) {
-      items.reserve(std::max(2 * items.capacity(), items.size() + kv.value.size() + 48));
-    }
     if (!first) items += ',';
     first = false;
     AppendWithResourceVersion(items, kv.value, kv.mod_revision);
