@@ -38,9 +38,10 @@ fuzz-smoke: deps
 bench: build
 	@scripts/run-bench.sh $(BUILD)
 
-# Loads `etna server` from 64 C++ clients on loopback and prints the BENCH api line.
+# Loads `etna server` from 64 C++ clients on loopback and prints the BENCH api line; with
+# ARGS="--store etcd", on a three-member etcd cluster, beside `etcdctl check perf`.
 bench-api: build
-	$(BUILD)/bench/api_bench --etna $(BUILD)/src/cli/etna
+	$(BUILD)/bench/api_bench --etna $(BUILD)/src/cli/etna $(ARGS)
 
 # etna server (TLS, SQLite), etna scheduler and etna controllers as processes; 1,000 simulated
 # nodes of 8 GPUs; 10,000 Volcano Jobs over HTTPS (the workload scripts/bench-slurm.sh gives

@@ -1,7 +1,9 @@
-// API server benchmark: runs `etna server` (a separate process, TLS, SQLite in a temp dir) and
-// loads it from C++ clients on loopback. Prints exactly two lines:
-//   BENCH api creates_per_s=<n> gets_per_s=<n> list_100k_pods_ms=<x> watchers=<n>
-//             watch_fanout_events_per_s=<n> p99_create_ms=<x> rss_mb=<n>
+// API server benchmark: runs `etna server` (a separate process, TLS, SQLite in a temp dir, or
+// with --store etcd a three-member etcd cluster started there) and loads it from C++ clients on
+// loopback. Prints exactly two lines:
+//   BENCH api store=<sqlite|etcd> creates_per_s=<n> gets_per_s=<n> list_100k_pods_ms=<x>
+//             watchers=<n> watch_fanout_events_per_s=<n> p99_create_ms=<x> rss_mb=<n>
+//             [etcdctl_check_perf_writes_per_s=<n>]
 //   BENCH api-node-watch watchers=<n> pods=<n> elapsed_s=<x> server_cpu_s=<x>
 // creates: 64 clients, each create durable (fsynced, group commit). gets: 64 clients. list: one
 // unpaged list of 100,000 pods (pre-loaded into the store before the server starts). watch:
@@ -9,8 +11,11 @@
 // node-watch: 1,000 streams with fieldSelector spec.nodeName=node-<i> (what every agent
 // watches), 1,000 pods one per node; the server's CPU seconds for delivering them.
 //
+// With etcd, etcd's own `etcdctl check perf --load=xl` runs on the same cluster after the load,
+// and its throughput is printed on the same line: what etcd alone does on this machine.
+//
 // Usage: api_bench [--etna PATH] [--clients 64] [--creates 12800] [--list-pods 100000]
-//                  [--watchers 1000] [--events 100] [--keep DIR]
+//                  [--watchers 1000] [--events 100] [--keep DIR] [--store sqlite|etcd]
 // --keep leaves the data dir (with the 100k pods) at DIR for a closer look with `etna server`.
 #include <fmt/format.h>
 #include <signal.h>
@@ -34,6 +39,8 @@
 #include "api/server/stored_object.h"
 #include "bench/daemons.h"
 #include "net/http/client.h"
+#include "store/etcd/etcd_store.h"
+#include "store/etcd/etcd_testing.h"
 #include "store/keys.h"
 #include "store/sqlite_store.h"
 
@@ -50,6 +57,7 @@ struct Flags {
   int watchers = 1000;
   int events = 100;
   std::string keep;
+  std::string store = "sqlite";
 };
 
 double Ms(Clock::duration d) { return std::chrono::duration<double, std::milli>(d).count(); }
@@ -73,13 +81,30 @@ json PodObject(const std::string& ns, const std::string& name) {
           {"status", {{"phase", "Pending"}}}};
 }
 
-// Writes `count` pods into the store directly, as the server would store them.
-void Preload(const std::string& data_dir, int count) {
-  etna::store::SqliteStoreOptions options;
-  options.data_dir = data_dir;
-  auto store = etna::store::SqliteStore::Open(options);
-  if (!store.ok()) {
-    std::fprintf(stderr, "api_bench: %s\n", store.status().ToString().c_str());
+// Writes `count` pods into the store directly, as the server would store them: into DIR's
+// SQLite file, or into etcd when `etcd` is given (in transactions of at most 100 ops: etcd
+// allows 128).
+void Preload(const std::string& data_dir, int count, const etna::store::testing::EtcdCluster* etcd) {
+  std::unique_ptr<etna::store::Store> store;
+  etna::Status opened;
+  size_t batch = 2000;
+  if (etcd) {
+    etna::store::EtcdStoreOptions options;
+    options.client.endpoints = etcd->ClientUrls();
+    options.compaction_interval = std::chrono::seconds(0);
+    auto s = etna::store::EtcdStore::Open(options);
+    if (s.ok()) store = std::move(*s);
+    opened = s.status();
+    batch = 100;
+  } else {
+    etna::store::SqliteStoreOptions options;
+    options.data_dir = data_dir;
+    auto s = etna::store::SqliteStore::Open(options);
+    if (s.ok()) store = std::move(*s);
+    opened = s.status();
+  }
+  if (!store) {
+    std::fprintf(stderr, "api_bench: %s\n", opened.ToString().c_str());
     std::exit(1);
   }
   std::vector<etna::store::TxnOp> ops;
@@ -90,8 +115,8 @@ void Preload(const std::string& data_dir, int count) {
     pod["metadata"]["creationTimestamp"] = "2026-11-29T00:00:00Z";
     ops.push_back(etna::store::TxnOp::Create(etna::store::ObjectKey("pods", "default", name),
                                              etna::api::server::EncodeStored(pod)));
-    if (ops.size() == 2000 || i + 1 == count) {
-      auto r = (*store)->Txn(ops);
+    if (ops.size() == batch || i + 1 == count) {
+      auto r = store->Txn(ops);
       if (!r.ok()) {
         std::fprintf(stderr, "api_bench: preload: %s\n", r.status().ToString().c_str());
         std::exit(1);
@@ -107,10 +132,12 @@ struct Server {
   uint16_t port = 0;
 };
 
-Server StartServer(const std::string& etna, const std::string& data_dir) {
-  auto d = etna::bench::Daemon::Spawn(
-      "etna server", {etna, "server", "--data-dir", data_dir, "--listen", "127.0.0.1:0"},
-      data_dir + "/server.log");
+Server StartServer(const std::string& etna, const std::string& data_dir,
+                   const std::vector<std::string>& extra_args) {
+  std::vector<std::string> args = {etna, "server", "--data-dir", data_dir, "--listen",
+                                   "127.0.0.1:0"};
+  args.insert(args.end(), extra_args.begin(), extra_args.end());
+  auto d = etna::bench::Daemon::Spawn("etna server", args, data_dir + "/server.log");
   if (!d.ok()) {
     std::fprintf(stderr, "api_bench: %s\n", d.status().ToString().c_str());
     std::exit(1);
@@ -204,6 +231,29 @@ double WatchFanOut(const etna::net::http::ClientOptions& options, const std::str
   return Ms(Clock::now() - t0) / 1000;
 }
 
+// etcd's own throughput on `etcd`: `etcdctl check perf --load=xl` (60 s of puts from 1,000
+// clients), its "Throughput is N writes/s" figure; -1 when it did not run.
+long EtcdCheckPerf(const etna::store::testing::EtcdCluster& etcd) {
+  const std::string command =
+      fmt::format("ETCDCTL_API=3 etcdctl --endpoints={} check perf --load=xl 2>&1",
+                  fmt::join(etcd.ClientUrls(), ","));
+  FILE* out = popen(command.c_str(), "r");
+  if (!out) return -1;
+  std::string text;
+  char buf[4096];
+  size_t n;
+  while ((n = fread(buf, 1, sizeof(buf), out)) > 0) text.append(buf, n);
+  pclose(out);
+  const std::string sign = "Throughput";
+  size_t at = text.find(sign);
+  if (at == std::string::npos) {
+    std::fprintf(stderr, "api_bench: etcdctl check perf said:\n%s\n", text.c_str());
+    return -1;
+  }
+  at = text.find_first_of("0123456789", at);
+  return at == std::string::npos ? -1 : std::atol(text.c_str() + at);
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -225,14 +275,31 @@ int main(int argc, char** argv) {
       flags.events = std::stoi(argv[i + 1]);
     else if (a == "--keep")
       flags.keep = argv[i + 1];
+    else if (a == "--store")
+      flags.store = argv[i + 1];
+  }
+  if (flags.store != "sqlite" && flags.store != "etcd") {
+    std::fprintf(stderr, "api_bench: --store \"%s\": want sqlite or etcd\n", flags.store.c_str());
+    return 2;
   }
   signal(SIGPIPE, SIG_IGN);
   std::string data_dir =
       (std::filesystem::temp_directory_path() / fmt::format("etna-api-bench-{}", getpid()))
           .string();
   std::filesystem::create_directories(data_dir);
-  Preload(data_dir, flags.list_pods);
-  Server server = StartServer(flags.etna, data_dir);
+  std::unique_ptr<etna::store::testing::EtcdCluster> etcd;
+  std::vector<std::string> server_args;
+  if (flags.store == "etcd") {
+    auto started = etna::store::testing::EtcdCluster::Start(3, data_dir + "/etcd");
+    if (!started.ok()) {
+      std::fprintf(stderr, "api_bench: %s\n", started.status().ToString().c_str());
+      return 1;
+    }
+    etcd = std::move(*started);
+    server_args = {"--etcd-servers", fmt::format("{}", fmt::join(etcd->ClientUrls(), ","))};
+  }
+  Preload(data_dir, flags.list_pods, etcd.get());
+  Server server = StartServer(flags.etna, data_dir, server_args);
   std::string token = ReadToken(data_dir);
   auto options = ClientFor(server, data_dir, token);
   {
@@ -332,15 +399,19 @@ int main(int argc, char** argv) {
   long rss = static_cast<long>(server.daemon.PeakRssMb());
 
   server.daemon.Stop();
+  std::string check_perf;
+  if (etcd) check_perf = fmt::format(" etcdctl_check_perf_writes_per_s={}", EtcdCheckPerf(*etcd));
+  etcd.reset();
   if (flags.keep.empty()) {
     std::filesystem::remove_all(data_dir);
   } else {
     std::filesystem::rename(data_dir, flags.keep);
   }
   std::printf(
-      "BENCH api creates_per_s=%.0f gets_per_s=%.0f list_100k_pods_ms=%.1f watchers=%d "
-      "watch_fanout_events_per_s=%.0f p99_create_ms=%.1f rss_mb=%ld\n",
-      creates_per_s, gets_per_s, list_ms, complete, fanout, p99, rss);
+      "BENCH api store=%s creates_per_s=%.0f gets_per_s=%.0f list_100k_pods_ms=%.1f watchers=%d "
+      "watch_fanout_events_per_s=%.0f p99_create_ms=%.1f rss_mb=%ld%s\n",
+      flags.store.c_str(), creates_per_s, gets_per_s, list_ms, complete, fanout, p99, rss,
+      check_perf.c_str());
   std::printf("BENCH api-node-watch watchers=%d pods=%d elapsed_s=%.2f server_cpu_s=%.2f\n",
               node_complete, flags.watchers, node_s, node_cpu_s);
   return failed == 0 ? 0 : 1;

@@ -14,6 +14,9 @@ PACKAGES=(
   # The container runtime (docs/agent.md) and its tests: an OCI runtime, image tools, a local
   # registry and a static busybox to build a test image from.
   runc skopeo umoci docker-registry busybox-static
+  # The etcd store (docs/ha.md): etcd's v3 gRPC API through Debian's gRPC, and etcd itself for
+  # the tests and `etna server --etcd-servers`.
+  libgrpc++-dev libprotobuf-dev protobuf-compiler protobuf-compiler-grpc etcd-server etcd-client
 )
 # kubectl: keep one that is installed (e.g. google-cloud-cli's dispatcher); else Debian's 1.20.
 if ! command -v kubectl >/dev/null 2>&1; then

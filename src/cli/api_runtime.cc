@@ -5,6 +5,7 @@
 
 #include "cli/flags.h"
 #include "common/file.h"
+#include "store/etcd/etcd_store.h"
 
 namespace etna::cli {
 namespace {
@@ -33,22 +34,9 @@ Result<std::unique_ptr<ApiRuntime>> ApiRuntime::Start(const ApiRuntimeOptions& o
 
   rt->metrics_ = std::make_unique<api::server::ApiMetrics>(options.metrics ? options.metrics
                                                                            : &rt->own_registry_);
-  store::SqliteStoreOptions store_options;
-  store_options.data_dir = options.data_dir;
-  store_options.after_commit = [m = rt->metrics_.get()](size_t writes, double seconds,
-                                                        store::Revision revision) {
-    m->ObserveCommit(writes, seconds, revision);
-  };
-  auto store = store::SqliteStore::Open(store_options);
-  if (!store.ok()) return store.status();
-  rt->store_ = std::move(*store);
-  store::Store* served = rt->store_.get();
-  if (options.watch_cache) {
-    auto cache = store::CachedStore::Open(served);
-    if (!cache.ok()) return cache.status().WithContext("--watch-cache");
-    rt->cache_ = std::move(*cache);
-    served = rt->cache_.get();
-  }
+  if (Status st = rt->OpenStore(); !st.ok()) return st;
+  store::Store* served =
+      rt->cache_ ? static_cast<store::Store*>(rt->cache_.get()) : rt->store_.get();
   // Certificates first (the listener needs them), the kubeconfig once the port is known.
   auto files = api::server::PrepareDataDir(options.data_dir, rt->host_, 0, options.tls);
   if (!files.ok()) return files.status();
@@ -98,6 +86,37 @@ Result<std::unique_ptr<ApiRuntime>> ApiRuntime::Start(const ApiRuntimeOptions& o
   if (!final_files.ok()) return final_files.status();
   rt->files_ = std::move(*final_files);
   return rt;
+}
+
+Status ApiRuntime::OpenStore() {
+  if (!options_.etcd_servers.empty()) {
+    store::EtcdStoreOptions o;
+    o.client.endpoints = options_.etcd_servers;
+    o.client.ca_file = options_.etcd_ca_file;
+    o.client.cert_file = options_.etcd_cert_file;
+    o.client.key_file = options_.etcd_key_file;
+    o.prefix = options_.etcd_prefix;
+    o.compaction_interval = options_.etcd_compaction_interval;
+    auto etcd = store::EtcdStore::Open(o);
+    if (!etcd.ok()) return etcd.status();
+    store_ = std::move(*etcd);
+  } else {
+    store::SqliteStoreOptions o;
+    o.data_dir = options_.data_dir;
+    o.after_commit = [m = metrics_.get()](size_t writes, double seconds, store::Revision revision) {
+      m->ObserveCommit(writes, seconds, revision);
+    };
+    auto sqlite = store::SqliteStore::Open(o);
+    if (!sqlite.ok()) return sqlite.status();
+    store_ = std::move(*sqlite);
+  }
+  // On etcd every server keeps its own cache fed by one etcd watch, as kube-apiserver does.
+  if (options_.watch_cache || !options_.etcd_servers.empty()) {
+    auto cache = store::CachedStore::Open(store_.get());
+    if (!cache.ok()) return cache.status().WithContext("--watch-cache");
+    cache_ = std::move(*cache);
+  }
+  return Status::Ok();
 }
 
 ApiRuntime::~ApiRuntime() {

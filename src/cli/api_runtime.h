@@ -1,12 +1,15 @@
 // ApiRuntime: the API server as `etna server` and `etna dev` run it — the SQLite store in the
-// data dir (behind its watch cache with --watch-cache), its certificates, tokens and kubeconfig,
+// data dir (behind its watch cache with --watch-cache) or, with --etcd-servers, the etcd store
+// (always behind its watch cache, as kube-apiserver runs), its certificates, tokens and kubeconfig,
 // authentication and authorization, the REST engine and the HTTP(S) listener — started in one call
 // and stopped by destruction.
 // Thread-safety: Start from one thread; api() and transports are safe from any thread.
 #pragma once
 
+#include <chrono>
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "api/server/api_metrics.h"
 #include "api/server/api_server.h"
@@ -32,6 +35,11 @@ struct ApiRuntimeOptions {
   // Off by default on SQLite: measured, it costs more server CPU than it saves
   // (docs/api-server.md).
   bool watch_cache = false;
+  // --etcd-servers and friends: objects in etcd instead of DIR's SQLite file (docs/ha.md).
+  std::vector<std::string> etcd_servers;
+  std::string etcd_ca_file, etcd_cert_file, etcd_key_file;
+  std::string etcd_prefix = "/registry";
+  std::chrono::seconds etcd_compaction_interval{300};
   // The registry /metrics renders (`etna dev` shares one with its scheduler and controllers);
   // null: the runtime's own.
   metrics::Registry* metrics = nullptr;
@@ -57,8 +65,11 @@ class ApiRuntime {
   std::string host_;
   metrics::Registry own_registry_;
   std::unique_ptr<api::server::ApiMetrics> metrics_;
-  std::unique_ptr<store::SqliteStore> store_;
-  std::unique_ptr<store::CachedStore> cache_;  // in front of store_ with --watch-cache
+  // Opens the SQLite or etcd store into store_ (and cache_).
+  Status OpenStore();
+
+  std::unique_ptr<store::Store> store_;        // SqliteStore, or EtcdStore with --etcd-servers
+  std::unique_ptr<store::CachedStore> cache_;  // in front of store_ with --watch-cache or etcd
   api::server::DataDirFiles files_;
   std::unique_ptr<api::server::Authenticator> authn_;
   std::unique_ptr<api::server::ServiceAccountTokens> sa_tokens_;

@@ -2,12 +2,16 @@
 // API server given by a kubeconfig, until SIGINT or SIGTERM.
 
 #include <algorithm>
+#include <atomic>
 #include <cstdio>
+#include <memory>
 #include <optional>
 #include <string>
+#include <thread>
 
 #include "cli/flags.h"
 #include "cli/kit/command.h"
+#include "cli/leader_election_flags.h"
 #include "cli/monitoring_server.h"
 #include "client/kubeconfig.h"
 #include "client/transport.h"
@@ -41,6 +45,8 @@ int RunManager(Invocation& inv) {
     std::fprintf(stderr, "etna controllers: %s\n", config.status().ToString().c_str());
     return 1;
   }
+  auto election = ParseLeaderElectionFlags(inv);
+  if (!election.ok()) return inv.UsageError(election.status().message());
   BlockStopSignals();
 
   controllers::ControllerManagerOptions options;
@@ -52,55 +58,90 @@ int RunManager(Invocation& inv) {
   options.resync_period =
       std::chrono::milliseconds(std::max<int64_t>(100, static_cast<int64_t>(*resync * 1000)));
   for (const std::string& name : sched::SplitCommaList(list)) options.controllers.insert(name);
+  const client::TransportFactory transports = options.factory;
   controllers::ControllerManager manager(options);
-  auto monitoring = MonitoringServer::StartOrReport(
-      "etna controllers", listen, &manager.metrics_registry(), [&manager] {
-        return manager.ready() ? std::string() : std::string("controllers: informers not synced");
-      });
-  if (!monitoring) return 1;
-  Status started = manager.Start();
-  if (started.code() == StatusCode::kInvalidArgument) {
-    std::fprintf(stderr, "etna controllers: %s\n", started.message().c_str());
+  if (Status st = manager.ValidateOptions(); !st.ok()) {
+    std::fprintf(stderr, "etna controllers: %s\n", st.message().c_str());
     return 2;
   }
-  if (!started.ok()) std::fprintf(stderr, "etna controllers: %s\n", started.message().c_str());
+  std::atomic<DaemonLeadership*> leadership{nullptr};
+  auto monitoring = MonitoringServer::StartOrReport(
+      "etna controllers", listen, &manager.metrics_registry(),
+      [&manager, &leadership] {
+        DaemonLeadership* l = leadership;
+        if (manager.ready() || (l && !l->leading())) return std::string();
+        return std::string("controllers: informers not synced");
+      },
+      [&leadership] {
+        DaemonLeadership* l = leadership;
+        return l ? l->Describe() : std::string("leading (no leader election)");
+      });
+  if (!monitoring) return 1;
+  // As kube-controller-manager: the controllers start when this process leads (their first
+  // lists on a thread of their own, so the Lease keeps being renewed) and stop when it no
+  // longer does.
+  std::thread starting;
+  auto start = [&manager] {
+    Status started = manager.Start();
+    if (!started.ok()) std::fprintf(stderr, "etna controllers: %s\n", started.message().c_str());
+  };
+  std::unique_ptr<DaemonLeadership> campaign;
+  if (*election) {
+    campaign = std::make_unique<DaemonLeadership>(
+        "etna controllers", **election, transports, &manager.metrics_registry(),
+        [&] { starting = std::thread(start); },
+        [&] {
+          if (starting.joinable()) starting.join();
+          manager.Stop();
+        });
+    leadership = campaign.get();
+  } else {
+    start();
+  }
   std::printf("etna controllers: running against %s:%u\n", kc.host.c_str(),
               static_cast<unsigned>(kc.port));
   std::fflush(stdout);
   const char* sig = WaitForStopSignal();
-  std::printf("etna controllers: %s, shutting down\n", sig);
+  const bool lost = campaign && campaign->lost();
+  if (!lost) std::printf("etna controllers: %s, shutting down\n", sig);
+  leadership = nullptr;
+  campaign.reset();
+  if (starting.joinable()) starting.join();
   manager.Stop();
-  return 0;
+  return lost ? 1 : 0;
 }
 
 const Command& ControllersCommand() {
-  static const Command command = {
-      "controllers",
-      "run the job, queue, podgroup, node and workload controllers",
-      "etna controllers --kubeconfig FILE [flags]",
-      "Runs Volcano's job, queue, podgroup, CronJob, jobflow and jobtemplate controllers,\n"
-      "the node lifecycle controller, Kubernetes' ReplicaSet, Deployment, DaemonSet, Job,\n"
-      "CronJob and HorizontalPodAutoscaler controllers and KEDA's ScaledObject operator\n"
-      "against the API server of FILE.",
-      {
-          {"kubeconfig", 0, "FILE", "the API server and credentials (required)"},
-          {"controllers", 0, "LIST",
-           "comma-separated subset of job,queue,podgroup,node,replicaset,deployment,daemonset,"
-           "batch-job,cronjob,volcano-cronjob,hpa,keda,jobflow,jobtemplate,endpoints,scheduler-"
-           "names "
-           "(default: all)"},
-          {"hpa-sync-period", 0, "D",
-           "how often each HorizontalPodAutoscaler reads its metrics and rescales", "5s"},
-          {"lease-grace-seconds", 0, "N",
-           "extra seconds past a node Lease's duration before the node is declared lost", "5"},
-          {"resync-seconds", 0, "N", "re-check every object this often", "30"},
-          {"worker-threads", 0, "N", "jobs the job controller reconciles at once", "16"},
-          {"listen", 0, "HOST:PORT",
-           "serve /metrics, /healthz and /readyz over HTTP (port 0 picks one)", "127.0.0.1:8081"},
-      },
-      /*connects=*/false,
-      RunManager,
-      /*takes_args=*/false};
+  static const Command command = WithLeaderElectionFlags(
+      "etna-controllers",
+      Command{
+          "controllers",
+          "run the job, queue, podgroup, node and workload controllers",
+          "etna controllers --kubeconfig FILE [flags]",
+          "Runs Volcano's job, queue, podgroup, CronJob, jobflow and jobtemplate controllers,\n"
+          "the node lifecycle controller, Kubernetes' ReplicaSet, Deployment, DaemonSet, Job,\n"
+          "CronJob and HorizontalPodAutoscaler controllers and KEDA's ScaledObject operator\n"
+          "against the API server of FILE.",
+          {
+              {"kubeconfig", 0, "FILE", "the API server and credentials (required)"},
+              {"controllers", 0, "LIST",
+               "comma-separated subset of job,queue,podgroup,node,replicaset,deployment,daemonset,"
+               "batch-job,cronjob,volcano-cronjob,hpa,keda,jobflow,jobtemplate,endpoints,scheduler-"
+               "names "
+               "(default: all)"},
+              {"hpa-sync-period", 0, "D",
+               "how often each HorizontalPodAutoscaler reads its metrics and rescales", "5s"},
+              {"lease-grace-seconds", 0, "N",
+               "extra seconds past a node Lease's duration before the node is declared lost", "5"},
+              {"resync-seconds", 0, "N", "re-check every object this often", "30"},
+              {"worker-threads", 0, "N", "jobs the job controller reconciles at once", "16"},
+              {"listen", 0, "HOST:PORT",
+               "serve /metrics, /healthz and /readyz over HTTP (port 0 picks one)",
+               "127.0.0.1:8081"},
+          },
+          /*connects=*/false,
+          RunManager,
+          /*takes_args=*/false});
   return command;
 }
 

@@ -7,13 +7,13 @@
 namespace etna::cli {
 
 Result<std::unique_ptr<MonitoringServer>> MonitoringServer::Start(
-    const std::string& listen, metrics::Registry* registry,
-    std::function<std::string()> not_ready) {
+    const std::string& listen, metrics::Registry* registry, std::function<std::string()> not_ready,
+    std::function<std::string()> describe) {
   net::http::ServerOptions options;
   options.listen = listen;
   options.io_threads = 1;
   options.worker_threads = 2;
-  auto handler = [registry, not_ready](const net::http::Request& r) {
+  auto handler = [registry, not_ready, describe](const net::http::Request& r) {
     net::http::Response reply;
     reply.content_type = "text/plain; charset=utf-8";
     if (r.method != "GET" && r.method != "HEAD") {
@@ -28,6 +28,10 @@ Result<std::unique_ptr<MonitoringServer>> MonitoringServer::Start(
       std::string reason = not_ready();
       reply.status = reason.empty() ? 200 : 503;
       reply.body = reason.empty() ? "ok" : reason;
+      // ?verbose, as Kubernetes' /readyz?verbose, adds who leads.
+      if (reason.empty() && describe && r.query.count("verbose")) {
+        reply.body = "[+]leader-election " + describe() + "\nreadyz check passed";
+      }
     } else {
       reply.status = 404;
       reply.body = "not found: serves /metrics, /healthz, /readyz\n";
@@ -42,8 +46,8 @@ Result<std::unique_ptr<MonitoringServer>> MonitoringServer::Start(
 
 std::unique_ptr<MonitoringServer> MonitoringServer::StartOrReport(
     const char* daemon, const std::string& listen, metrics::Registry* registry,
-    std::function<std::string()> not_ready) {
-  auto server = Start(listen, registry, std::move(not_ready));
+    std::function<std::string()> not_ready, std::function<std::string()> describe) {
+  auto server = Start(listen, registry, std::move(not_ready), std::move(describe));
   if (!server.ok()) {
     std::fprintf(stderr, "%s: %s\n", daemon, server.status().ToString().c_str());
     return nullptr;

@@ -17,18 +17,18 @@ namespace etna::cli {
 
 class MonitoringServer {
  public:
-  // `not_ready` returns "" when ready, else why not ("informers not synced").
-  static Result<std::unique_ptr<MonitoringServer>> Start(const std::string& listen,
-                                                         metrics::Registry* registry,
-                                                         std::function<std::string()> not_ready);
+  // `not_ready` returns "" when ready, else why not ("informers not synced"); `describe`, when
+  // given, says more in /readyz?verbose ("[+]leader-election leading (Lease ns/name)").
+  static Result<std::unique_ptr<MonitoringServer>> Start(
+      const std::string& listen, metrics::Registry* registry,
+      std::function<std::string()> not_ready, std::function<std::string()> describe = {});
   uint16_t port() const { return http_->port(); }
 
   // Start for daemon `daemon` ("etna scheduler"): prints where the metrics are, or the error
   // on stderr and returns null.
-  static std::unique_ptr<MonitoringServer> StartOrReport(const char* daemon,
-                                                         const std::string& listen,
-                                                         metrics::Registry* registry,
-                                                         std::function<std::string()> not_ready);
+  static std::unique_ptr<MonitoringServer> StartOrReport(
+      const char* daemon, const std::string& listen, metrics::Registry* registry,
+      std::function<std::string()> not_ready, std::function<std::string()> describe = {});
 
  private:
   std::unique_ptr<net::http::HttpServer> http_;

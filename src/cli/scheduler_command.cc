@@ -2,18 +2,23 @@
 //
 //   etna scheduler --kubeconfig FILE [--conf FILE] [--period 1s]
 //                  [--scheduler-names volcano,etna,default-scheduler]
-//                  [--time-zone Europe/Berlin]
+//                  [--time-zone Europe/Berlin] [--leader-elect=true ...]
 //
 // Without --conf the configuration is read (and reloaded) from the ConfigMap
 // volcano-system/volcano-scheduler-configmap, key volcano-scheduler.conf, else the default.
-// Runs until SIGINT or SIGTERM.
+// With --leader-elect (the default) several copies may run: each keeps its caches warm and only
+// the holder of the Lease kube-system/etna-scheduler schedules (cli/leader_election_flags.h).
+// Runs until SIGINT or SIGTERM, or until it loses the Lease (exit code 1).
 
+#include <atomic>
 #include <cstdio>
+#include <memory>
 #include <string>
 #include <vector>
 
 #include "cli/flags.h"
 #include "cli/kit/command.h"
+#include "cli/leader_election_flags.h"
 #include "cli/monitoring_server.h"
 #include "client/kubeconfig.h"
 #include "client/transport.h"
@@ -58,13 +63,23 @@ int RunDaemon(Invocation& inv) {
     std::fprintf(stderr, "etna scheduler: %s\n", config.status().ToString().c_str());
     return 1;
   }
-  options.transports = [cfg = *config] { return client::MakeHttpTransport(cfg); };
+  auto election = ParseLeaderElectionFlags(inv);
+  if (!election.ok()) return inv.UsageError(election.status().message());
+  options.standby = election->has_value();
+  client::TransportFactory transports = [cfg = *config] { return client::MakeHttpTransport(cfg); };
+  options.transports = transports;
   BlockStopSignals();
 
   scheduler::Scheduler sched(std::move(options));
+  std::atomic<DaemonLeadership*> leadership{nullptr};
   auto monitoring = MonitoringServer::StartOrReport(
-      "etna scheduler", listen, &sched.metrics_registry(), [&sched] {
+      "etna scheduler", listen, &sched.metrics_registry(),
+      [&sched] {
         return sched.ready() ? std::string() : std::string("scheduler: informers not synced");
+      },
+      [&leadership] {
+        DaemonLeadership* l = leadership;
+        return l ? l->Describe() : std::string("leading (no leader election)");
       });
   if (!monitoring) return 1;
   if (Status st = sched.Start(); !st.ok()) {
@@ -74,44 +89,57 @@ int RunDaemon(Invocation& inv) {
   std::printf("etna scheduler: ready (serving schedulerName %s, period %s)\n", names.c_str(),
               period.c_str());
   std::fflush(stdout);
+  std::unique_ptr<DaemonLeadership> campaign;
+  if (*election) {
+    campaign = std::make_unique<DaemonLeadership>(
+        "etna scheduler", **election, transports, &sched.metrics_registry(),
+        [&sched] { sched.Lead(); }, [&sched] { sched.StepDown(); });
+    leadership = campaign.get();
+  }
   const char* sig = WaitForStopSignal();
-  std::printf("etna scheduler: %s, shutting down\n", sig);
+  const bool lost = campaign && campaign->lost();
+  if (!lost) std::printf("etna scheduler: %s, shutting down\n", sig);
   std::fflush(stdout);
+  leadership = nullptr;
+  campaign.reset();  // steps down and lets the Lease go
   sched.Stop();
-  return 0;
+  return lost ? 1 : 0;
 }
 
 const Command& SchedulerCommand() {
-  static const Command command = {
-      "scheduler",
-      "run the scheduler against an API server",
-      "etna scheduler --kubeconfig FILE [flags]",
-      "Runs the scheduler: watches pods, nodes, podgroups, queues, priorityclasses and\n"
-      "hypernodes, places pending jobs and binds their pods to concrete GPUs.",
-      {
-          {"kubeconfig", 0, "FILE", "the API server and credentials (etna server writes one)"},
-          {"conf", 0, "FILE",
-           "volcano-scheduler.conf; default: the ConfigMap "
-           "volcano-system/volcano-scheduler-configmap, else the built-in configuration (with "
-           "preempt and reclaim)"},
-          {"period", 0, "DURATION", "time between cycles when nothing happens (500ms, 2s, ...)",
-           "1s"},
-          {"scheduler-names", 0, "LIST",
-           "the spec.schedulerName values served; beside another scheduler, leave out "
-           "default-scheduler",
-           "volcano,etna,default-scheduler"},
-          {"scheduler-name", 0, "LIST", "the earlier spelling of --scheduler-names"},
-          {"time-zone", 0, "ZONE",
-           "the IANA time zone Queue timePolicies are judged in (Europe/Berlin, UTC, ...); "
-           "default: the host's"},
-          {"listen", 0, "HOST:PORT",
-           "serve /metrics, /healthz and /readyz over HTTP (as Volcano's --listen-address; port "
-           "0 picks one)",
-           "127.0.0.1:8080"},
-      },
-      /*connects=*/false,
-      RunDaemon,
-      /*takes_args=*/false};
+  static const Command command = WithLeaderElectionFlags(
+      "etna-scheduler",
+      Command{
+          "scheduler",
+          "run the scheduler against an API server",
+          "etna scheduler --kubeconfig FILE [flags]",
+          "Runs the scheduler: watches pods, nodes, podgroups, queues, priorityclasses and\n"
+          "hypernodes, places pending jobs and binds their pods to concrete GPUs.",
+          {
+              {"kubeconfig", 0, "FILE", "the API server and credentials (etna server writes one)"},
+              {"conf", 0, "FILE",
+               "volcano-scheduler.conf; default: the ConfigMap "
+               "volcano-system/volcano-scheduler-configmap, else the built-in configuration (with "
+               "preempt and reclaim)"},
+              {"period", 0, "DURATION", "time between cycles when nothing happens (500ms, 2s, ...)",
+               "1s"},
+              {"scheduler-names", 0, "LIST",
+               "the spec.schedulerName values served; beside another scheduler, leave out "
+               "default-scheduler",
+               "volcano,etna,default-scheduler"},
+              {"scheduler-name", 0, "LIST", "the earlier spelling of --scheduler-names"},
+              {"time-zone", 0, "ZONE",
+               "the IANA time zone Queue timePolicies are judged in (Europe/Berlin, UTC, ...); "
+               "default: the host's"},
+              {"listen", 0, "HOST:PORT",
+               "serve /metrics, /healthz and /readyz over HTTP (as Volcano's --listen-address; "
+               "port "
+               "0 picks one)",
+               "127.0.0.1:8080"},
+          },
+          /*connects=*/false,
+          RunDaemon,
+          /*takes_args=*/false});
   return command;
 }
 

@@ -2,16 +2,21 @@
 //
 //   etna server --data-dir DIR [--listen HOST:PORT] [--tokens-file FILE]
 //               [--authorization-file FILE] [--anonymous] [--no-tls] [--metric-rules FILE]
-//               [--watch-cache=true]
+//               [--watch-cache=true] [--etcd-servers URL[,URL...] [--etcd-cafile FILE]
+//               [--etcd-certfile FILE --etcd-keyfile FILE] [--etcd-prefix /registry]
+//               [--etcd-compaction-interval 5m]]
 //
 // On first start it makes its CA and serving certificate, an admin token and DIR/kubeconfig;
 // it serves until SIGINT or SIGTERM, then shuts down gracefully.
+#include <chrono>
 #include <cstdio>
 #include <string>
 
 #include "cli/api_runtime.h"
 #include "cli/flags.h"
 #include "cli/kit/command.h"
+#include "common/time.h"
+#include "sched/framework/arguments.h"
 
 namespace etna::cli {
 namespace {
@@ -28,6 +33,25 @@ int Serve(Invocation& inv) {
   auto watch_cache = ParseBoolFlag(inv.Get("watch-cache"));
   if (!watch_cache.ok()) return inv.UsageError("--watch-cache: " + watch_cache.status().message());
   flags.watch_cache = *watch_cache;
+  flags.etcd_servers = sched::SplitCommaList(inv.Get("etcd-servers"));
+  flags.etcd_ca_file = inv.Get("etcd-cafile");
+  flags.etcd_cert_file = inv.Get("etcd-certfile");
+  flags.etcd_key_file = inv.Get("etcd-keyfile");
+  flags.etcd_prefix = inv.Get("etcd-prefix");
+  if (flags.etcd_servers.empty() &&
+      !(flags.etcd_ca_file + flags.etcd_cert_file + flags.etcd_key_file).empty()) {
+    return inv.UsageError("--etcd-cafile, --etcd-certfile and --etcd-keyfile need --etcd-servers");
+  }
+  if (flags.etcd_cert_file.empty() != flags.etcd_key_file.empty()) {
+    return inv.UsageError("--etcd-certfile and --etcd-keyfile go together");
+  }
+  auto compaction = ParseDurationOrSeconds(inv.Get("etcd-compaction-interval"));
+  if (!compaction.ok() || compaction->count() < 0) {
+    return inv.UsageError("--etcd-compaction-interval \"" + inv.Get("etcd-compaction-interval") +
+                          "\": want a duration such as 5m, or 0 for never");
+  }
+  flags.etcd_compaction_interval =
+      std::chrono::ceil<std::chrono::seconds>(std::chrono::nanoseconds(*compaction));
   // Signals are taken synchronously below; block them before any thread starts.
   BlockStopSignals();
   auto runtime = ApiRuntime::Start(flags);
@@ -35,8 +59,11 @@ int Serve(Invocation& inv) {
     std::fprintf(stderr, "etna server: %s\n", runtime.status().ToString().c_str());
     return 1;
   }
-  std::printf("etna server: serving %s (data in %s)\n", (*runtime)->url().c_str(),
-              flags.data_dir.c_str());
+  const std::string data = flags.etcd_servers.empty()
+                               ? flags.data_dir
+                               : "etcd " + inv.Get("etcd-servers") + " under " + flags.etcd_prefix +
+                                     ", certificates in " + flags.data_dir;
+  std::printf("etna server: serving %s (data in %s)\n", (*runtime)->url().c_str(), data.c_str());
   std::printf("etna server: kubectl --kubeconfig %s get queues\n",
               (*runtime)->kubeconfig().c_str());
   std::fflush(stdout);
@@ -70,7 +97,19 @@ const Command& ServerCommand() {
           {"metric-rules", 0, "FILE",
            "external metrics defined by Prometheus queries (YAML; see docs/autoscaling.md)"},
           {"watch-cache", 0, "BOOL",
-           "serve gets and lists from memory, kept by one watch of the store", "false"},
+           "serve gets and lists from memory, kept by one watch of the store (always on with "
+           "--etcd-servers)",
+           "false"},
+          {"etcd-servers", 0, "URL[,URL...]",
+           "keep objects in this etcd cluster (http:// or https:// client URLs) instead of "
+           "DIR's SQLite file; several servers may share it (docs/ha.md)"},
+          {"etcd-cafile", 0, "FILE", "CA bundle that signed the etcd members' certificates"},
+          {"etcd-certfile", 0, "FILE", "client certificate for etcd (with --etcd-keyfile)"},
+          {"etcd-keyfile", 0, "FILE", "the client certificate's private key"},
+          {"etcd-prefix", 0, "PATH", "the key prefix of every object in etcd",
+           ApiRuntimeOptions().etcd_prefix},
+          {"etcd-compaction-interval", 0, "DURATION",
+           "how often the servers compact etcd's history (0: never)", "5m"},
       },
       /*connects=*/false,
       Serve,

@@ -34,7 +34,7 @@ ControllerManager::ControllerManager(ControllerManagerOptions options)
 
 ControllerManager::~ControllerManager() { Stop(); }
 
-Status ControllerManager::CreateControllers() {
+Status ControllerManager::ValidateOptions() const {
   const auto& all = AllControllers();
   for (const std::string& name : options_.controllers) {
     if (std::find(all.begin(), all.end(), name) == all.end()) {
@@ -47,6 +47,11 @@ Status ControllerManager::CreateControllers() {
         fmt::format("controllers: --worker-threads: {} is not >= 1", options_.job_workers));
   }
   if (!options_.factory) return Status::InvalidArgument("controllers: no transport factory");
+  return Status::Ok();
+}
+
+Status ControllerManager::CreateControllers() {
+  ETNA_RETURN_IF_ERROR(ValidateOptions());
   // Kept if made before: controllers already made hold pointers to its informers.
   if (!informers_) informers_ = std::make_unique<SharedInformers>(options_.factory);
   ControllerOptions o;

@@ -44,6 +44,8 @@ class ControllerManager {
   void Stop();
   // Every controller's queue is idle (for tests).
   bool Idle();
+  // The options' errors (an unknown controller name, no workers), naming the flag.
+  Status ValidateOptions() const;
   // The synchronous seam for tests, instead of Start: makes the controllers without starting
   // them (InvalidArgument as Start); SyncUntilIdle then drives them all on the caller's thread.
   Status CreateControllers();

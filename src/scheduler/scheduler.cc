@@ -92,6 +92,13 @@ Status Scheduler::Start() {
       return Status::Unavailable("scheduler: the API's lists did not arrive in time");
     }
   }
+  if (!options_.standby) Lead();
+  ready_ = true;
+  return Status::Ok();
+}
+
+void Scheduler::Lead() {
+  if (acting_.exchange(true)) return;
   PublishReport();
   RenewNamesLease();
   if (options_.run_loop) {
@@ -99,20 +106,23 @@ Status Scheduler::Start() {
     stop_ = false;
     loop_ = std::thread([this] { Loop(); });
   }
-  ready_ = true;
-  return Status::Ok();
 }
 
-void Scheduler::Stop() {
-  ready_ = false;
+void Scheduler::StepDown() {
+  acting_ = false;
   {
     std::lock_guard<std::mutex> lock(loop_mu_);
     stop_ = true;
   }
   loop_cv_.notify_all();
   if (loop_.joinable()) loop_.join();
-  for (auto& i : informers_) i->Stop();
   applier_->WaitForBinds();
+}
+
+void Scheduler::Stop() {
+  ready_ = false;
+  StepDown();
+  for (auto& i : informers_) i->Stop();
   events_->Stop();
 }
 
@@ -403,6 +413,7 @@ std::string Scheduler::ComposeLocked(std::vector<SeedKeyOutcome>* ignored) {
 }
 
 void Scheduler::PublishReport() {
+  if (!acting_) return;  // a standby leaves the report to the leader (Lead() publishes it)
   std::string text;
   {
     std::lock_guard<std::mutex> lock(conf_mu_);

@@ -69,6 +69,8 @@ struct SchedulerOptions {
   std::vector<std::string> scheduler_names{"volcano", "etna", "default-scheduler"};
   int bind_workers = 16;
   bool run_loop = true;  // false: cycles only through RunOnce (tests)
+  // Start() keeps the caches warm but writes nothing until Lead() (a leader-election standby).
+  bool standby = false;
   std::chrono::milliseconds sync_timeout{30000};
   // Called after each cycle of the loop (for benchmarks and logs); on the loop's thread.
   std::function<void(const CycleStats&)> on_cycle;
@@ -89,10 +91,17 @@ class Scheduler {
   Scheduler(const Scheduler&) = delete;
   Scheduler& operator=(const Scheduler&) = delete;
 
-  // Loads the configuration, starts the informers and waits for their first lists, then starts
-  // the loop (unless run_loop is false). Fails on a bad conf_yaml or when the lists time out.
+  // Loads the configuration, starts the informers and waits for their first lists, then
+  // Lead()s unless options.standby. Fails on a bad conf_yaml or when the lists time out.
   Status Start();
   void Stop();
+  // Starts acting: publishes the configuration report, renews the names Lease and starts the
+  // loop (unless run_loop is false). Idempotent.
+  void Lead();
+  // Stops acting: the loop ends and every bind and eviction in flight is answered before it
+  // returns; the caches stay warm for the next Lead().
+  void StepDown();
+  bool acting() const { return acting_; }
 
   // One cycle now; waits for its binds to be answered.
   Result<CycleStats> RunOnce();
@@ -132,6 +141,7 @@ class Scheduler {
   metrics::Registry* registry_;
   std::unique_ptr<SchedulerMetrics> metrics_;
   std::atomic<bool> ready_{false};
+  std::atomic<bool> acting_{false};
   // Renews the kube-system Lease "etna-scheduler.<names>" saying which schedulerNames this
   // scheduler serves (every 10 s, for 30 s).
   void RenewNamesLease();

@@ -121,8 +121,9 @@ class Store {
   // Deletes `key` (NotFound, Conflict as Update). Returns the delete's revision and the old object.
   virtual Result<DeleteResult> Delete(const std::string& key, Revision expected_revision) = 0;
   // Applies all ops in one revision range atomically: either every op's precondition holds and all
-  // are written (one revision each, in order; returned), or nothing is written and the first
-  // failing op's status is returned with its index as context.
+  // are written (their revisions returned in op order: one each on SQLite and in memory, the
+  // transaction's one shared revision on etcd), or nothing is written and the first failing
+  // op's status is returned with its index as context.
   virtual Result<std::vector<Revision>> Txn(const std::vector<TxnOp>& ops) = 0;
 
   virtual Result<KeyValue> Get(const std::string& key) = 0;

@@ -2,12 +2,17 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
+
 #include "store/keys.h"
 
 namespace etna::store {
 
 WatchQueue::WatchQueue(std::string prefix, Revision after_revision, size_t capacity)
-    : prefix_(std::move(prefix)), capacity_(capacity), after_(after_revision) {}
+    : prefix_(std::move(prefix)),
+      capacity_(capacity),
+      start_(after_revision),
+      after_(after_revision) {}
 
 Result<std::optional<Event>> WatchQueue::Next(std::chrono::milliseconds timeout) {
   std::unique_lock lock(mu_);
@@ -42,6 +47,21 @@ void WatchQueue::SetFilter(std::function<bool(const Event&)> keep) {
 
 void WatchQueue::Cancel() { Close(Status::Unavailable("watch cancelled")); }
 
+bool WatchQueue::Seen(const Event& e) {
+  if (e.revision < after_) return true;
+  if (e.revision > after_) {
+    after_ = e.revision;
+    keys_at_after_.resize(1);
+    keys_at_after_[0].assign(e.key);  // reuses the string's buffer
+    return false;
+  }
+  if (std::find(keys_at_after_.begin(), keys_at_after_.end(), e.key) != keys_at_after_.end()) {
+    return true;
+  }
+  keys_at_after_.push_back(e.key);
+  return false;
+}
+
 bool WatchQueue::Deliver(const std::vector<Event>& events, bool bounded) {
   std::function<void()> notify;
   bool open, wake;
@@ -50,11 +70,8 @@ bool WatchQueue::Deliver(const std::vector<Event>& events, bool bounded) {
     if (!closed_.ok()) return false;
     size_t added = 0;
     for (const Event& e : events) {
-      if (e.revision <= after_ || !HasPrefix(e.key, prefix_)) continue;
-      if (keep_ && !keep_(e)) {
-        after_ = e.revision;
-        continue;
-      }
+      if (e.revision <= start_ || !HasPrefix(e.key, prefix_) || Seen(e)) continue;
+      if (keep_ && !keep_(e)) continue;
       if (bounded && queue_.size() >= capacity_) {
         closed_ = Status::ResourceExhausted(fmt::format(
             "watch on \"{}\" fell more than {} events behind at revision {}; re-list and re-watch",
@@ -62,7 +79,6 @@ bool WatchQueue::Deliver(const std::vector<Event>& events, bool bounded) {
         queue_.clear();
         break;
       }
-      after_ = e.revision;
       queue_.push_back(e);
       ++added;
     }

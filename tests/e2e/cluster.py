@@ -27,9 +27,10 @@ KUBECTL = os.environ.get("KUBECTL", "kubectl")
 
 class Cluster:
     def __init__(self, etna, profile_yaml, nodes, lease_seconds=3, period="200ms",
-                 agent_args=(), node_ips=None, server_args=()):
+                 agent_args=(), node_ips=None, server_args=(), daemon_args=()):
         self.etna = etna
         self.server_args = list(server_args)
+        self.daemon_args = list(daemon_args)  # more flags for the scheduler and controllers
         self.agent_args = list(agent_args)
         self.node_ips = dict(node_ips or {})  # node -> its InternalIP (default 127.0.0.1)
         self.nodes = nodes
@@ -48,9 +49,11 @@ class Cluster:
     def __enter__(self):
         self.start_server()
         self.start("scheduler", ["scheduler", "--kubeconfig", self.kubeconfig,
-                                 "--period", self.period, "--listen", "127.0.0.1:0"])
+                                 "--period", self.period, "--listen", "127.0.0.1:0"] +
+                   self.daemon_args)
         self.start("controllers", ["controllers", "--kubeconfig", self.kubeconfig,
-                                   "--lease-grace-seconds", "1", "--listen", "127.0.0.1:0"])
+                                   "--lease-grace-seconds", "1", "--listen", "127.0.0.1:0"] +
+                   self.daemon_args)
         for node in self.nodes:
             self.start_agent(node)
         for node in self.nodes:
@@ -114,7 +117,10 @@ class Cluster:
                 proc.wait()
 
     def dump_logs(self):
-        for name in ["server", "scheduler", "controllers"] + [f"agent-{n}" for n in self.nodes]:
+        daemons = ["server", "scheduler", "controllers"] + [f"agent-{n}" for n in self.nodes]
+        others = sorted(f[:-4] for f in os.listdir(self.work)
+                        if f.endswith(".log") and f[:-4] not in daemons)
+        for name in daemons + others:
             path = os.path.join(self.work, f"{name}.log")
             if os.path.exists(path):
                 lines = open(path, errors="replace").read().splitlines()[-25:]
