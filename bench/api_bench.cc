@@ -84,7 +84,8 @@ json PodObject(const std::string& ns, const std::string& name) {
 // Writes `count` pods into the store directly, as the server would store them: into DIR's
 // SQLite file, or into etcd when `etcd` is given (in transactions of at most 100 ops: etcd
 // allows 128).
-void Preload(const std::string& data_dir, int count, const etna::store::testing::EtcdCluster* etcd) {
+void Preload(const std::string& data_dir, int count,
+             const etna::store::testing::EtcdCluster* etcd) {
   std::unique_ptr<etna::store::Store> store;
   etna::Status opened;
   size_t batch = 2000;
@@ -134,8 +135,8 @@ struct Server {
 
 Server StartServer(const std::string& etna, const std::string& data_dir,
                    const std::vector<std::string>& extra_args) {
-  std::vector<std::string> args = {etna, "server", "--data-dir", data_dir, "--listen",
-                                   "127.0.0.1:0"};
+  std::vector<std::string> args = {etna,     "server",   "--data-dir",
+                                   data_dir, "--listen", "127.0.0.1:0"};
   args.insert(args.end(), extra_args.begin(), extra_args.end());
   auto d = etna::bench::Daemon::Spawn("etna server", args, data_dir + "/server.log");
   if (!d.ok()) {

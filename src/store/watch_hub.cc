@@ -2,17 +2,12 @@
 
 #include <fmt/format.h>
 
-#include <algorithm>
-
 #include "store/keys.h"
 
 namespace etna::store {
 
 WatchQueue::WatchQueue(std::string prefix, Revision after_revision, size_t capacity)
-    : prefix_(std::move(prefix)),
-      capacity_(capacity),
-      start_(after_revision),
-      after_(after_revision) {}
+    : prefix_(std::move(prefix)), capacity_(capacity), after_(after_revision) {}
 
 Result<std::optional<Event>> WatchQueue::Next(std::chrono::milliseconds timeout) {
   std::unique_lock lock(mu_);
@@ -47,21 +42,6 @@ void WatchQueue::SetFilter(std::function<bool(const Event&)> keep) {
 
 void WatchQueue::Cancel() { Close(Status::Unavailable("watch cancelled")); }
 
-bool WatchQueue::Seen(const Event& e) {
-  if (e.revision < after_) return true;
-  if (e.revision > after_) {
-    after_ = e.revision;
-    keys_at_after_.resize(1);
-    keys_at_after_[0].assign(e.key);  // reuses the string's buffer
-    return false;
-  }
-  if (std::find(keys_at_after_.begin(), keys_at_after_.end(), e.key) != keys_at_after_.end()) {
-    return true;
-  }
-  keys_at_after_.push_back(e.key);
-  return false;
-}
-
 bool WatchQueue::Deliver(const std::vector<Event>& events, bool bounded) {
   std::function<void()> notify;
   bool open, wake;
@@ -69,8 +49,12 @@ bool WatchQueue::Deliver(const std::vector<Event>& events, bool bounded) {
     std::lock_guard lock(mu_);
     if (!closed_.ok()) return false;
     size_t added = 0;
+    // A revision already seen in an earlier call is a repeat; several events of one revision
+    // (an etcd transaction) come in one call.
+    const Revision seen_before = after_;
     for (const Event& e : events) {
-      if (e.revision <= start_ || !HasPrefix(e.key, prefix_) || Seen(e)) continue;
+      if (e.revision <= seen_before || e.revision < after_ || !HasPrefix(e.key, prefix_)) continue;
+      after_ = e.revision;
       if (keep_ && !keep_(e)) continue;
       if (bounded && queue_.size() >= capacity_) {
         closed_ = Status::ResourceExhausted(fmt::format(

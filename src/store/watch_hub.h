@@ -29,8 +29,9 @@ class WatchQueue : public Watcher {
   void SetFilter(std::function<bool(const Event&)> keep) override;
   void Cancel() override;
 
-  // Queues the events under the prefix with revision > after_revision, in order; several events
-  // may share a revision (one etcd transaction), none goes back. With `bounded`, closes the
+  // Queues the events under the prefix with revision > after_revision, in order; events of a
+  // revision already seen in an earlier call are repeats and dropped. Several events may share
+  // a revision (one etcd transaction); they come in one call. With `bounded`, closes the
   // queue with ResourceExhausted instead of growing past capacity. Returns false once closed.
   bool Deliver(const std::vector<Event>& events, bool bounded);
   void Close(Status status);
@@ -42,13 +43,7 @@ class WatchQueue : public Watcher {
   const size_t capacity_;
   std::mutex mu_;
   std::condition_variable cv_;
-  // True when `e` was already seen (a publisher may repeat the events it already handed over);
-  // records it otherwise. Must hold mu_.
-  bool Seen(const Event& e);
-
-  const Revision start_;  // events at or before it are history the watcher does not want
-  Revision after_;        // highest revision seen so far (or the start point)
-  std::vector<std::string> keys_at_after_;  // the keys seen at after_ (one etcd txn: several)
+  Revision after_;  // highest revision seen so far (or the start point)
   std::deque<Event> queue_;
   Status closed_;  // non-OK once closed
   std::function<void()> notify_;

@@ -119,6 +119,14 @@ class EtcdStore : public Store {
   std::atomic<bool> stop_{false};
   std::thread follower_;
 
+  // etcd's revision, read linearizably; concurrent callers share one read (CurrentRevision).
+  Result<Revision> ReadRevision();
+  std::mutex read_mu_;
+  std::condition_variable read_cv_;
+  bool read_in_flight_ = false;
+  uint64_t reads_started_ = 0, reads_finished_ = 0;
+  Result<Revision> last_read_ = Revision{0};
+
   std::mutex compactor_mu_;
   std::condition_variable compactor_cv_;
   int64_t compact_time_ = 0;   // the compact_rev_key version last seen

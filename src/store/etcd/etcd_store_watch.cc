@@ -164,8 +164,31 @@ void EtcdStore::AwaitDelivered(Revision revision) {
                          [&] { return delivered_ >= revision || stop_; });
 }
 
+Result<Revision> EtcdStore::ReadRevision() {
+  // Callers share reads: a caller waits for the first read that started after it arrived (so
+  // the answer is as fresh as a read of its own), instead of each sending one.
+  std::unique_lock lock(read_mu_);
+  const uint64_t needed = reads_started_ + 1;  // the next read to start
+  while (reads_finished_ < needed) {
+    if (read_in_flight_) {
+      read_cv_.wait(lock);
+      continue;
+    }
+    read_in_flight_ = true;
+    ++reads_started_;
+    lock.unlock();
+    Result<Revision> read = client_->CurrentRevision();
+    lock.lock();
+    read_in_flight_ = false;
+    ++reads_finished_;
+    last_read_ = read;
+    read_cv_.notify_all();
+  }
+  return last_read_;
+}
+
 Revision EtcdStore::CurrentRevision() {
-  auto now = client_->CurrentRevision();
+  auto now = ReadRevision();
   std::unique_lock lock(publish_mu_);
   if (!now.ok()) return delivered_;
   const Revision target = *now;
