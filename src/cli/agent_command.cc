@@ -86,6 +86,11 @@ int RunNode(Invocation& inv) {
     std::fprintf(stderr, "etna agent: %s\n", config.status().ToString().c_str());
     return 1;
   }
+  if (inv.Has("server")) {
+    if (Status st = client::SetServers(*config, inv.Get("server")); !st.ok()) {
+      return inv.UsageError(st.message());
+    }
+  }
   agent::AgentOptions options;
   if (!f.profile.empty()) {
     if (f.profile_node.empty()) f.profile_node = f.node_name;
@@ -164,6 +169,9 @@ const Command& AgentCommand() {
       WithRuntimeFlags(
           {
               {"kubeconfig", 0, "FILE", "how to reach the API server"},
+              {"server", 0, "URL[,URL...]",
+               "the API servers to use instead of the kubeconfig's (same CA and token); when one "
+               "cannot be reached the next is used (docs/ha.md)"},
               {"node-name", 0, "NAME",
                "the Node to register (with --profile: default the --profile-node)"},
               {"data-dir", 0, "DIR", "pods' state and logs (keep it across restarts)"},

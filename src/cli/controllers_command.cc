@@ -45,6 +45,11 @@ int RunManager(Invocation& inv) {
     std::fprintf(stderr, "etna controllers: %s\n", config.status().ToString().c_str());
     return 1;
   }
+  if (inv.Has("server")) {
+    if (Status st = client::SetServers(*config, inv.Get("server")); !st.ok()) {
+      return inv.UsageError(st.message());
+    }
+  }
   auto election = ParseLeaderElectionFlags(inv);
   if (!election.ok()) return inv.UsageError(election.status().message());
   BlockStopSignals();
@@ -124,6 +129,9 @@ const Command& ControllersCommand() {
           "against the API server of FILE.",
           {
               {"kubeconfig", 0, "FILE", "the API server and credentials (required)"},
+              {"server", 0, "URL[,URL...]",
+               "the API servers to use instead of the kubeconfig's (same CA and token); when one "
+               "cannot be reached the next is used (docs/ha.md)"},
               {"controllers", 0, "LIST",
                "comma-separated subset of job,queue,podgroup,node,replicaset,deployment,daemonset,"
                "batch-job,cronjob,volcano-cronjob,hpa,keda,jobflow,jobtemplate,endpoints,scheduler-"

@@ -63,6 +63,11 @@ int RunDaemon(Invocation& inv) {
     std::fprintf(stderr, "etna scheduler: %s\n", config.status().ToString().c_str());
     return 1;
   }
+  if (inv.Has("server")) {
+    if (Status st = client::SetServers(*config, inv.Get("server")); !st.ok()) {
+      return inv.UsageError(st.message());
+    }
+  }
   auto election = ParseLeaderElectionFlags(inv);
   if (!election.ok()) return inv.UsageError(election.status().message());
   options.standby = election->has_value();
@@ -117,6 +122,9 @@ const Command& SchedulerCommand() {
           "hypernodes, places pending jobs and binds their pods to concrete GPUs.",
           {
               {"kubeconfig", 0, "FILE", "the API server and credentials (etna server writes one)"},
+              {"server", 0, "URL[,URL...]",
+               "the API servers to use instead of the kubeconfig's (same CA and token); when one "
+               "cannot be reached the next is used (docs/ha.md)"},
               {"conf", 0, "FILE",
                "volcano-scheduler.conf; default: the ConfigMap "
                "volcano-system/volcano-scheduler-configmap, else the built-in configuration (with "

@@ -10,6 +10,7 @@
 
 #include "common/base64.h"
 #include "common/file.h"
+#include "common/strings.h"
 
 namespace etna::client {
 namespace {
@@ -42,37 +43,11 @@ Result<KubeConfig> ParseKubeconfig(const std::string& text, const std::string& b
       return Status::InvalidArgument(
           fmt::format("kubeconfig: cluster \"{}\" has no server", cluster_name));
     }
-    std::string server = cluster["server"].as<std::string>();
-    std::string rest;
-    if (server.rfind("https://", 0) == 0) {
-      rest = server.substr(8);
-    } else if (server.rfind("http://", 0) == 0) {
-      cfg.tls = false;
-      cfg.port = 80;
-      rest = server.substr(7);
-    } else {
-      return Status::InvalidArgument(
-          fmt::format("kubeconfig: server \"{}\" is not an http(s) URL", server));
-    }
-    rest = rest.substr(0, rest.find('/'));
-    if (rest.empty()) {
-      return Status::InvalidArgument(fmt::format("kubeconfig: server \"{}\" has no host", server));
-    }
-    // host, host:port, [v6] or [v6]:port
-    size_t colon = rest.front() == '[' ? rest.find("]:") : rest.rfind(':');
-    if (colon != std::string::npos) {
-      if (rest.front() == '[') ++colon;
-      int port = 0;
-      std::string p = rest.substr(colon + 1);
-      auto [ptr, ec] = std::from_chars(p.data(), p.data() + p.size(), port);
-      if (ec != std::errc() || ptr != p.data() + p.size() || port <= 0 || port > 65535) {
-        return Status::InvalidArgument(fmt::format("kubeconfig: server \"{}\": bad port", server));
-      }
-      cfg.port = static_cast<uint16_t>(port);
-      rest = rest.substr(0, colon);
-    }
-    if (rest.size() > 2 && rest.front() == '[') rest = rest.substr(1, rest.size() - 2);
-    cfg.host = rest;
+    ETNA_ASSIGN_OR_RETURN(ServerAddress server,
+                          ParseServerUrl(cluster["server"].as<std::string>()));
+    cfg.host = server.host;
+    cfg.port = server.port;
+    cfg.tls = server.tls;
     if (cluster["insecure-skip-tls-verify"]) {
       cfg.insecure_skip_verify = cluster["insecure-skip-tls-verify"].as<bool>();
     }
@@ -102,6 +77,62 @@ Result<KubeConfig> LoadKubeconfig(const std::string& path) {
   auto cfg = ParseKubeconfig(text, std::filesystem::path(path).parent_path().string());
   if (!cfg.ok()) return cfg.status().WithContext(path);
   return cfg;
+}
+
+Result<ServerAddress> ParseServerUrl(const std::string& server) {
+  ServerAddress out;
+  std::string rest;
+  if (server.rfind("https://", 0) == 0) {
+    rest = server.substr(8);
+  } else if (server.rfind("http://", 0) == 0) {
+    out.tls = false;
+    out.port = 80;
+    rest = server.substr(7);
+  } else {
+    return Status::InvalidArgument(
+        fmt::format("kubeconfig: server \"{}\" is not an http(s) URL", server));
+  }
+  rest = rest.substr(0, rest.find('/'));
+  if (rest.empty()) {
+    return Status::InvalidArgument(fmt::format("kubeconfig: server \"{}\" has no host", server));
+  }
+  // host, host:port, [v6] or [v6]:port
+  size_t colon = rest.front() == '[' ? rest.find("]:") : rest.rfind(':');
+  if (colon != std::string::npos) {
+    if (rest.front() == '[') ++colon;
+    int port = 0;
+    std::string p = rest.substr(colon + 1);
+    auto [ptr, ec] = std::from_chars(p.data(), p.data() + p.size(), port);
+    if (ec != std::errc() || ptr != p.data() + p.size() || port <= 0 || port > 65535) {
+      return Status::InvalidArgument(fmt::format("kubeconfig: server \"{}\": bad port", server));
+    }
+    out.port = static_cast<uint16_t>(port);
+    rest = rest.substr(0, colon);
+  }
+  if (rest.size() > 2 && rest.front() == '[') rest = rest.substr(1, rest.size() - 2);
+  out.host = rest;
+  return out;
+}
+
+Status SetServers(KubeConfig& config, const std::string& urls) {
+  std::vector<ServerAddress> servers;
+  size_t start = 0;
+  while (start <= urls.size()) {
+    size_t comma = urls.find(',', start);
+    if (comma == std::string::npos) comma = urls.size();
+    std::string url(Trim(std::string_view(urls).substr(start, comma - start)));
+    start = comma + 1;
+    if (url.empty()) continue;
+    auto server = ParseServerUrl(url);
+    if (!server.ok()) return server.status().WithContext("--server");
+    servers.push_back(std::move(*server));
+  }
+  if (servers.empty()) return Status::InvalidArgument("--server: no URL");
+  config.host = servers[0].host;
+  config.port = servers[0].port;
+  config.tls = servers[0].tls;
+  config.failover.assign(servers.begin() + 1, servers.end());
+  return Status::Ok();
 }
 
 }  // namespace etna::client

@@ -32,16 +32,35 @@ class LineSplitter {
   std::string buffer_;
 };
 
+// The request cannot have reached the server: no connection was made to it.
+bool NotSent(const Status& status) {
+  const std::string& m = status.message();
+  return status.code() == StatusCode::kUnavailable &&
+         (m.rfind("connect ", 0) == 0 || m.rfind("resolve ", 0) == 0);
+}
+
+// A request to the API over HTTP(S). With several servers (KubeConfig::failover) it sends to
+// the current one; when that one cannot be reached it moves to the next and sends again, for
+// any request that cannot have reached the server and for reads (GET, HEAD), whose repeat is
+// harmless. A write that may have arrived before the connection broke is not repeated (its
+// caller sees the error, as with one server).
 class HttpTransport : public Transport {
  public:
   explicit HttpTransport(const KubeConfig& config) {
-    options_.host = config.host;
-    options_.port = config.port;
-    options_.tls = config.tls;
-    options_.ca_pem = config.ca_pem;
-    options_.insecure_skip_verify = config.insecure_skip_verify;
-    options_.bearer_token = config.token;
-    options_.timeout = config.timeout;
+    std::vector<ServerAddress> servers = {{config.host, config.port, config.tls}};
+    servers.insert(servers.end(), config.failover.begin(), config.failover.end());
+    for (const ServerAddress& server : servers) {
+      net::http::ClientOptions o;
+      o.host = server.host;
+      o.port = server.port;
+      o.tls = server.tls;
+      o.ca_pem = config.ca_pem;
+      o.insecure_skip_verify = config.insecure_skip_verify;
+      o.bearer_token = config.token;
+      o.timeout = config.timeout;
+      servers_.push_back(std::move(o));
+    }
+    idle_.resize(servers_.size());
   }
 
   Result<net::http::ClientResponse> Do(std::string_view method, std::string_view target,
@@ -54,15 +73,24 @@ class HttpTransport : public Transport {
       std::string_view method, std::string_view target, std::string_view body,
       std::string_view content_type,
       const std::vector<std::pair<std::string, std::string>>& headers) override {
-    std::unique_ptr<net::http::HttpClient> client = Acquire();
-    auto reply = client->Do(method, target, body, content_type, headers);
-    Release(std::move(client));
-    return reply;
+    const bool read = method == "GET" || method == "HEAD";
+    for (size_t attempt = 0;; ++attempt) {
+      const size_t server = current_;
+      std::unique_ptr<net::http::HttpClient> client = Acquire(server);
+      auto reply = client->Do(method, target, body, content_type, headers);
+      Release(server, std::move(client));
+      if (reply.ok() || attempt + 1 >= servers_.size() ||
+          reply.status().code() != StatusCode::kUnavailable || !(read || NotSent(reply.status()))) {
+        return reply;
+      }
+      MoveOn(server);
+    }
   }
 
   Result<int> Watch(const std::string& target,
                     const std::function<void(std::string_view)>& on_line) override {
-    auto client = std::make_shared<net::http::HttpClient>(options_);
+    const size_t server = current_;
+    auto client = std::make_shared<net::http::HttpClient>(servers_[server]);
     {
       std::lock_guard lock(watch_mu_);
       if (cancelled_) return Status::Unavailable("cancelled");
@@ -73,8 +101,13 @@ class HttpTransport : public Transport {
       lines.Feed(data);
       return true;
     });
-    std::lock_guard lock(watch_mu_);
-    watch_.reset();
+    {
+      std::lock_guard lock(watch_mu_);
+      watch_.reset();
+    }
+    // The caller watches again from its last resourceVersion: on the next server when this one
+    // could not be reached.
+    if (!status.ok() && NotSent(status.status())) MoveOn(server);
     return status;
   }
 
@@ -91,27 +124,35 @@ class HttpTransport : public Transport {
  private:
   // HTTP/1.1 carries one request at a time per connection, so each request in flight takes a
   // connection of its own: an idle one, else a new one; afterwards it is kept for the next
-  // request (at most kMaxIdle are kept), as Go's http.Transport does for client-go.
+  // request (at most kMaxIdle per server are kept), as Go's http.Transport does for client-go.
   static constexpr size_t kMaxIdle = 64;
-  std::unique_ptr<net::http::HttpClient> Acquire() {
+  std::unique_ptr<net::http::HttpClient> Acquire(size_t server) {
     {
       std::lock_guard lock(idle_mu_);
-      if (!idle_.empty()) {
-        auto client = std::move(idle_.back());
-        idle_.pop_back();
+      if (!idle_[server].empty()) {
+        auto client = std::move(idle_[server].back());
+        idle_[server].pop_back();
         return client;
       }
     }
-    return std::make_unique<net::http::HttpClient>(options_);
+    return std::make_unique<net::http::HttpClient>(servers_[server]);
   }
-  void Release(std::unique_ptr<net::http::HttpClient> client) {
+  void Release(size_t server, std::unique_ptr<net::http::HttpClient> client) {
     std::lock_guard lock(idle_mu_);
-    if (idle_.size() < kMaxIdle) idle_.push_back(std::move(client));
+    if (idle_[server].size() < kMaxIdle) idle_[server].push_back(std::move(client));
+  }
+  // After `server` failed: the next one becomes current (unless another caller moved on).
+  void MoveOn(size_t server) {
+    size_t expected = server;
+    current_.compare_exchange_strong(expected, (server + 1) % servers_.size());
+    std::lock_guard lock(idle_mu_);
+    idle_[server].clear();
   }
 
-  net::http::ClientOptions options_;
+  std::vector<net::http::ClientOptions> servers_;
+  std::atomic<size_t> current_{0};
   std::mutex idle_mu_;
-  std::vector<std::unique_ptr<net::http::HttpClient>> idle_;
+  std::vector<std::vector<std::unique_ptr<net::http::HttpClient>>> idle_;  // per server
   std::mutex watch_mu_;
   std::shared_ptr<net::http::HttpClient> watch_;
   bool cancelled_ = false;

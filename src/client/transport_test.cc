@@ -1,10 +1,12 @@
 // The HTTP transport's concurrency: requests from several threads are in flight at once (each
 // on a connection of its own), which the controllers' workers and the scheduler's binders rely
-// on to have their writes share one group commit.
+// on to have their writes share one group commit. And its failover between servers.
 #include "client/transport.h"
 
+#include <fmt/format.h>
 #include <gtest/gtest.h>
 
+#include <atomic>
 #include <condition_variable>
 #include <mutex>
 #include <thread>
@@ -58,6 +60,72 @@ TEST(HttpTransportTest, RequestsFromTwoThreadsAreInFlightAtOnce) {
   EXPECT_EQ(second->body, "second");
   EXPECT_EQ(first, "together");
   http.Stop();
+}
+
+// A loopback port nothing listens on (bound, read, closed).
+uint16_t ClosedPort() {
+  net::http::ServerOptions options;
+  options.listen = "127.0.0.1:0";
+  net::http::HttpServer probe(options,
+                              [](const net::http::Request&) { return net::http::Response(); });
+  EXPECT_TRUE(probe.Start().ok());
+  uint16_t port = probe.port();
+  probe.Stop();
+  return port;
+}
+
+TEST(HttpTransportTest, MovesToTheNextServerWhenOneCannotBeReached) {
+  std::atomic<int> posts{0}, watches{0};
+  net::http::ServerOptions options;
+  options.listen = "127.0.0.1:0";
+  net::http::HttpServer http(options, [&](const net::http::Request& r) {
+    net::http::Response reply;
+    if (r.method == "POST") ++posts;
+    if (r.query.count("watch")) {
+      ++watches;
+      reply.body = "{\"type\":\"ADDED\"}\n";
+    } else {
+      reply.body = r.method + " " + r.path;
+    }
+    return reply;
+  });
+  ASSERT_TRUE(http.Start().ok());
+  KubeConfig config;
+  ASSERT_TRUE(SetServers(config, fmt::format("http://127.0.0.1:{}, http://127.0.0.1:{}",
+                                             ClosedPort(), http.port()))
+                  .ok());
+  ASSERT_EQ(config.failover.size(), 1u);
+
+  // A write the first server never received is sent to the second, once.
+  auto transport = MakeHttpTransport(config);
+  auto created = transport->Do("POST", "/api/v1/namespaces/default/pods", "{}");
+  ASSERT_TRUE(created.ok()) << created.status().ToString();
+  EXPECT_EQ(created->body, "POST /api/v1/namespaces/default/pods");
+  EXPECT_EQ(posts, 1);
+  // The second stays current for later requests.
+  auto got = transport->Do("GET", "/api/v1/pods");
+  ASSERT_TRUE(got.ok());
+  EXPECT_EQ(got->body, "GET /api/v1/pods");
+
+  // A watch that cannot connect fails and moves on; the caller's next watch reaches the second.
+  auto watcher = MakeHttpTransport(config);
+  std::vector<std::string> lines;
+  auto first =
+      watcher->Watch("/api/v1/pods?watch=1", [&](std::string_view l) { lines.emplace_back(l); });
+  EXPECT_FALSE(first.ok());
+  auto second =
+      watcher->Watch("/api/v1/pods?watch=1", [&](std::string_view l) { lines.emplace_back(l); });
+  ASSERT_TRUE(second.ok()) << second.status().ToString();
+  EXPECT_EQ(lines, std::vector<std::string>{"{\"type\":\"ADDED\"}"});
+  EXPECT_EQ(watches, 1);
+  http.Stop();
+}
+
+TEST(HttpTransportTest, ServerListErrorsNameTheFlag) {
+  KubeConfig config;
+  EXPECT_NE(SetServers(config, "ftp://x").message().find("--server"), std::string::npos);
+  EXPECT_NE(SetServers(config, " , ").message().find("--server"), std::string::npos);
+  EXPECT_NE(SetServers(config, "https://a:99999").message().find("bad port"), std::string::npos);
 }
 
 }  // namespace

@@ -1,10 +1,12 @@
 #!/usr/bin/python3
 """High availability end to end: a three-member etcd cluster, two `etna server`s on it, two
-schedulers and two controller managers with leader election (short durations), four agents.
-Jobs are submitted through both servers while
+schedulers and two controller managers with leader election (short durations), four agents;
+every daemon is given both servers (--server A,B). Jobs are submitted through both servers while
   - the leading scheduler is SIGKILLed: the standby takes the Lease once it has seen it
     unrenewed for the lease duration, and the stream keeps being scheduled;
-  - the leading controller manager is SIGKILLed: the standby takes over and jobs complete;
+  - the leading controller manager, then server A and one etcd member are SIGKILLed (and
+    restarted): the standby takes over, the daemons and agents go on through server B, and every
+    job completes;
   - every job completes with exactly its pods, and no GPU is ever held by two live pods.
 Prints the failover times measured: kill -> Lease taken -> first bind by the new leader.
 
@@ -13,6 +15,7 @@ Usage: ha_test.py ETNA_BINARY
 import os
 import re
 import shutil
+import tempfile
 import signal
 import sys
 import time
@@ -20,7 +23,7 @@ import urllib.request
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from cluster import Cluster, check, h100_profile, worker_job  # noqa: E402
-from etcd import EtcdCluster  # noqa: E402
+from etcd import EtcdCluster, free_port  # noqa: E402
 from faults_test import GpuWatch  # noqa: E402
 
 NODES = [f"h100-{i}" for i in range(4)]
@@ -53,16 +56,34 @@ def leader(c, daemon, lease):
     return c.wait(find, f"a {daemon} leading")
 
 
-def start_second_server(c, etcd):
-    """Server b on the same etcd, with a copy of server a's certificates and tokens."""
-    data_b = os.path.join(c.work, "server-b")
-    shutil.copytree(c.data, data_b)
-    c.start("server-b", ["server", "--data-dir", data_b, "--listen", "127.0.0.1:0"] +
-            etcd.client_flags())
-    log = os.path.join(c.work, "server-b.log")
-    c.wait(lambda: re.search(r"serving https://127\.0\.0\.1:\d+", open(log).read()),
-           "server b serving")
-    return os.path.join(data_b, "kubeconfig")
+class HaCluster(Cluster):
+    """Cluster whose server A is joined by server B on the same etcd (a copy of A's certificates
+    and tokens) before any daemon starts, and whose daemons and agents get both URLs."""
+
+    def __init__(self, etna, etcd, **kwargs):
+        super().__init__(etna, h100_profile(len(NODES)), NODES, server_args=etcd.client_flags(),
+                         **kwargs)
+        self.etcd = etcd
+        self.port_b = free_port()
+
+    def start_server(self):
+        first = self.port is None
+        super().start_server()
+        if not first:
+            return
+        self.data_b = os.path.join(self.work, "server-b")
+        shutil.copytree(self.data, self.data_b)
+        self.start_server_b()
+        servers = f"https://127.0.0.1:{self.port},https://127.0.0.1:{self.port_b}"
+        self.daemon_args += ["--server", servers]
+        self.agent_args += ["--server", servers]
+        self.kubeconfig_b = os.path.join(self.data_b, "kubeconfig")
+
+    def start_server_b(self):
+        self.start("server-b", ["server", "--data-dir", self.data_b, "--listen",
+                                f"127.0.0.1:{self.port_b}"] + self.etcd.client_flags())
+        log = os.path.join(self.work, "server-b.log")
+        self.wait(lambda: "serving https://" in open(log).read(), "server b serving")
 
 
 def submit(c, kubeconfigs, names):
@@ -71,7 +92,7 @@ def submit(c, kubeconfigs, names):
         with open(path, "w") as f:
             f.write(worker_job(n, "sleep 1", replicas=2, gpus=2, grace=2,
                                spec={"minAvailable": 2}))
-        c.kubectl("--kubeconfig", kubeconfigs[i % 2], "apply", "-f", path)
+        c.kubectl("--kubeconfig", kubeconfigs[i % len(kubeconfigs)], "apply", "-f", path)
 
 
 def bound(c):
@@ -80,20 +101,16 @@ def bound(c):
 
 def main():
     etna = sys.argv[1]
-    profile = h100_profile(len(NODES))
-    c = Cluster(etna, profile, NODES, daemon_args=ELECTION)
-    os.makedirs(os.path.join(c.work, "etcd"))
-    etcd = EtcdCluster(3, os.path.join(c.work, "etcd"), fsync=False)
-    c.server_args = etcd.client_flags()
+    work = tempfile.mkdtemp(prefix="etna-ha-etcd-")
+    etcd = EtcdCluster(3, work, fsync=False)
     try:
-        with c:
-            kubeconfig_b = start_second_server(c, etcd)
+        with HaCluster(etna, etcd, daemon_args=list(ELECTION)) as c:
             for d in ("scheduler", "controllers"):
                 extra = ["--period", c.period] if d == "scheduler" else ["--lease-grace-seconds",
                                                                          "1"]
-                c.start(f"{d}-2", [d, "--kubeconfig", kubeconfig_b, "--listen", "127.0.0.1:0"] +
-                        extra + ELECTION)
-            kubeconfigs = [c.kubeconfig, kubeconfig_b]
+                c.start(f"{d}-2", [d, "--kubeconfig", c.kubeconfig_b, "--listen", "127.0.0.1:0"] +
+                        extra + c.daemon_args)
+            kubeconfigs = [c.kubeconfig, c.kubeconfig_b]
             watch = GpuWatch(c)
             watch.start()
 
@@ -119,18 +136,24 @@ def main():
                   f"bind by the new leader {first_bind - killed:.1f} s after it "
                   f"(lease duration {LEASE_S} s)", flush=True)
 
-            # The leading controller manager dies; the standby finishes the jobs.
+            # The leading controller manager, server A and an etcd member die; everyone goes
+            # on through server B (this test reads through B from here on).
             lead = leader(c, "controllers", "etna-controllers")
             c.stop(lead, signal.SIGKILL)
             killed = time.monotonic()
+            c.port = c.port_b  # before A dies: the GPU watch polls through c.port
+            c.stop("server", signal.SIGKILL)
+            etcd.kill(1)
             third = [f"c-{i}" for i in range(4)]
-            submit(c, kubeconfigs, third)
+            submit(c, [c.kubeconfig_b], third)
+            etcd.restart(1)
             for n in first + second + third:
                 c.wait(lambda n=n: c.job_phase(n) == "Completed", f"{n} Completed", timeout=120)
                 pods = c.pods(n)
                 check(len(pods) == 2, f"{n} has {len(pods)} pods, not 2")
-            print(f"controllers failover: every job Completed {time.monotonic() - killed:.1f} s "
-                  "after kill -9 of the leading controller manager", flush=True)
+            print(f"controllers, server A and etcd member failover: every job Completed "
+                  f"{time.monotonic() - killed:.1f} s after kill -9 of the leading controller "
+                  "manager, server A and an etcd member", flush=True)
             watch.stop.set()
             watch.join()
             check(watch.polls > 0, "the GPU watch never ran")
@@ -150,6 +173,7 @@ def main():
         print("PASS ha_test")
     finally:
         etcd.stop()
+        shutil.rmtree(work, ignore_errors=True)
 
 
 if __name__ == "__main__":
