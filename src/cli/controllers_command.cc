@@ -56,14 +56,21 @@ int RunManager(Invocation& inv) {
 
   controllers::ControllerManagerOptions options;
   client::KubeConfig kc = *config;
-  options.factory = [kc] { return client::MakeHttpTransport(kc); };
+  // With leader election every write goes through a gate that is open only while this process
+  // leads, so that nothing leaves it once it has stepped down, even from a worker that was in
+  // the middle of a request when the Lease was lost.
+  std::atomic<bool> writes_open{!election->has_value()};
+  options.factory = [kc, &writes_open] {
+    return client::MakeGatedTransport(client::MakeHttpTransport(kc), &writes_open);
+  };
   options.job_workers = static_cast<int>(*workers);
   options.lease_grace = std::chrono::milliseconds(static_cast<int64_t>(*grace * 1000));
   options.hpa_sync_period = *hpa_sync;
   options.resync_period =
       std::chrono::milliseconds(std::max<int64_t>(100, static_cast<int64_t>(*resync * 1000)));
   for (const std::string& name : sched::SplitCommaList(list)) options.controllers.insert(name);
-  const client::TransportFactory transports = options.factory;
+  // The Lease's own requests go around the gate.
+  const client::TransportFactory transports = [kc] { return client::MakeHttpTransport(kc); };
   controllers::ControllerManager manager(options);
   if (Status st = manager.ValidateOptions(); !st.ok()) {
     std::fprintf(stderr, "etna controllers: %s\n", st.message().c_str());
@@ -94,11 +101,14 @@ int RunManager(Invocation& inv) {
   if (*election) {
     campaign = std::make_unique<DaemonLeadership>(
         "etna controllers", **election, transports, &manager.metrics_registry(),
-        [&] { starting = std::thread(start); },
         [&] {
-          if (starting.joinable()) starting.join();
-          manager.Stop();
-        });
+          writes_open = true;
+          starting = std::thread(start);
+        },
+        // The controllers themselves stop below, on the way out (a worker may hang in a
+        // request on a cut-off network until its timeout); closing the gate is what stops
+        // acting.
+        [&] { writes_open = false; });
     leadership = campaign.get();
   } else {
     start();

@@ -62,34 +62,39 @@ DaemonLeadership::DaemonLeadership(const char* daemon, client::LeaderElectionOpt
                               {"name"})) {
   const std::string name = elector_.options().lease_name;
   status_.Set({name}, 0);
-  thread_ = std::thread(
-      [this, name, on_started = std::move(on_started), on_stopped = std::move(on_stopped)] {
-        const bool stopped = elector_.Run(
-            [&] {
-              status_.Set({name}, 1);
-              std::printf("%s: leading (Lease %s/%s, identity %s)\n", daemon_.c_str(),
-                          elector_.options().lease_namespace.c_str(), name.c_str(),
-                          elector_.options().identity.c_str());
-              std::fflush(stdout);
-              on_started();
-            },
-            [&] {
-              on_stopped();
-              status_.Set({name}, 0);
-            });
-        if (!stopped) {
-          // Lost: acting has stopped; end the process through its own stop path (exit code 1).
-          lost_ = true;
-          std::fprintf(stderr,
-                       "%s: lost the Lease %s/%s (no renewal within the renew deadline); "
-                       "stopped acting, exiting\n",
-                       daemon_.c_str(), elector_.options().lease_namespace.c_str(), name.c_str());
-          kill(getpid(), SIGTERM);
-        }
-      });
+  thread_ = std::thread([this, name, on_started = std::move(on_started),
+                         on_stopped = std::move(on_stopped)] {
+    const bool stopped = elector_.Run(
+        [&] {
+          status_.Set({name}, 1);
+          std::printf("%s: leading (Lease %s/%s, identity %s)\n", daemon_.c_str(),
+                      elector_.options().lease_namespace.c_str(), name.c_str(),
+                      elector_.options().identity.c_str());
+          std::fflush(stdout);
+          on_started();
+        },
+        [&] {
+          on_stopped();
+          status_.Set({name}, 0);
+          if (!stopping_) {
+            std::fprintf(stderr,
+                         "%s: no renewal of the Lease %s/%s within the renew deadline: "
+                         "stopped acting\n",
+                         daemon_.c_str(), elector_.options().lease_namespace.c_str(), name.c_str());
+          }
+        });
+    if (!stopped) {
+      // Lost: acting has stopped; end the process through its own stop path (exit code 1).
+      lost_ = true;
+      std::fprintf(stderr, "%s: lost the Lease %s/%s; exiting\n", daemon_.c_str(),
+                   elector_.options().lease_namespace.c_str(), name.c_str());
+      kill(getpid(), SIGTERM);
+    }
+  });
 }
 
 DaemonLeadership::~DaemonLeadership() {
+  stopping_ = true;
   elector_.Stop();
   if (thread_.joinable()) thread_.join();
 }

@@ -53,6 +53,7 @@ class DaemonLeadership {
   client::LeaderElector elector_;
   metrics::GaugeFamily& status_;
   std::atomic<bool> lost_{false};
+  std::atomic<bool> stopping_{false};  // the destructor runs: stopping is not losing
   std::thread thread_;
 };
 

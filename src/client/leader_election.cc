@@ -170,7 +170,8 @@ bool LeaderElector::Run(const std::function<void()>& on_started,
     leading_ = false;
     on_stopped();
   }
-  Release();
+  // A lost Lease is not released: the servers did not answer, and it expires on its own.
+  if (stopped) Release();
   return stopped;
 }
 

@@ -7,7 +7,8 @@
 // renew_deadline has passed since it sent its last renewal that succeeded: that renewal is
 // older than any moment a standby could have started counting from, and renew_deadline is
 // shorter than lease_duration, so a holder cut off from the servers stops before anyone else
-// can take over. Only then does it let go (clears holderIdentity when the servers are reachable).
+// can take over. A holder that stops on request lets go (clears holderIdentity), so a standby
+// takes over at once.
 //
 // TryAcquireOrRenew is one step on a given time (tests drive it with a FakeClock); Run loops it.
 // Thread-safety: Run on one thread; Leading(), Holder() and Stop() from any thread.
@@ -57,8 +58,8 @@ class LeaderElector {
 
   // Tries every retry_period until it holds the Lease, calls on_started, then renews every
   // retry_period; when the renew deadline passes it calls on_stopped (which must stop all
-  // acting before it returns), releases and returns false. Returns true when Stop() ended it
-  // (after on_stopped and a release if it was leading).
+  // acting before it returns) and returns false. Returns true when Stop() ended it (after
+  // on_stopped and a release if it was leading).
   bool Run(const std::function<void()>& on_started, const std::function<void()>& on_stopped);
   void Stop();
 

@@ -295,6 +295,48 @@ class InProcessTransport : public Transport {
 
 }  // namespace
 
+// See MakeGatedTransport.
+class GatedTransport : public Transport {
+ public:
+  GatedTransport(std::unique_ptr<Transport> inner, const std::atomic<bool>* open)
+      : inner_(std::move(inner)), open_(open) {}
+
+  Result<net::http::ClientResponse> Do(std::string_view method, std::string_view target,
+                                       std::string_view body,
+                                       std::string_view content_type) override {
+    ETNA_RETURN_IF_ERROR(Check(method, target));
+    return inner_->Do(method, target, body, content_type);
+  }
+  Result<net::http::ClientResponse> DoWithHeaders(
+      std::string_view method, std::string_view target, std::string_view body,
+      std::string_view content_type,
+      const std::vector<std::pair<std::string, std::string>>& headers) override {
+    ETNA_RETURN_IF_ERROR(Check(method, target));
+    return inner_->DoWithHeaders(method, target, body, content_type, headers);
+  }
+  Result<int> Watch(const std::string& target,
+                    const std::function<void(std::string_view)>& on_line) override {
+    return inner_->Watch(target, on_line);
+  }
+  void Cancel() override { inner_->Cancel(); }
+  void Resume() override { inner_->Resume(); }
+
+ private:
+  Status Check(std::string_view method, std::string_view target) const {
+    if (method == "GET" || method == "HEAD" || *open_) return Status::Ok();
+    return Status::Unavailable(fmt::format(
+        "{} {}: not sent, this process does not hold its leader Lease", method, target));
+  }
+
+  std::unique_ptr<Transport> inner_;
+  const std::atomic<bool>* open_;
+};
+
+std::unique_ptr<Transport> MakeGatedTransport(std::unique_ptr<Transport> inner,
+                                              const std::atomic<bool>* open) {
+  return std::make_unique<GatedTransport>(std::move(inner), open);
+}
+
 std::unique_ptr<Transport> MakeHttpTransport(const KubeConfig& config) {
   return std::make_unique<HttpTransport>(config);
 }

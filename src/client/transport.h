@@ -6,6 +6,7 @@
 // Cancel from any thread.
 #pragma once
 
+#include <atomic>
 #include <functional>
 #include <memory>
 #include <string>
@@ -48,6 +49,12 @@ class Transport {
 using TransportFactory = std::function<std::unique_ptr<Transport>()>;
 
 std::unique_ptr<Transport> MakeHttpTransport(const KubeConfig& config);
+// `inner` with every write (any method but GET and HEAD) refused with Unavailable while
+// `*open` is false: what a leader-elected component writes through, so that once it has stepped
+// down nothing more leaves it. Reads and watches pass. `open` must outlive the transport.
+std::unique_ptr<Transport> MakeGatedTransport(std::unique_ptr<Transport> inner,
+                                              const std::atomic<bool>* open);
+
 // Calls `handler` directly with requests authenticated by `token`.
 std::unique_ptr<Transport> MakeInProcessTransport(net::http::Handler handler, std::string token);
 

@@ -33,7 +33,9 @@ Scheduler::Scheduler(SchedulerOptions options)
       registry_(options_.metrics ? options_.metrics : &own_registry_),
       metrics_(std::make_unique<SchedulerMetrics>(registry_)),
       clock_(options_.clock ? options_.clock : &system_clock_),
-      rest_transport_(options_.transports()),
+      // Every write goes through rest_: none leaves once StepDown() has closed the gate.
+      writes_open_(!options_.standby),
+      rest_transport_(client::MakeGatedTransport(options_.transports(), &writes_open_)),
       rest_(rest_transport_.get()),
       cache_(options_.scheduler_names) {
   events_ = std::make_unique<EventRecorder>(&rest_, clock_, "volcano");
@@ -99,6 +101,8 @@ Status Scheduler::Start() {
 
 void Scheduler::Lead() {
   if (acting_.exchange(true)) return;
+  writes_open_ = true;
+  if (loop_.joinable()) loop_.join();  // the loop of an earlier term (StepDown did not wait)
   PublishReport();
   RenewNamesLease();
   if (options_.run_loop) {
@@ -109,20 +113,21 @@ void Scheduler::Lead() {
 }
 
 void Scheduler::StepDown() {
+  writes_open_ = false;  // first: nothing leaves from here on
   acting_ = false;
   {
     std::lock_guard<std::mutex> lock(loop_mu_);
     stop_ = true;
   }
   loop_cv_.notify_all();
-  if (loop_.joinable()) loop_.join();
-  applier_->WaitForBinds();
 }
 
 void Scheduler::Stop() {
   ready_ = false;
   StepDown();
+  if (loop_.joinable()) loop_.join();
   for (auto& i : informers_) i->Stop();
+  applier_->WaitForBinds();
   events_->Stop();
 }
 

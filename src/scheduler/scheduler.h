@@ -98,8 +98,10 @@ class Scheduler {
   // Starts acting: publishes the configuration report, renews the names Lease and starts the
   // loop (unless run_loop is false). Idempotent.
   void Lead();
-  // Stops acting: the loop ends and every bind and eviction in flight is answered before it
-  // returns; the caches stay warm for the next Lead().
+  // Stops acting at once: no write leaves this scheduler after it returns (its writes go through
+  // a gate this closes) and the loop ends after its current cycle, which it does not wait for
+  // (on a cut-off network a cycle may hang in a request until its timeout). Requests already
+  // sent are not called back. The caches stay warm for the next Lead().
   void StepDown();
   bool acting() const { return acting_; }
 
@@ -151,6 +153,9 @@ class Scheduler {
 
   SystemClock system_clock_;
   const Clock* clock_;
+  // The gate rest_'s writes go through: open unless a standby that has not led yet or has
+  // stepped down.
+  std::atomic<bool> writes_open_;
   std::unique_ptr<client::Transport> rest_transport_;
   client::RestClient rest_;
   Cache cache_;

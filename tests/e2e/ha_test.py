@@ -7,7 +7,10 @@ every daemon is given both servers (--server A,B). Jobs are submitted through bo
   - the leading controller manager, then server A and one etcd member are SIGKILLed (and
     restarted): the standby takes over, the daemons and agents go on through server B, and every
     job completes;
-  - every job completes with exactly its pods, and no GPU is ever held by two live pods.
+  - every job completes with exactly its pods, and no GPU is ever held by two live pods;
+  - a leader whose only server sits behind a TCP proxy that goes dark stops acting before the
+    standby takes its Lease (the two moments, as the logs show them, are compared), exits with
+    code 1, and the jobs go on.
 Prints the failover times measured: kill -> Lease taken -> first bind by the new leader.
 
 Usage: ha_test.py ETNA_BINARY
@@ -25,6 +28,7 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from cluster import Cluster, check, h100_profile, worker_job  # noqa: E402
 from etcd import EtcdCluster, free_port  # noqa: E402
 from faults_test import GpuWatch  # noqa: E402
+from tcp_proxy import TcpProxy  # noqa: E402
 
 NODES = [f"h100-{i}" for i in range(4)]
 LEASE_S = 4
@@ -99,6 +103,57 @@ def bound(c):
     return sum(1 for p in c.items("/api/v1/pods") if p["spec"].get("nodeName"))
 
 
+def log_has(c, name, text):
+    return text in open(os.path.join(c.work, f"{name}.log"), errors="replace").read()
+
+
+def partitioned_leader_stops_first(c):
+    """A leader cut off from the servers (its only server behind a TCP proxy that goes dark)
+    stops acting before a standby could take its Lease: the stop shows in its log before the
+    standby's `leading` line, then it exits with code 1, and the jobs go on."""
+    proxy = TcpProxy(c.port_b)
+    try:
+        cut_off = ["scheduler", "--kubeconfig", c.kubeconfig_b, "--listen", "127.0.0.1:0",
+                   "--period", c.period, "--server", f"https://127.0.0.1:{proxy.port}"] + ELECTION
+        c.start("scheduler-3", cut_off)
+        c.wait(lambda: log_has(c, "scheduler-3", "etna scheduler: ready"), "scheduler-3 ready")
+        for name in [n for n in ("scheduler", "scheduler-2") if n in c.procs]:
+            c.stop(name)  # SIGTERM: it lets the Lease go
+        c.wait(lambda: identity_of(c, "scheduler-3") == holder(c, "etna-scheduler"),
+               "scheduler-3 leading")
+        c.start("scheduler-4", ["scheduler", "--kubeconfig", c.kubeconfig_b, "--listen",
+                                "127.0.0.1:0", "--period", c.period] + ELECTION)
+        c.wait(lambda: log_has(c, "scheduler-4", "etna scheduler: ready"), "scheduler-4 ready")
+        jobs = [f"d-{i}" for i in range(6)]
+        submit(c, [c.kubeconfig_b], jobs[:3])
+        c.wait(lambda: all(c.job_phase(n) == "Completed" for n in jobs[:3]),
+               "jobs scheduled by the leader behind the proxy", timeout=60)
+        cut = time.monotonic()
+        proxy.partition()
+        submit(c, [c.kubeconfig_b], jobs[3:])
+        stopped = leading = None
+        while stopped is None or leading is None:
+            now = time.monotonic()
+            check(now - cut < 60, "no takeover within 60 s of the partition")
+            if stopped is None and log_has(c, "scheduler-3", "within the renew deadline: stopped"):
+                stopped = now
+            if leading is None and identity_of(c, "scheduler-4"):
+                leading = now
+            time.sleep(0.02)
+        check(stopped < leading, f"the cut-off leader stopped {stopped - cut:.2f} s after the "
+              f"cut, after the standby took over ({leading - cut:.2f} s)")
+        code = c.procs["scheduler-3"].wait(timeout=90)
+        check(code == 1, f"the cut-off leader exited with {code}, not 1")
+        proxy.heal()
+        for n in jobs:
+            c.wait(lambda n=n: c.job_phase(n) == "Completed", f"{n} Completed", timeout=120)
+        print(f"partition: the cut-off leader stopped acting {stopped - cut:.1f} s after the "
+              f"cut, the standby took over {leading - cut:.1f} s after it (renew deadline 3 s, "
+              f"lease {LEASE_S} s)", flush=True)
+    finally:
+        proxy.close()
+
+
 def main():
     etna = sys.argv[1]
     work = tempfile.mkdtemp(prefix="etna-ha-etcd-")
@@ -170,6 +225,7 @@ def main():
                 body = r.read().decode()
             check("[+]leader-election leading (Lease kube-system/etna-scheduler)" in body,
                   f"/readyz?verbose of the leader: {body}")
+            partitioned_leader_stops_first(c)
         print("PASS ha_test")
     finally:
         etcd.stop()
