@@ -16,8 +16,9 @@ using etcdserverpb::RequestOp;
 using etcdserverpb::TxnRequest;
 using etcdserverpb::TxnResponse;
 
-constexpr int64_t kListPage = 10000;  // a list without a limit reads etcd in pages this big
-constexpr int kTxnAttempts = 8;       // a multi-op txn re-reads and retries after a race
+constexpr int64_t kListPage = 10000;   // a list without a limit reads etcd in pages this big
+constexpr int kTxnAttempts = 8;        // a multi-op txn re-reads and retries after a race
+constexpr Revision kStartBack = 1000;  // revisions the shared watch replays when a server starts
 constexpr char kCompactRevKey[] = "compact_rev_key";  // kube-apiserver's, shared by design
 
 KeyValue FromEtcd(const etcdserverpb::KeyValue& kv, size_t prefix_size) {
@@ -55,10 +56,12 @@ Result<std::unique_ptr<EtcdStore>> EtcdStore::Open(EtcdStoreOptions options) {
     store->compact_time_ = got.kvs(0).version();
     store->compacted_ = std::atoll(got.kvs(0).value().c_str());
   }
-  // The shared watch starts a window's worth of revisions back, so a client resuming a watch
-  // it had on another server finds its events here too.
+  // The shared watch starts a little way back (kStartBack revisions), so that a client resuming
+  // a watch it had on another server finds recent events here too; older ones are read from
+  // etcd's history on demand (WatchFromHistory). Not further: until the replay is done every
+  // write of this server waits for its event behind it.
   const Revision now = got.header().revision();
-  const Revision back = static_cast<Revision>(store->options_.history_events);
+  const Revision back = std::min<Revision>(kStartBack, store->options_.history_events);
   store->window_start_ = store->last_event_ = store->delivered_ =
       std::max<Revision>({0, now - back, store->compacted_.load()});
   store->follower_ = std::thread([s = store.get()] { s->FollowLoop(); });
