@@ -7,7 +7,8 @@ every daemon is given both servers (--server A,B). Jobs are submitted through bo
   - the leading controller manager, then server A and one etcd member are SIGKILLed (and
     restarted): the standby takes over, the daemons and agents go on through server B, and every
     job completes;
-  - every job completes with exactly its pods, and no GPU is ever held by two live pods;
+  - every job completes with exactly its pods, and no GPU is ever held by two live pods (polled
+    while it runs, and over every pod ever bound: no two that ran at once share a GPU);
   - a leader whose only server sits behind a TCP proxy that goes dark stops acting before the
     standby takes its Lease (the two moments, as the logs show them, are compared), exits with
     code 1, and the jobs go on.
@@ -16,6 +17,7 @@ Prints the failover times measured: kill -> Lease taken -> first bind by the new
 Usage: ha_test.py ETNA_BINARY
 """
 import os
+import datetime
 import re
 import shutil
 import tempfile
@@ -101,6 +103,30 @@ def submit(c, kubeconfigs, names):
 
 def bound(c):
     return sum(1 for p in c.items("/api/v1/pods") if p["spec"].get("nodeName"))
+
+
+def seconds(stamp):
+    return datetime.datetime.fromisoformat(stamp.replace("Z", "+00:00")).timestamp()
+
+
+def gpu_clashes_over_all_binds(c):
+    """Over every pod ever bound (the jobs' pods are kept): two pods given the same GPU of a node
+    whose run times (startTime to the container's finishedAt) overlap. Returns the clashes and
+    how many pods were checked."""
+    runs = []
+    for p in c.items("/api/v1/pods"):
+        node = p["spec"].get("nodeName")
+        ids = p["metadata"].get("annotations", {}).get("etna.io/gpu-ids", "")
+        start = p["status"].get("startTime")
+        ends = [cs.get("state", {}).get("terminated", {}).get("finishedAt")
+                for cs in p["status"].get("containerStatuses", [])]
+        if not (node and ids and start and ends and all(ends)):
+            continue
+        runs.append((node, set(ids.split(",")), seconds(start), max(map(seconds, ends)),
+                     p["metadata"]["name"]))
+    clashes = [(a[4], b[4]) for i, a in enumerate(runs) for b in runs[i + 1:]
+               if a[0] == b[0] and a[1] & b[1] and a[2] < b[3] and b[2] < a[3]]
+    return clashes, len(runs)
 
 
 def log_has(c, name, text):
@@ -213,6 +239,10 @@ def main():
             watch.join()
             check(watch.polls > 0, "the GPU watch never ran")
             check(not watch.clashes, f"GPUs held twice: {watch.clashes[:5]}")
+            clashes, checked = gpu_clashes_over_all_binds(c)
+            check(checked >= 2 * len(first + second + third),
+                  f"only {checked} finished pods had GPUs and run times to compare")
+            check(not clashes, f"pods that ran at once on one GPU: {clashes[:5]}")
 
             # Exactly one live scheduler leads, and says so.
             live = [n for n in ("scheduler", "scheduler-2") if n in c.procs]
