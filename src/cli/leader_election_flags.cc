@@ -33,7 +33,16 @@ Result<std::optional<client::LeaderElectionOptions>> ParseLeaderElectionFlags(
     const Invocation& inv) {
   auto on = ParseBoolFlag(inv.Get("leader-elect"));
   if (!on.ok()) return on.status().WithContext("--leader-elect");
-  if (!*on) return std::optional<client::LeaderElectionOptions>();
+  if (!*on) {
+    for (const char* flag :
+         {"leader-elect-lease-duration", "leader-elect-renew-deadline", "leader-elect-retry-period",
+          "leader-elect-resource-name", "leader-elect-resource-namespace"}) {
+      if (inv.Has(flag)) {
+        return Status::InvalidArgument(fmt::format("--{} needs --leader-elect=true", flag));
+      }
+    }
+    return std::optional<client::LeaderElectionOptions>();
+  }
   client::LeaderElectionOptions o;
   o.lease_name = inv.Get("leader-elect-resource-name");
   o.lease_namespace = inv.Get("leader-elect-resource-namespace");

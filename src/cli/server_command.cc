@@ -15,8 +15,8 @@
 #include "cli/api_runtime.h"
 #include "cli/flags.h"
 #include "cli/kit/command.h"
+#include "common/strings.h"
 #include "common/time.h"
-#include "sched/framework/arguments.h"
 
 namespace etna::cli {
 namespace {
@@ -33,11 +33,15 @@ int Serve(Invocation& inv) {
   auto watch_cache = ParseBoolFlag(inv.Get("watch-cache"));
   if (!watch_cache.ok()) return inv.UsageError("--watch-cache: " + watch_cache.status().message());
   flags.watch_cache = *watch_cache;
-  flags.etcd_servers = sched::SplitCommaList(inv.Get("etcd-servers"));
+  flags.etcd_servers = SplitCommaList(inv.Get("etcd-servers"));
   flags.etcd_ca_file = inv.Get("etcd-cafile");
   flags.etcd_cert_file = inv.Get("etcd-certfile");
   flags.etcd_key_file = inv.Get("etcd-keyfile");
   flags.etcd_prefix = inv.Get("etcd-prefix");
+  if (!flags.etcd_servers.empty() && inv.Has("watch-cache") && !flags.watch_cache) {
+    return inv.UsageError(
+        "--watch-cache=false: with --etcd-servers every server serves from its watch cache");
+  }
   if (flags.etcd_servers.empty() &&
       !(flags.etcd_ca_file + flags.etcd_cert_file + flags.etcd_key_file).empty()) {
     return inv.UsageError("--etcd-cafile, --etcd-certfile and --etcd-keyfile need --etcd-servers");

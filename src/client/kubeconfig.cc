@@ -116,13 +116,7 @@ Result<ServerAddress> ParseServerUrl(const std::string& server) {
 
 Status SetServers(KubeConfig& config, const std::string& urls) {
   std::vector<ServerAddress> servers;
-  size_t start = 0;
-  while (start <= urls.size()) {
-    size_t comma = urls.find(',', start);
-    if (comma == std::string::npos) comma = urls.size();
-    std::string url(Trim(std::string_view(urls).substr(start, comma - start)));
-    start = comma + 1;
-    if (url.empty()) continue;
+  for (const std::string& url : SplitCommaList(urls)) {
     auto server = ParseServerUrl(url);
     if (!server.ok()) return server.status().WithContext("--server");
     servers.push_back(std::move(*server));

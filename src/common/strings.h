@@ -5,6 +5,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <vector>
 
 namespace etna {
 
@@ -25,6 +26,20 @@ inline std::string_view Trim(std::string_view s) {
   while (!s.empty() && std::isspace(static_cast<unsigned char>(s.front()))) s.remove_prefix(1);
   while (!s.empty() && std::isspace(static_cast<unsigned char>(s.back()))) s.remove_suffix(1);
   return s;
+}
+
+// Splits "a, b,c" into trimmed, non-empty items (comma lists in flags and configuration).
+inline std::vector<std::string> SplitCommaList(std::string_view text) {
+  std::vector<std::string> out;
+  size_t start = 0;
+  while (start <= text.size()) {
+    size_t comma = text.find(',', start);
+    if (comma == std::string_view::npos) comma = text.size();
+    std::string_view item = Trim(text.substr(start, comma - start));
+    if (!item.empty()) out.emplace_back(item);
+    start = comma + 1;
+  }
+  return out;
 }
 
 // `s` with ASCII letters lowercased ("Application/JSON" -> "application/json").

@@ -9,6 +9,7 @@
 
 Usage: faults_test.py ETNA_BINARY
 """
+import http.client
 import os
 import signal
 import sys
@@ -39,7 +40,11 @@ class GpuWatch(threading.Thread):
     def run(self):
         while not self.stop.is_set():
             held = {}
-            for p in self.c.items("/api/v1/pods"):
+            try:
+                pods = self.c.items("/api/v1/pods")
+            except (OSError, http.client.HTTPException):
+                pods = []  # the server went away mid-request (a test killing it): poll again
+            for p in pods:
                 node = p["spec"].get("nodeName")
                 ids = p["metadata"].get("annotations", {}).get("etna.io/gpu-ids", "")
                 if not node or not live(p):

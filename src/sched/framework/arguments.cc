@@ -93,19 +93,6 @@ std::vector<std::string> Arguments::Unread() const {
   return keys;
 }
 
-std::vector<std::string> SplitCommaList(std::string_view text) {
-  std::vector<std::string> out;
-  size_t start = 0;
-  while (start <= text.size()) {
-    size_t comma = text.find(',', start);
-    if (comma == std::string_view::npos) comma = text.size();
-    std::string_view item = Trim(text.substr(start, comma - start));
-    if (!item.empty()) out.emplace_back(item);
-    start = comma + 1;
-  }
-  return out;
-}
-
 Result<int64_t> ParseDurationMs(const std::string& text) {
   ETNA_ASSIGN_OR_RETURN(std::chrono::nanoseconds d, ParseDurationOrSeconds(text));
   if (d.count() < 0) {

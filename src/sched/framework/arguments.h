@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "common/status.h"
+#include "common/strings.h"
 
 namespace etna::sched {
 
@@ -43,8 +44,8 @@ class Arguments {
   std::set<std::string> read_;
 };
 
-// Splits "a, b,c" into trimmed, non-empty items (the comma lists of the configuration file).
-std::vector<std::string> SplitCommaList(std::string_view text);
+// SplitCommaList (common/strings.h) splits the configuration file's comma lists.
+using ::etna::SplitCommaList;
 
 // A non-negative duration in common/time.h's grammar (Go's, or bare seconds "30"), in whole
 // milliseconds rounded up ("500us" is 1). Errors name the text. For other configuration readers.

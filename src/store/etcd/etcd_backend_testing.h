@@ -15,9 +15,11 @@
 
 namespace etna::store::testing {
 
-// One etcd per directory, kept until the test process ends.
+// One etcd per directory, kept while the test uses that directory: reopening reuses it, and a
+// new directory (the next test) stops the previous one.
 inline EtcdCluster* EtcdFor(const std::string& dir) {
   static std::map<std::string, std::unique_ptr<EtcdCluster>> clusters;
+  if (!clusters.count(dir)) clusters.clear();
   auto& cluster = clusters[dir];
   if (!cluster) {
     auto started = EtcdCluster::Start(1, dir + "/etcd", /*fsync=*/false);

@@ -101,7 +101,16 @@ Result<std::unique_ptr<EtcdClient>> EtcdClient::Connect(EtcdClientOptions option
     if (!parsed.ok()) return parsed.status().WithContext("--etcd-servers");
     any_tls |= parsed->tls;
   }
-  if (any_tls) {
+  if (!any_tls) {
+    for (auto [flag, file] :
+         {std::pair{"--etcd-cafile", &o.ca_file}, std::pair{"--etcd-certfile", &o.cert_file},
+          std::pair{"--etcd-keyfile", &o.key_file}}) {
+      if (!file->empty()) {
+        return Status::InvalidArgument(
+            fmt::format("{} {}: no --etcd-servers URL is https://", flag, *file));
+      }
+    }
+  } else {
     grpc::SslCredentialsOptions ssl;
     if (!o.ca_file.empty()) {
       auto ca = ReadFile(o.ca_file);
@@ -119,17 +128,11 @@ Result<std::unique_ptr<EtcdClient>> EtcdClient::Connect(EtcdClientOptions option
     client->tls_credentials_ = grpc::SslCredentials(ssl);
   }
   ETNA_RETURN_IF_ERROR(client->SetMembers(o.endpoints));
-  // Wait for a first member to answer, so a wrong address fails here with its reason.
-  const auto give_up = std::chrono::steady_clock::now() + o.dial_timeout;
-  Status last;
-  while (true) {
-    auto rev = client->CurrentRevision();
-    if (rev.ok()) break;
-    last = rev.status();
-    if (last.code() != StatusCode::kUnavailable || std::chrono::steady_clock::now() >= give_up) {
-      return last.WithContext(fmt::format("--etcd-servers {}", fmt::join(o.endpoints, ",")));
-    }
-    std::this_thread::sleep_for(std::chrono::milliseconds(100));
+  // Wait (dial_timeout) for a first member to answer, so a wrong address fails here with its
+  // reason.
+  auto rev = client->CurrentRevision(o.dial_timeout);
+  if (!rev.ok()) {
+    return rev.status().WithContext(fmt::format("--etcd-servers {}", fmt::join(o.endpoints, ",")));
   }
   if (o.member_refresh.count() > 0) {
     client->refresher_ = std::thread([c = client.get()] { c->RefreshLoop(); });
@@ -206,16 +209,12 @@ void EtcdClient::MarkFailed(const std::string& endpoint) {
   }
 }
 
-std::vector<std::string> EtcdClient::Endpoints() {
-  std::vector<std::string> out;
-  for (const Member& m : Rotation()) out.push_back(m.url);
-  return out;
-}
-
 template <typename Response, typename Call>
 Result<Response> EtcdClient::Unary(const char* what, RetrySafety safety, const Call& call,
-                                   bool* outcome_unknown) {
-  const auto deadline = std::chrono::system_clock::now() + options_.request_timeout;
+                                   bool* outcome_unknown,
+                                   std::optional<std::chrono::milliseconds> timeout) {
+  const auto deadline =
+      std::chrono::system_clock::now() + timeout.value_or(options_.request_timeout);
   grpc::Status last;
   std::chrono::milliseconds pause{50};
   while (true) {
@@ -245,11 +244,14 @@ Result<Response> EtcdClient::Unary(const char* what, RetrySafety safety, const C
   }
 }
 
-Result<etcdserverpb::RangeResponse> EtcdClient::Range(const etcdserverpb::RangeRequest& request) {
+Result<etcdserverpb::RangeResponse> EtcdClient::Range(
+    const etcdserverpb::RangeRequest& request, std::optional<std::chrono::milliseconds> timeout) {
   return Unary<etcdserverpb::RangeResponse>(
-      "range", RetrySafety::kIdempotent, [&](const Member& m, grpc::ClientContext* ctx, auto* r) {
+      "range", RetrySafety::kIdempotent,
+      [&](const Member& m, grpc::ClientContext* ctx, auto* r) {
         return m.kv->Range(ctx, request, r);
-      });
+      },
+      nullptr, timeout);
 }
 
 Result<etcdserverpb::TxnResponse> EtcdClient::Txn(const etcdserverpb::TxnRequest& request,
@@ -273,11 +275,11 @@ Status EtcdClient::Compact(int64_t revision) {
   return r.status();
 }
 
-Result<int64_t> EtcdClient::CurrentRevision() {
+Result<int64_t> EtcdClient::CurrentRevision(std::optional<std::chrono::milliseconds> timeout) {
   etcdserverpb::RangeRequest request;
   request.set_key(std::string(1, '\0'));
   request.set_count_only(true);
-  ETNA_ASSIGN_OR_RETURN(etcdserverpb::RangeResponse response, Range(request));
+  ETNA_ASSIGN_OR_RETURN(etcdserverpb::RangeResponse response, Range(request, timeout));
   return response.header().revision();
 }
 

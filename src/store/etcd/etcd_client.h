@@ -17,6 +17,7 @@
 #include <condition_variable>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <string>
 #include <thread>
 #include <vector>
@@ -45,16 +46,20 @@ class EtcdClient {
   static Result<std::unique_ptr<EtcdClient>> Connect(EtcdClientOptions options);
   ~EtcdClient();
 
-  Result<etcdserverpb::RangeResponse> Range(const etcdserverpb::RangeRequest& request);
+  // Calls retry on other members until `timeout` (request_timeout when not given).
+  Result<etcdserverpb::RangeResponse> Range(
+      const etcdserverpb::RangeRequest& request,
+      std::optional<std::chrono::milliseconds> timeout = std::nullopt);
   // With kOnlyIfUnsent, a member lost after the request went out ends the call with
   // Unavailable and `*outcome_unknown` set: the write may or may not have been applied.
   Result<etcdserverpb::TxnResponse> Txn(const etcdserverpb::TxnRequest& request, RetrySafety safety,
                                         bool* outcome_unknown = nullptr);
   Status Compact(int64_t revision);
   // etcd's revision now (a linearizable read).
-  Result<int64_t> CurrentRevision();
+  Result<int64_t> CurrentRevision(std::optional<std::chrono::milliseconds> timeout = std::nullopt);
 
-  // A bidirectional watch stream on the current member; nullptr with `error` when none answers.
+  // A bidirectional watch stream on the current member (nullptr when no member is known); a
+  // member that does not answer ends the stream's first Read.
   struct WatchStream {
     std::shared_ptr<grpc::Channel> channel;        // outlives the stream (destroyed last)
     std::unique_ptr<grpc::ClientContext> context;  // TryCancel() ends the stream from any thread
@@ -67,8 +72,6 @@ class EtcdClient {
   // Moves on from `endpoint` after a stream on it failed (no-op when it is no longer current).
   void MarkFailed(const std::string& endpoint);
 
-  // The members' client addresses as last known, current first.
-  std::vector<std::string> Endpoints();
   // Asks the cluster for its members now (the background refresh does this periodically).
   Status RefreshMembers();
 
@@ -87,7 +90,8 @@ class EtcdClient {
   std::vector<Member> Rotation();
   template <typename Response, typename Call>
   Result<Response> Unary(const char* what, RetrySafety safety, const Call& call,
-                         bool* outcome_unknown = nullptr);
+                         bool* outcome_unknown = nullptr,
+                         std::optional<std::chrono::milliseconds> timeout = std::nullopt);
   void RefreshLoop();
 
   const EtcdClientOptions options_;

@@ -62,7 +62,7 @@ Result<std::unique_ptr<EtcdStore>> EtcdStore::Open(EtcdStoreOptions options) {
   // write of this server waits for its event behind it.
   const Revision now = got.header().revision();
   const Revision back = std::min<Revision>(kStartBack, store->options_.history_events);
-  store->window_start_ = store->last_event_ = store->delivered_ =
+  store->window_start_ = store->delivered_ =
       std::max<Revision>({0, now - back, store->compacted_.load()});
   store->follower_ = std::thread([s = store.get()] { s->FollowLoop(); });
   if (store->options_.compaction_interval.count() > 0) {

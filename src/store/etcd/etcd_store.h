@@ -8,7 +8,9 @@
 // Watches: one etcd watch of the whole prefix (with the previous values, so a delete carries the
 // last value) feeds a WatchHub and keeps the latest `history_events` events in memory, so every
 // watcher of this process shares it. A watch that starts before that window reads etcd's own
-// history first, then joins the shared stream; before etcd's compaction it is Gone. A write
+// history first, then joins the shared stream; before etcd's compaction it is Gone, and so is
+// one this server cannot place (no event has arrived since it started). A new server's shared
+// watch starts 1,000 revisions back, not further: its writes wait behind that replay. A write
 // returns once the shared watch has seen it, so a watcher always sees this process's own writes
 // before their callers do. When the watch breaks it resumes from the last revision it saw on the
 // next member; if etcd compacted past that meanwhile, every watcher is closed (re-list).
@@ -65,7 +67,6 @@ class EtcdStore : public Store {
 
   // One round of the compaction policy (the background loop calls it every interval).
   Status RunCompactionPolicy();
-  EtcdClient& client() { return *client_; }
 
  private:
   explicit EtcdStore(EtcdStoreOptions options);
@@ -110,8 +111,7 @@ class EtcdStore : public Store {
   WatchHub hub_;
   std::deque<Event> window_;  // every event after window_start_, in order
   Revision window_start_ = 0;
-  Revision last_event_ = 0;  // the revision of the newest event (or the start point)
-  Revision delivered_ = 0;   // everything up to here was delivered (events, progress)
+  Revision delivered_ = 0;  // everything up to here was delivered (events, progress)
   std::atomic<Revision> compacted_{0};
 
   std::mutex stream_mu_;  // guards the stream pointer and writes to it

@@ -85,7 +85,7 @@ void EtcdStore::FollowLoop() {
               delivered_)));
         }
         window_.clear();
-        window_start_ = last_event_ = delivered_ = std::max(delivered_, compacted_.load());
+        window_start_ = delivered_ = std::max(delivered_, compacted_.load());
         delivered_cv_.notify_all();
         continue;
       }
@@ -136,8 +136,7 @@ void EtcdStore::Publish(std::vector<Event> events, Revision progress) {
   std::lock_guard lock(publish_mu_);
   if (!events.empty()) {
     hub_.Publish(events);
-    last_event_ = events.back().revision;
-    progress = std::max(progress, last_event_);
+    progress = std::max(progress, events.back().revision);
     for (Event& e : events) window_.push_back(std::move(e));
     while (window_.size() > options_.history_events) {
       window_start_ = window_.front().revision;
