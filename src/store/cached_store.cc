@@ -31,7 +31,10 @@ CachedStore::~CachedStore() {
     std::lock_guard lock(watcher_mu_);
     if (watcher_) watcher_->Cancel();
   }
-  applied_cv_.notify_all();
+  {
+    std::lock_guard lock(applied_mu_);
+    applied_waiters_.WakeAll();
+  }
   if (applier_.joinable()) applier_.join();
   watcher_.reset();
   owned_.reset();
@@ -115,11 +118,9 @@ void CachedStore::Apply(std::vector<Event>& events) {
 }
 
 void CachedStore::SetApplied(Revision revision) {
-  {
-    std::lock_guard lock(applied_mu_);
-    applied_ = revision;
-  }
-  applied_cv_.notify_all();
+  std::lock_guard lock(applied_mu_);
+  applied_ = revision;
+  applied_waiters_.Wake(revision);
 }
 
 bool CachedStore::CatchUp() {
@@ -127,8 +128,8 @@ bool CachedStore::CatchUp() {
   Revision target = std::max(backing_->CurrentRevision(), written_.load());
   if (applied_ >= target) return true;
   std::unique_lock lock(applied_mu_);
-  return applied_cv_.wait_for(lock, options_.catch_up_timeout,
-                              [&] { return applied_ >= target || stop_; }) &&
+  return applied_waiters_.WaitFor(lock, target, options_.catch_up_timeout,
+                                  [&] { return applied_ >= target || stop_; }) &&
          serving_ && applied_ >= target;
 }
 

@@ -15,7 +15,6 @@
 #pragma once
 
 #include <atomic>
-#include <condition_variable>
 #include <map>
 #include <memory>
 #include <mutex>
@@ -23,6 +22,7 @@
 #include <shared_mutex>
 #include <thread>
 
+#include "store/revision_waiters.h"
 #include "store/store.h"
 
 namespace etna::store {
@@ -95,7 +95,7 @@ class CachedStore : public Store {
   std::map<std::string, Entry, std::less<>> entries_;
 
   std::mutex applied_mu_;
-  std::condition_variable applied_cv_;
+  RevisionWaiters applied_waiters_;  // for applied_
   std::atomic<Revision> applied_{0};
   std::atomic<bool> serving_{false};  // false while (re)building: reads go beneath
   std::atomic<Revision> written_{0};  // the highest revision a write through here returned

@@ -69,19 +69,28 @@ ObjectService::ObjectService(store::Store* store, const resources::ResourceRegis
   for (const ResourceInfo& info : registry_->All()) {
     by_store_resource_[info.StoreResource()] = &info;
   }
+  // ns "" of a namespaced kind: every namespace's. A miss in a kind that valid requests name
+  // (their Namespace, their ServiceAccount) is read again from the store, which sees writes the
+  // cache's watch has not brought yet (another server's, on etcd): kube-apiserver's admission
+  // does the same live lookup when its informer misses.
   struct Cached {
     const char* group;
     const char* plural;
     const char* ns;
+    bool reread_misses;
   };
   for (const Cached& c :
-       {Cached{"scheduling.k8s.io", "priorityclasses", ""},
-        Cached{"volcano.sh", "queuebindings", ""}, Cached{"scheduling.volcano.sh", "queues", ""},
-        Cached{"", "configmaps", "volcano-system"}, Cached{"", "namespaces", ""}}) {
+       {Cached{"scheduling.k8s.io", "priorityclasses", "", false},
+        Cached{"volcano.sh", "queuebindings", "", false},
+        Cached{"scheduling.volcano.sh", "queues", "", false},
+        Cached{"", "configmaps", "volcano-system", false}, Cached{"", "namespaces", "", true},
+        Cached{"", "serviceaccounts", "", true}}) {
     for (const ResourceInfo& info : registry_->All()) {
       if (info.group != c.group || info.plural != c.plural) continue;
       std::string prefix = store::ResourcePrefix(info.StoreResource(), c.ns);
-      caches_.emplace(prefix, std::make_unique<PrefixCache>(store_, prefix));
+      auto cache = std::make_unique<PrefixCache>(store_, prefix);
+      if (c.reread_misses) reread_misses_.insert(cache.get());
+      caches_.emplace(prefix, std::move(cache));
       break;
     }
   }
@@ -100,12 +109,25 @@ std::string ObjectService::Key(const ResourceInfo& info, std::string_view ns,
 
 Result<json> ObjectService::Get(const ResourceInfo& info, const std::string& ns,
                                 const std::string& name) {
-  if (PrefixCache* cache = CacheFor(info, ns)) {
-    auto found = cache->Find(name);
-    if (!found.ok()) return found.status();
-    if (!*found) return Status::NotFound(fmt::format("{} not found", Key(info, ns, name)));
-    return std::move(**found);
+  PrefixCache* cache = CacheFor(info, ns);
+  std::string name_in_cache = name;
+  if (!cache && info.namespaced) {  // a cache of every namespace's: keys are ns/name
+    cache = CacheFor(info, "");
+    name_in_cache = ns + "/" + name;
   }
+  if (cache) {
+    auto found = cache->Find(name_in_cache);
+    if (!found.ok()) return found.status();
+    if (*found) return std::move(**found);
+    if (!reread_misses_.contains(cache)) {
+      return Status::NotFound(fmt::format("{} not found", Key(info, ns, name)));
+    }
+  }
+  return ReadStored(info, ns, name);
+}
+
+Result<json> ObjectService::ReadStored(const ResourceInfo& info, const std::string& ns,
+                                       const std::string& name) {
   auto kv = store_->Get(Key(info, ns, name));
   if (!kv.ok()) return kv.status();
   return DecodeStored(kv->value, kv->mod_revision);
@@ -133,7 +155,7 @@ Status ObjectService::ForEach(const ResourceInfo& info, const std::string& ns,
 
 ApiResult<json> ObjectService::GetObject(const ResourceInfo& info, const std::string& ns,
                                          const std::string& name) {
-  auto object = Get(info, ns, name);
+  auto object = ReadStored(info, ns, name);
   if (!object.ok()) return ApiError::FromStatus(object.status(), &info, name);
   return std::move(object).value();
 }

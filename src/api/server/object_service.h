@@ -12,6 +12,7 @@
 #include <memory>
 #include <nlohmann/json.hpp>
 #include <optional>
+#include <set>
 #include <string>
 #include <string_view>
 #include <unordered_map>
@@ -43,6 +44,8 @@ class ObjectService : public admission::ObjectLookup {
   ObjectService(store::Store* store, const resources::ResourceRegistry* registry,
                 const Clock* clock);
 
+  // What a client reads: from the store, as fresh as a consistent read (Get, admission's lookup,
+  // may answer from a cache that follows the store's watch).
   ApiResult<nlohmann::json> GetObject(const resources::ResourceInfo& info, const std::string& ns,
                                       const std::string& name);
   // `fields` (optional) says how unknown fields are treated and collects warnings; without it
@@ -101,16 +104,21 @@ class ObjectService : public admission::ObjectLookup {
       const std::string& owner_uid);
   // Indexes the owners of every stored object (on start).
   Status IndexOwners();
+  // The object as the store holds it now.
+  Result<nlohmann::json> ReadStored(const resources::ResourceInfo& info, const std::string& ns,
+                                    const std::string& name);
   // Creates the namespace's "default" ServiceAccount unless it is there.
   Status EnsureDefaultServiceAccount(const std::string& ns);
 
   // The cache of the objects of `info` in `ns` when creates read that kind every time
   // (admission: PriorityClasses, QueueBindings, Queues, the ConfigMaps of volcano-system; every
-  // namespaced create: its Namespace); else null.
+  // namespaced create: its Namespace; every pod create: its ServiceAccount, cached for all
+  // namespaces at ns ""); else null.
   PrefixCache* CacheFor(const resources::ResourceInfo& info, const std::string& ns);
 
   store::Store* store_;
   std::map<std::string, std::unique_ptr<PrefixCache>> caches_;  // by store prefix
+  std::set<const PrefixCache*> reread_misses_;  // Get reads the store when these miss
   const resources::ResourceRegistry* registry_;
   const Clock* clock_;
   OwnerIndex owners_;

@@ -2,8 +2,8 @@
 // to date from the store's watch: each write under the prefix is decoded once, when the cache is
 // next read (a closed watch — an overflow, a compaction — lists again). Admission reads a few
 // small kinds on every pod create (PriorityClasses, the seed's scheduler ConfigMap, Queues,
-// QueueBindings), and every namespaced create reads its Namespace; the metrics APIs read every
-// pod; without this each of them read the store.
+// QueueBindings, its ServiceAccount), and every namespaced create reads its Namespace; the
+// metrics APIs read every pod; without this each of them read the store (on etcd, a round trip).
 //
 // Consistency: a watch from the listed revision tells of every later write. The in-process stores
 // queue the event on the writing thread before the write returns, so a read after a write on

@@ -127,6 +127,7 @@ Result<std::unique_ptr<EtcdClient>> EtcdClient::Connect(EtcdClientOptions option
     }
     client->tls_credentials_ = grpc::SslCredentials(ssl);
   }
+  client->completion_thread_ = std::thread([c = client.get()] { c->CompletionLoop(); });
   ETNA_RETURN_IF_ERROR(client->SetMembers(o.endpoints));
   // Wait (dial_timeout) for a first member to answer, so a wrong address fails here with its
   // reason.
@@ -147,6 +148,40 @@ EtcdClient::~EtcdClient() {
   }
   stop_cv_.notify_all();
   if (refresher_.joinable()) refresher_.join();
+  completions_.Shutdown();
+  if (completion_thread_.joinable()) completion_thread_.join();
+}
+
+namespace {
+
+// One async call's end, as the completion thread reports it to the waiting caller.
+struct CallEnd {
+  std::mutex mu;
+  std::condition_variable cv;
+  bool done = false;
+};
+
+}  // namespace
+
+void EtcdClient::CompletionLoop() {
+  void* tag = nullptr;
+  bool ok = false;
+  while (completions_.Next(&tag, &ok)) {  // Finish always completes (ok is always true)
+    auto* end = static_cast<CallEnd*>(tag);
+    std::lock_guard lock(end->mu);
+    end->done = true;
+    end->cv.notify_one();
+  }
+}
+
+template <typename Response, typename Start>
+grpc::Status EtcdClient::AwaitUnary(const Start& start, Response* response) {
+  grpc::Status status;
+  CallEnd end;
+  start(&completions_)->Finish(response, &status, &end);
+  std::unique_lock lock(end.mu);
+  end.cv.wait(lock, [&] { return end.done; });
+  return status;
 }
 
 std::shared_ptr<grpc::Channel> EtcdClient::MakeChannel(const std::string& target, bool tls) {
@@ -249,7 +284,8 @@ Result<etcdserverpb::RangeResponse> EtcdClient::Range(
   return Unary<etcdserverpb::RangeResponse>(
       "range", RetrySafety::kIdempotent,
       [&](const Member& m, grpc::ClientContext* ctx, auto* r) {
-        return m.kv->Range(ctx, request, r);
+        return AwaitUnary(
+            [&](grpc::CompletionQueue* cq) { return m.kv->AsyncRange(ctx, request, cq); }, r);
       },
       nullptr, timeout);
 }
@@ -259,7 +295,8 @@ Result<etcdserverpb::TxnResponse> EtcdClient::Txn(const etcdserverpb::TxnRequest
   return Unary<etcdserverpb::TxnResponse>(
       "txn", safety,
       [&](const Member& m, grpc::ClientContext* ctx, auto* r) {
-        return m.kv->Txn(ctx, request, r);
+        return AwaitUnary(
+            [&](grpc::CompletionQueue* cq) { return m.kv->AsyncTxn(ctx, request, cq); }, r);
       },
       outcome_unknown);
 }

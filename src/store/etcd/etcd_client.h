@@ -1,6 +1,7 @@
 // EtcdClient: etna's connection to an etcd cluster over its v3 gRPC API.
 //
-// One gRPC channel per member (HTTP/2, multiplexed, with keep-alive pings), one of them current.
+// One gRPC channel per member (HTTP/2, multiplexed, with keep-alive pings), one of them current;
+// Range and Txn answers arrive on one completion queue, polled by a thread of their own.
 // A call that finds its member unreachable moves to the next member: reads always retry there,
 // writes only when the request cannot have reached a member (no connection, no leader) — a write
 // whose outcome is unknown returns Unavailable and is never sent twice. The member list is
@@ -93,8 +94,17 @@ class EtcdClient {
                          bool* outcome_unknown = nullptr,
                          std::optional<std::chrono::milliseconds> timeout = std::nullopt);
   void RefreshLoop();
+  // Sends an async unary call (`start` returns its reader) on completions_ and waits for it:
+  // one thread polls for every call's answer and wakes only its caller; blocking calls from
+  // many threads made gRPC hand polling from thread to thread, and most of their CPU went to
+  // those switches.
+  template <typename Response, typename Start>
+  grpc::Status AwaitUnary(const Start& start, Response* response);
+  void CompletionLoop();
 
   const EtcdClientOptions options_;
+  grpc::CompletionQueue completions_;
+  std::thread completion_thread_;
   std::shared_ptr<grpc::ChannelCredentials> tls_credentials_;  // null without https members
 
   std::mutex mu_;

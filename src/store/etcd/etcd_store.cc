@@ -78,7 +78,10 @@ EtcdStore::~EtcdStore() {
     if (stream_) stream_->context->TryCancel();
   }
   compactor_cv_.notify_all();
-  delivered_cv_.notify_all();
+  {
+    std::lock_guard lock(publish_mu_);
+    delivered_waiters_.WakeAll();
+  }
   if (follower_.joinable()) follower_.join();
   if (compactor_.joinable()) compactor_.join();
   hub_.CloseAll(Status::Unavailable("store closed"));

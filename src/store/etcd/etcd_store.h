@@ -29,6 +29,7 @@
 #include <thread>
 
 #include "store/etcd/etcd_client.h"
+#include "store/revision_waiters.h"
 #include "store/store.h"
 #include "store/watch_hub.h"
 
@@ -107,7 +108,7 @@ class EtcdStore : public Store {
 
   // The shared watch's state; publish_mu_ orders Publish against Watch's registration.
   std::mutex publish_mu_;
-  std::condition_variable delivered_cv_;
+  RevisionWaiters delivered_waiters_;  // for delivered_
   WatchHub hub_;
   std::deque<Event> window_;  // every event after window_start_, in order
   Revision window_start_ = 0;

@@ -86,7 +86,7 @@ void EtcdStore::FollowLoop() {
         }
         window_.clear();
         window_start_ = delivered_ = std::max(delivered_, compacted_.load());
-        delivered_cv_.notify_all();
+        delivered_waiters_.Wake(delivered_);
         continue;
       }
     }
@@ -147,7 +147,7 @@ void EtcdStore::Publish(std::vector<Event> events, Revision progress) {
   }
   if (progress > delivered_) {
     delivered_ = progress;
-    delivered_cv_.notify_all();
+    delivered_waiters_.Wake(progress);
   }
 }
 
@@ -158,9 +158,8 @@ void EtcdStore::RequestProgress() {
 
 void EtcdStore::AwaitDelivered(Revision revision) {
   std::unique_lock lock(publish_mu_);
-  if (delivered_ >= revision) return;
-  delivered_cv_.wait_for(lock, options_.publish_wait,
-                         [&] { return delivered_ >= revision || stop_; });
+  delivered_waiters_.WaitFor(lock, revision, options_.publish_wait,
+                             [&] { return delivered_ >= revision || stop_; });
 }
 
 Result<Revision> EtcdStore::ReadRevision() {
@@ -195,7 +194,8 @@ Revision EtcdStore::CurrentRevision() {
   // The events up to `target` are usually in flight already; when nothing under the prefix
   // changed, only progress reports say the stream has passed it.
   while (delivered_ < target && !stop_ && std::chrono::steady_clock::now() < give_up) {
-    if (!delivered_cv_.wait_for(lock, kProgressPoll, [&] { return delivered_ >= target; })) {
+    if (!delivered_waiters_.WaitFor(lock, target, kProgressPoll,
+                                    [&] { return delivered_ >= target || stop_; })) {
       lock.unlock();
       RequestProgress();
       lock.lock();
