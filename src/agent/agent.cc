@@ -3,7 +3,9 @@
 #include <fmt/format.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <climits>
+#include <cstdio>
 #include <filesystem>
 #include <fstream>
 #include <set>
@@ -13,6 +15,7 @@
 #include "agent/runtime/log_server.h"
 #include "agent/runtime/runtime.h"
 #include "agent/stats_summary.h"
+#include "api/types/well_known.h"
 #include "client/informer.h"
 #include "client/rest.h"
 #include "common/strings.h"
@@ -62,6 +65,38 @@ AgentOptions SimulatedNodeOptions(const NodeSpec& node, client::TransportFactory
 
 Agent::Agent(AgentOptions options) : options_(std::move(options)) {
   clock_ = options_.clock != nullptr ? options_.clock : &system_clock_;
+  monotonic_ = options_.monotonic_clock != nullptr ? options_.monotonic_clock : &steady_clock_;
+}
+
+TimeMs Agent::FenceMarginMs() const {
+  return options_.fence_margin.count() > 0 ? options_.fence_margin.count()
+                                           : options_.lease_seconds * 1000LL / 4;
+}
+
+bool Agent::FencedLocked() {
+  const TimeMs lease_ms = options_.lease_seconds * 1000LL;
+  const TimeMs since = monotonic_->NowMs() - renewal_sent_ms_;
+  const bool fenced = since >= lease_ms - FenceMarginMs();
+  if (fenced == fenced_) return fenced_;
+  fenced_ = fenced;
+  if (fenced) {
+    fence_message_ = fmt::format(
+        "the agent of node {} could not renew its Lease for {:.1f} s (lease {} s): the pod was "
+        "stopped so that it cannot run twice",
+        options_.node.name, since / 1000.0, options_.lease_seconds);
+    std::fprintf(stderr,
+                 "etna agent %s: fenced: no lease renewal has succeeded for %.1f s (lease %d s, "
+                 "margin %.1f s); stopping this node's pods (those annotated %s: \"true\" keep "
+                 "running)\n",
+                 options_.node.name.c_str(), since / 1000.0, options_.lease_seconds,
+                 FenceMarginMs() / 1000.0, api::types::kSurvivePartitionAnnotation);
+  } else {
+    std::fprintf(stderr,
+                 "etna agent %s: the lease is renewed again; running the pods the API binds to "
+                 "this node (fenced pods never start here again)\n",
+                 options_.node.name.c_str());
+  }
+  return fenced_;
 }
 
 Agent::~Agent() { Stop(); }
@@ -163,6 +198,12 @@ Status Agent::Start() {
   if (options_.data_dir.empty()) return Status::InvalidArgument("data dir: required");
   if (!options_.transports) return Status::InvalidArgument("transports: required");
   if (options_.lease_seconds < 1) return Status::InvalidArgument("lease seconds: must be >= 1");
+  if (options_.fence_margin.count() < 0 ||
+      options_.fence_margin.count() >= options_.lease_seconds * 1000LL) {
+    return Status::InvalidArgument(
+        fmt::format("fence margin: {} ms must be at least 0 and less than the lease ({} s)",
+                    options_.fence_margin.count(), options_.lease_seconds));
+  }
   std::error_code ec;
   std::filesystem::create_directories(options_.data_dir, ec);
   if (ec) {
@@ -217,6 +258,10 @@ Status Agent::Start() {
     ro.api_ca_pem = options_.api_ca_pem;
     ro.service_account_token = [this](const nlohmann::json& pod) { return pod_tokens_->For(pod); };
   }
+  ro.offline = [this] {
+    std::lock_guard<std::mutex> lock(mu_);
+    return FencedLocked();
+  };
   runtime_ = std::make_unique<runtime::Runtime>(std::move(ro), rest_.get());
 
   net::http::ServerOptions so;
@@ -243,6 +288,7 @@ Status Agent::Start() {
 
   host_ = ReadHostInfo();
   NodeReport report = MakeReport(RefreshGpus(), clock_->NowMs());
+  const TimeMs sent = monotonic_->NowMs();
   Status registered = RegisterNode(*rest_, report);
   if (registered.ok()) {
     registered = RenewLease(*rest_, options_.node.name, options_.lease_seconds, clock_->NowMs());
@@ -255,6 +301,8 @@ Status Agent::Start() {
     std::lock_guard<std::mutex> lock(mu_);
     registered_ = true;
     pods_synced_ = false;
+    renewal_sent_ms_ = sent;
+    fenced_ = false;
   }
 
   informer_transport_ = options_.transports();
@@ -309,7 +357,11 @@ void Agent::HeartbeatLoop() {
     if (stop_) break;
     lock.unlock();
     TimeMs now = clock_->NowMs();
-    RenewLease(*rest_, options_.node.name, options_.lease_seconds, now).ok();
+    const TimeMs sent = monotonic_->NowMs();
+    if (RenewLease(*rest_, options_.node.name, options_.lease_seconds, now).ok()) {
+      std::lock_guard<std::mutex> renewed(mu_);
+      renewal_sent_ms_ = std::max(renewal_sent_ms_, sent);
+    }
     std::vector<GpuDevice> gpus = RefreshGpus();
     bool changed = gpus.size() != reported.size();
     for (size_t i = 0; !changed && i < gpus.size(); ++i)
@@ -344,9 +396,15 @@ void Agent::PodLoop() {
   pods_synced_ = true;
   while (!stop_) {
     pods_changed_ = false;
+    const bool fenced = FencedLocked();
+    const std::string fence_message = fence_message_;
     lock.unlock();
     std::vector<nlohmann::json> pods = informer_->List();
-    runtime_->Sync(pods);
+    if (fenced) {
+      runtime_->Fence(pods, fence_message, FenceMarginMs() / 2);
+    } else {
+      runtime_->Sync(pods);
+    }
     peer_hosts_->Retain(pods);
     pod_tokens_->Retain(pods);
     GpuHolders holders = GpuHoldersFromPods(pods);

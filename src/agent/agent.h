@@ -64,6 +64,13 @@ struct AgentOptions {
   uint16_t api_port = 0;
   std::string api_ca_pem;
   int lease_seconds = 40;
+  // The fence: when no renewal sent within the last lease_seconds minus this margin has
+  // succeeded (measured on monotonic_clock), the node's pods are stopped (Runtime::Fence) before
+  // the node controller, which waits the lease duration plus its grace, could declare them lost
+  // and have them placed again elsewhere. 0: a quarter of the lease. Pods get at most half the
+  // margin as their grace period.
+  std::chrono::milliseconds fence_margin{0};
+  const Clock* monotonic_clock = nullptr;  // default: the steady clock
   // Overrides leaseDuration/4 as the heartbeat period (tests use sub-second periods).
   std::chrono::milliseconds heartbeat_period{0};
   std::chrono::milliseconds sync_period{200};  // how often pods are re-checked without events
@@ -109,6 +116,10 @@ class Agent {
 
  private:
   void HeartbeatLoop();
+  // Whether the fence is up now (no renewal sent within lease - margin has succeeded); logs the
+  // change. Holds mu_.
+  bool FencedLocked();
+  TimeMs FenceMarginMs() const;
   void PodLoop();
   std::vector<GpuDevice> RefreshGpus();
   nlohmann::json StatsSummary();
@@ -145,6 +156,11 @@ class Agent {
   std::mutex sampler_mu_;
   runtime::UsageSampler sampler_;
   bool registered_ = false;
+  SteadyClock steady_clock_;
+  const Clock* monotonic_ = nullptr;
+  TimeMs renewal_sent_ms_ = 0;  // monotonic: when the last successful renewal was sent
+  bool fenced_ = false;
+  std::string fence_message_;  // what the fenced pods' status says
   bool pods_synced_ = false;
   std::thread heartbeat_;
   std::thread pods_;

@@ -2,6 +2,7 @@
 //
 //   etna agent --kubeconfig FILE --node-name NAME --data-dir DIR [--listen HOST:PORT]
 //              [--profile FILE --profile-node NAME | --nvml-lib PATH] [--lease-seconds N]
+//              [--fence-margin DURATION]
 //              [--internal-ip IP] [--cpu Q] [--memory Q] [--node-labels K=V,...]
 //              [--drain-on-stop] [--runtime process|container] [--insecure-registry H:P]...
 //
@@ -11,6 +12,8 @@
 // agent-shim` is the container supervisor the agent starts for each container (not for direct use).
 #include <fmt/format.h>
 
+#include <algorithm>
+#include <chrono>
 #include <cstdio>
 #include <map>
 #include <memory>
@@ -75,6 +78,19 @@ int RunNode(Invocation& inv) {
   AgentFlags f(inv);
   std::optional<int> lease_seconds = inv.Int("lease-seconds", 1);
   if (!lease_seconds) return kUsageExitCode;
+  std::chrono::milliseconds fence_margin{0};
+  if (std::string margin = inv.Get("fence-margin"); !margin.empty()) {
+    auto parsed = ParseDuration(margin);
+    if (!parsed.ok()) return inv.UsageError("--fence-margin: " + parsed.status().message());
+    if (*parsed <= std::chrono::milliseconds(0) ||
+        *parsed >= std::chrono::seconds(*lease_seconds)) {
+      return inv.UsageError(
+          fmt::format("--fence-margin {}: must be more than 0 and less than "
+                      "--lease-seconds ({} s)",
+                      margin, *lease_seconds));
+    }
+    fence_margin = *parsed;
+  }
   if (f.kubeconfig.empty() || f.data_dir.empty()) {
     return inv.UsageError("--kubeconfig and --data-dir are required");
   }
@@ -131,6 +147,11 @@ int RunNode(Invocation& inv) {
   if (options.node.name.empty()) return inv.UsageError("--node-name is required");
   std::string gpu_source = options.gpu_source ? options.gpu_source->Describe() : "none";
   client::KubeConfig kc = *config;
+  // A request stalled by a partition holds the pod loop: it may not outlast half the fence
+  // margin, so the fence still goes up before the node controller declares the pods lost.
+  const std::chrono::milliseconds margin =
+      fence_margin.count() > 0 ? fence_margin : std::chrono::milliseconds(*lease_seconds * 250);
+  kc.timeout = std::min(kc.timeout, margin / 2);
   options.transports = [kc] { return client::MakeHttpTransport(kc); };
   options.data_dir = f.data_dir;
   options.listen = f.listen;
@@ -139,6 +160,7 @@ int RunNode(Invocation& inv) {
   options.api_port = kc.port;
   options.api_ca_pem = kc.ca_pem;
   options.lease_seconds = *lease_seconds;
+  options.fence_margin = fence_margin;
 
   BlockStopSignals();
   agent::Agent agent(std::move(options));
@@ -181,6 +203,10 @@ const Command& AgentCommand() {
               {"profile-node", 0, "NAME", "its node to simulate (GPUs, cpu, memory, labels)"},
               {"nvml-lib", 0, "PATH", "NVML library for real GPUs", "libnvidia-ml.so.1"},
               {"lease-seconds", 0, "N", "node lease duration (renewed every N/4)", "40"},
+              {"fence-margin", 0, "DURATION",
+               "stop this node's pods when no lease renewal has succeeded for the lease minus "
+               "this (default: a quarter of the lease); pods annotated "
+               "etna.io/survive-partition: \"true\" keep running"},
               {"internal-ip", 0, "IP", "the node's InternalIP", "127.0.0.1"},
               {"cpu", 0, "Q", "node capacity without a profile (default 32)"},
               {"memory", 0, "Q", "node capacity without a profile (default 256Gi)"},

@@ -1,7 +1,8 @@
 // Injectable time. The scheduling core never reads the system clock: it gets a Clock (or just a
 // timestamp in its snapshot), so tests drive time with FakeClock and never sleep.
 //
-// Thread-safety: SystemClock is stateless; FakeClock is safe to read and advance from any thread.
+// Thread-safety: SystemClock and SteadyClock are stateless; FakeClock is safe to read and advance
+// from any thread.
 #pragma once
 
 #include <atomic>
@@ -24,6 +25,17 @@ class SystemClock final : public Clock {
   TimeMs NowMs() const override {
     return std::chrono::duration_cast<std::chrono::milliseconds>(
                std::chrono::system_clock::now().time_since_epoch())
+        .count();
+  }
+};
+
+// Milliseconds of std::chrono::steady_clock: never jumps with the wall clock, for deadlines a
+// process measures on its own (an agent's time since its last lease renewal).
+class SteadyClock final : public Clock {
+ public:
+  TimeMs NowMs() const override {
+    return std::chrono::duration_cast<std::chrono::milliseconds>(
+               std::chrono::steady_clock::now().time_since_epoch())
         .count();
   }
 };

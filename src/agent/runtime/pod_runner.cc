@@ -112,12 +112,14 @@ void PodRunner::Stop(TimeMs grace_ms, TimeMs now) {
   for (auto& [name, c] : containers_) c->Stop(kill_at_ms_, now);
 }
 
-void PodRunner::Evict(const std::string& message, TimeMs now) {
-  if (evicted_message_.empty()) {
+void PodRunner::Evict(const std::string& reason, const std::string& message, TimeMs grace_ms,
+                      TimeMs now) {
+  if (evicted_reason_.empty()) {
+    evicted_reason_ = reason;
     evicted_message_ = message;
-    events_.push_back({"Warning", "Evicted", message});
+    events_.push_back({"Warning", reason, message});
   }
-  Stop(0, now);
+  Stop(grace_ms, now);
 }
 
 bool PodRunner::AllStopped() const {
@@ -176,7 +178,7 @@ json PodRunner::Status(const json& pod, const PodContext& context, TimeMs now) c
                  {"containerStatuses", statuses}};
   if (!init_.empty()) status["initContainerStatuses"] = init_statuses;
   if (evicted()) {
-    status["reason"] = "Evicted";
+    status["reason"] = evicted_reason_;
     status["message"] = evicted_message_;
   }
   return status;

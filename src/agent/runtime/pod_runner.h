@@ -28,10 +28,11 @@ class PodRunner {
   // Stops every container: SIGTERM at the first call, SIGKILL `grace_ms` later.
   void Stop(TimeMs grace_ms, TimeMs now);
   bool AllStopped() const;
-  // Stops it at once for good: the pod ends Failed with reason Evicted and `message` (the
-  // kubelet's eviction for a resource the node must keep, here ephemeral storage).
-  void Evict(const std::string& message, TimeMs now);
-  bool evicted() const { return !evicted_message_.empty(); }
+  // Stops it for good, SIGKILL `grace_ms` after SIGTERM: the pod ends Failed with `reason` and
+  // `message`: the kubelet's eviction for a resource the node must keep ("Evicted": ephemeral
+  // storage), or the agent's fence when it lost the API ("NodeFenced": agent.h).
+  void Evict(const std::string& reason, const std::string& message, TimeMs grace_ms, TimeMs now);
+  bool evicted() const { return !evicted_reason_.empty(); }
 
   // "Pending", "Running", "Succeeded" or "Failed" from the containers' state.
   std::string Phase() const;
@@ -73,7 +74,7 @@ class PodRunner {
   std::vector<std::pair<std::string, std::unique_ptr<ContainerRunner>>> init_;
   bool stopping_ = false;
   TimeMs kill_at_ms_ = 0;
-  std::string evicted_message_;
+  std::string evicted_reason_, evicted_message_;
   std::vector<BackendEvent> events_;  // its own (Evicted), besides its containers'
   TimeMs storage_checked_ms_ = 0;
   nlohmann::json last_reported_;

@@ -9,6 +9,7 @@
 #include "agent/runtime/pod_hosts.h"
 #include "agent/runtime/storage_limits.h"
 #include "api/types/pod.h"
+#include "api/types/well_known.h"
 #include "common/file.h"
 
 namespace etna::agent::runtime {
@@ -130,46 +131,73 @@ void Runtime::Report(PodRunner* runner, const json& pod, const PodContext& ctx, 
 void Runtime::Sync(const std::vector<json>& pods) {
   std::lock_guard<std::mutex> lock(mu_);
   TimeMs now = options_.clock->NowMs();
+  std::vector<const json*> mine;
   std::set<std::string> listed;
   for (const auto& pod : pods) {
     if (pod.value("/spec/nodeName"_json_pointer, std::string()) != options_.node_name) continue;
     std::string uid = pod["metadata"].value("uid", "");
     if (uid.empty()) continue;
     listed.insert(uid);
-    PodRunner* runner = RunnerFor(uid);
-    PodContext ctx = ContextFor(uid);
-    std::string ns = pod["metadata"].value("namespace", "");
-    std::string name = pod["metadata"].value("name", "");
-    if (pod["metadata"].contains("deletionTimestamp")) {
-      runner->Adopt(pod, now);
-      runner->Stop(GraceMs(pod), now);
-      Report(runner, pod, ctx, now);
-      if (runner->AllStopped()) {
-        Status deleted = rest_->Delete(client::Path("pods", ns, name), 0);
-        if (deleted.ok() || deleted.code() == StatusCode::kNotFound) {
-          Remove(runner);
-          hosts_written_.erase(uid);
-          token_written_.erase(uid);
-          runners_.erase(uid);
-        }
-      }
-      continue;
-    }
-    std::string api_phase = pod.value("/status/phase"_json_pointer, std::string());
-    if (api::types::IsTerminalPhase(api_phase) && !api::types::IsTerminalPhase(runner->Phase())) {
-      // Ended by someone else (the node controller's NodeLost): stop, never restart, and leave
-      // the status as they wrote it.
-      runner->Adopt(pod, now);
-      runner->Stop(GraceMs(pod), now);
-      continue;
-    }
-    if (options_.resolve_hosts) ctx.hosts = options_.resolve_hosts(pod);
-    WriteServiceAccount(uid, pod, ctx);
-    CheckStorage(runner, pod, ctx, now);
-    runner->Step(pod, ctx, now);
-    WriteHosts(uid, pod, ctx);
-    RecordEvents(runner, pod);
+    mine.push_back(&pod);
+  }
+  // First the pods the API no longer binds here: back from a partition, nothing starts or
+  // reports before they are gone.
+  KillUnlisted(listed, now);
+  for (const json* pod : mine) {
+    if (options_.offline && options_.offline()) return;  // the agent is fencing: stop writing
+    SyncPod(*pod, now);
+  }
+}
+
+void Runtime::SyncPod(const json& pod, TimeMs now) {
+  std::string uid = pod["metadata"].value("uid", "");
+  PodRunner* runner = RunnerFor(uid);
+  PodContext ctx = ContextFor(uid);
+  std::string ns = pod["metadata"].value("namespace", "");
+  std::string name = pod["metadata"].value("name", "");
+  if (pod["metadata"].contains("deletionTimestamp")) {
+    runner->Adopt(pod, now);
+    runner->Stop(GraceMs(pod), now);
     Report(runner, pod, ctx, now);
+    if (runner->AllStopped()) {
+      Status deleted = rest_->Delete(client::Path("pods", ns, name), 0);
+      if (deleted.ok() || deleted.code() == StatusCode::kNotFound) {
+        Remove(runner);
+        hosts_written_.erase(uid);
+        token_written_.erase(uid);
+        fenced_.erase(uid);
+        runners_.erase(uid);
+      }
+    }
+    return;
+  }
+  std::string api_phase = pod.value("/status/phase"_json_pointer, std::string());
+  if (api::types::IsTerminalPhase(api_phase) && !api::types::IsTerminalPhase(runner->Phase())) {
+    // Ended by someone else (the node controller's NodeLost): stop, never restart, and leave
+    // the status as they wrote it.
+    runner->Adopt(pod, now);
+    runner->Stop(GraceMs(pod), now);
+    return;
+  }
+  if (auto fenced = fenced_.find(uid); fenced != fenced_.end()) {
+    // Stopped (or never started) while the node was cut off: it never runs here again.
+    runner->Adopt(pod, now);
+    runner->Evict(api::types::kNodeFencedReason, fenced->second, 0, now);
+    Report(runner, pod, ctx, now);
+    return;
+  }
+  if (options_.resolve_hosts) ctx.hosts = options_.resolve_hosts(pod);
+  WriteServiceAccount(uid, pod, ctx);
+  CheckStorage(runner, pod, ctx, now);
+  runner->Step(pod, ctx, now);
+  WriteHosts(uid, pod, ctx);
+  RecordEvents(runner, pod);
+  Report(runner, pod, ctx, now);
+}
+
+void Runtime::KillUnlisted(const std::set<std::string>& listed, TimeMs now) {
+  for (auto it = fenced_.begin(); it != fenced_.end();) {
+    it = listed.count(it->first) ? std::next(it) : fenced_.erase(it);
   }
   for (auto it = runners_.begin(); it != runners_.end();) {
     if (listed.count(it->first)) {
@@ -188,11 +216,39 @@ void Runtime::Sync(const std::vector<json>& pods) {
   }
 }
 
+void Runtime::Fence(const std::vector<json>& pods, const std::string& message, TimeMs grace_ms) {
+  std::lock_guard<std::mutex> lock(mu_);
+  TimeMs now = options_.clock->NowMs();
+  std::set<std::string> survivors;
+  for (const auto& pod : pods) {
+    if (pod.value("/spec/nodeName"_json_pointer, std::string()) != options_.node_name) continue;
+    std::string uid = pod["metadata"].value("uid", "");
+    if (uid.empty()) continue;
+    const json* survive = pod.contains("metadata") && pod["metadata"].contains("annotations")
+                              ? &pod["metadata"]["annotations"]
+                              : nullptr;
+    if (survive && survive->value(api::types::kSurvivePartitionAnnotation, "") == "true") {
+      survivors.insert(uid);
+      continue;
+    }
+    const std::string& why = fenced_.emplace(uid, message).first->second;
+    auto it = runners_.find(uid);
+    if (it == runners_.end()) continue;  // never started here, and now it never will be
+    it->second->Adopt(pod, now);
+    it->second->Evict(api::types::kNodeFencedReason, why, std::min(grace_ms, GraceMs(pod)), now);
+  }
+  for (auto& [uid, runner] : runners_) {  // also what the cache no longer lists
+    if (survivors.count(uid)) continue;
+    const std::string& why = fenced_.emplace(uid, message).first->second;
+    runner->Evict(api::types::kNodeFencedReason, why, grace_ms, now);
+  }
+}
+
 void Runtime::CheckStorage(PodRunner* runner, const json& pod, const PodContext& ctx, TimeMs now) {
   if (runner->stopping() || now - runner->storage_checked_ms() < options_.storage_check_ms) return;
   runner->storage_checked_ms() = now;
   std::string violation = EphemeralStorageViolation(pod, ctx.pod_dir);
-  if (!violation.empty()) runner->Evict(violation, now);
+  if (!violation.empty()) runner->Evict("Evicted", violation, 0, now);
 }
 
 void Runtime::StopAll(const std::vector<json>& pods) {

@@ -13,6 +13,7 @@
 #include <memory>
 #include <mutex>
 #include <nlohmann/json.hpp>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -48,6 +49,9 @@ struct RuntimeOptions {
   uint16_t api_port = 0;
   std::string api_ca_pem;
   std::function<Result<std::string>(const nlohmann::json& pod)> service_account_token;
+  // True once the agent must fence (agent.h): Sync returns before its next pod's API writes,
+  // so that a write stalled by a partition delays the fence by at most one request.
+  std::function<bool()> offline;
 };
 
 // <data dir>/pods/<uid>: where a pod's state, logs and volumes live.
@@ -65,8 +69,16 @@ class Runtime {
   Runtime(RuntimeOptions options, client::RestClient* rest);
 
   // One pass over the pods the API shows bound to this node (`pods` may hold others; they are
-  // skipped). Pods with state on disk that are not listed are killed and cleaned up.
+  // skipped). Pods with state on disk that are not listed are killed and cleaned up first.
   void Sync(const std::vector<nlohmann::json>& pods);
+
+  // The agent's fence (agent.h): stops every pod of this node for good — SIGTERM, SIGKILL
+  // `grace_ms` later (or at its own shorter grace period) — without a word to the API, except
+  // pods annotated etna.io/survive-partition: "true", which keep running. A fenced pod, and one
+  // listed here that had not started, never starts on this node again; Sync reports it Failed
+  // with reason NodeFenced and `message` while the API still shows it. Called on every pass
+  // while the agent is fenced, which moves the stops on.
+  void Fence(const std::vector<nlohmann::json>& pods, const std::string& message, TimeMs grace_ms);
 
   // Stops every pod (SIGTERM, its grace period, SIGKILL), waiting until all have ended, and
   // reports each as Failed with reason Shutdown (the kubelet's graceful node shutdown).
@@ -92,6 +104,10 @@ class Runtime {
 
  private:
   PodRunner* RunnerFor(const std::string& uid);
+  // Sync's pass over one listed pod; under mu_.
+  void SyncPod(const nlohmann::json& pod, TimeMs now);
+  // Kills the pods not in `listed` (uids) and forgets them once stopped; under mu_.
+  void KillUnlisted(const std::set<std::string>& listed, TimeMs now);
   // Every storage_check_ms, evicts a pod over its ephemeral-storage limits (storage_limits.h).
   void CheckStorage(PodRunner* runner, const nlohmann::json& pod, const PodContext& ctx,
                     TimeMs now);
@@ -115,6 +131,7 @@ class Runtime {
   std::map<std::string, std::unique_ptr<PodRunner>> runners_;  // by pod uid
   std::map<std::string, std::string> hosts_written_;           // by pod uid
   std::map<std::string, std::string> token_written_;           // by pod uid
+  std::map<std::string, std::string> fenced_;                  // by pod uid: the fence's message
 };
 
 }  // namespace etna::agent::runtime

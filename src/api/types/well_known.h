@@ -103,5 +103,9 @@ inline constexpr char kEvictedInRunStatusField[] = "evictedInRun";
 inline constexpr char kDisruptionTargetCondition[] = "DisruptionTarget";
 // Set by the node controller on pods of a node whose lease lapsed.
 inline constexpr char kNodeLostReason[] = "NodeLost";
+// Set by an agent on the pods it stopped because it could not renew its node's Lease (its fence:
+// agent/agent.h); a pod annotated etna.io/survive-partition: "true" keeps running instead.
+inline constexpr char kNodeFencedReason[] = "NodeFenced";
+inline constexpr char kSurvivePartitionAnnotation[] = "etna.io/survive-partition";
 
 }  // namespace etna::api::types
