@@ -114,8 +114,30 @@ void DecisionApplier::Worker() {
   }
 }
 
+std::string DecisionApplier::NodeAfterLostAnswer(const BindJob& job) {
+  std::chrono::milliseconds pause{100};
+  while (true) {
+    auto pod = rest_->Get(client::Path("pods", job.ns, job.pod));
+    if (pod.ok()) {
+      if (pod->value("/metadata/uid"_json_pointer, std::string()) != job.pod_uid) return "";
+      return pod->value("/spec/nodeName"_json_pointer, std::string());
+    }
+    if (pod.status().code() == StatusCode::kNotFound) return "";
+    {
+      std::unique_lock<std::mutex> lock(mu_);
+      if (cv_.wait_for(lock, pause, [&] { return stop_; })) return job.node;
+    }
+    pause = std::min(pause * 2, std::chrono::milliseconds(2000));
+  }
+}
+
 void DecisionApplier::Bind(const BindJob& job) {
   Status s = rest_->Bind(job.ns, job.pod, job.node, job.annotations);
+  const StatusCode code = s.code();
+  if (!s.ok() && (code == StatusCode::kUnavailable || code == StatusCode::kInternal) &&
+      NodeAfterLostAnswer(job) == job.node) {
+    s = Status::Ok();  // applied: the watch confirms it; its GPUs stayed reserved meanwhile
+  }
   if (!s.ok()) {
     cache_->ForgetBinding(job.key);
     {

@@ -68,6 +68,11 @@ class DecisionApplier {
   void Worker();
   void Post(std::function<void()> work);
   void Bind(const BindJob& job);
+  // After a bind whose answer was lost (the connection broke, the server died, a timeout): reads
+  // the pod back, through another server when there is one, until it can tell whether the bind
+  // was applied. Its node then, "" when it is unbound or is another pod now; while nothing can
+  // be read the bind counts as applied, so its GPUs are never given to another pod meanwhile.
+  std::string NodeAfterLostAnswer(const BindJob& job);
   void PatchPodGroup(const std::string& key, const std::string& ns, const std::string& name,
                      const json& status);
   void Evict(const sched::EvictDecision& e);

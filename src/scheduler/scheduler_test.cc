@@ -158,6 +158,51 @@ TEST(SchedulerTest, RestartKeepsBoundPodsAndTheirGpus) {
   EXPECT_EQ(s->apply_stats().bind_failures, 0u);
 }
 
+// Forwards every request, but the answer to a bind is lost: the server applied it and died
+// before answering (the scheduler saw "Broken pipe").
+class BindAnswersLost : public client::Transport {
+ public:
+  explicit BindAnswersLost(std::unique_ptr<client::Transport> inner) : inner_(std::move(inner)) {}
+  Result<net::http::ClientResponse> Do(std::string_view method, std::string_view target,
+                                       std::string_view body,
+                                       std::string_view content_type) override {
+    auto r = inner_->Do(method, target, body, content_type);
+    if (method == "POST" && target.ends_with("/binding")) {
+      return Status::Unavailable("request: Broken pipe");
+    }
+    return r;
+  }
+  Result<int> Watch(const std::string& target,
+                    const std::function<void(std::string_view)>& on_line) override {
+    return inner_->Watch(target, on_line);
+  }
+  void Cancel() override { inner_->Cancel(); }
+  void Resume() override { inner_->Resume(); }
+
+ private:
+  std::unique_ptr<client::Transport> inner_;
+};
+
+// A bind whose answer was lost is read back, not forgotten: forgetting it freed its GPUs for
+// the next cycle before the watch showed the bind, and e2e_ha saw two pods on one GPU.
+TEST(SchedulerTest, ABindWhoseAnswerWasLostIsReadBackNotForgotten) {
+  Kit kit;
+  kit.AddNode("n1", 1);
+  kit.AddGang("a", 1, 1, 1);
+  SchedulerOptions o;
+  client::TransportFactory inner = kit.api().Factory();
+  o.transports = [inner] { return std::make_unique<BindAnswersLost>(inner()); };
+  o.period = std::chrono::milliseconds(100);
+  o.bind_workers = 1;
+  Scheduler s(std::move(o));
+  ASSERT_TRUE(s.Start().ok());
+  ASSERT_TRUE(WaitFor([&] { return s.cache().Assemble(0).snapshot.tasks.size() == 1; }));
+  ASSERT_TRUE(s.RunOnce().ok());
+  EXPECT_EQ(kit.GetPod("a-0")["spec"].value("nodeName", ""), "n1");
+  EXPECT_EQ(s.apply_stats().binds, 1u);
+  EXPECT_EQ(s.apply_stats().bind_failures, 0u) << "the applied bind was taken for a failure";
+}
+
 TEST(SchedulerTest, OtherSchedulersPodsAreIgnoredButTheirResourcesCount) {
   Kit kit;
   kit.AddNode("n1", 4);

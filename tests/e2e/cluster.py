@@ -27,12 +27,17 @@ KUBECTL = os.environ.get("KUBECTL", "kubectl")
 
 class Cluster:
     def __init__(self, etna, profile_yaml, nodes, lease_seconds=3, period="200ms",
-                 agent_args=(), node_ips=None, server_args=(), daemon_args=()):
+                 agent_args=(), node_ips=None, server_args=(), daemon_args=(),
+                 server_listen="127.0.0.1", agent_wrap=None):
         self.etna = etna
         self.server_args = list(server_args)
         self.daemon_args = list(daemon_args)  # more flags for the scheduler and controllers
         self.agent_args = list(agent_args)
         self.node_ips = dict(node_ips or {})  # node -> its InternalIP (default 127.0.0.1)
+        self.server_listen = server_listen
+        # node -> fn(cluster) giving (command prefix, kubeconfig) for its agent: e.g. `ip netns
+        # exec NS` and a kubeconfig naming the server's address as seen from there.
+        self.agent_wrap = dict(agent_wrap or {})
         self.nodes = nodes
         self.lease_seconds = lease_seconds
         self.period = period
@@ -74,13 +79,13 @@ class Cluster:
     def start_server(self):
         log = open(os.path.join(self.work, "server.log"), "ab")
         proc = subprocess.Popen([self.etna, "server", "--data-dir", self.data, "--listen",
-                                 f"127.0.0.1:{self.port or 0}"] + self.server_args,
+                                 f"{self.server_listen}:{self.port or 0}"] + self.server_args,
                                 stdout=subprocess.PIPE,
                                 stderr=log)
         for line in proc.stdout:
             log.write(line)
             log.flush()
-            m = re.search(rb"serving https://127\.0\.0\.1:(\d+)", line)
+            m = re.search(rb"serving https://[^:\s]+:(\d+)", line)
             if m:
                 self.port = int(m.group(1))
                 break
@@ -91,18 +96,21 @@ class Cluster:
         self.ca = os.path.join(self.data, "pki", "ca.crt")
         self.token = open(os.path.join(self.data, "tokens.csv")).read().split(",")[0]
 
-    def start(self, name, args):
+    def start(self, name, args, prefix=()):
         log = open(os.path.join(self.work, f"{name}.log"), "ab")
-        self.procs[name] = subprocess.Popen([self.etna] + args, stdout=log, stderr=log,
-                                            start_new_session=True)
+        self.procs[name] = subprocess.Popen(list(prefix) + [self.etna] + args, stdout=log,
+                                            stderr=log, start_new_session=True)
 
     def start_agent(self, node):
         ip = self.node_ips.get(node, "127.0.0.1")
+        prefix, kubeconfig = (self.agent_wrap[node](self) if node in self.agent_wrap
+                              else ([], self.kubeconfig))
         self.start(f"agent-{node}", [
-            "agent", "--kubeconfig", self.kubeconfig, "--node-name", node,
+            "agent", "--kubeconfig", kubeconfig, "--node-name", node,
             "--data-dir", os.path.join(self.work, "agents", node), "--listen", f"{ip}:0",
             "--profile", self.profile, "--profile-node", node,
-            "--lease-seconds", str(self.lease_seconds), "--internal-ip", ip] + self.agent_args)
+            "--lease-seconds", str(self.lease_seconds), "--internal-ip", ip] + self.agent_args,
+            prefix)
 
     def stop(self, name, sig=signal.SIGTERM):
         proc = self.procs.pop(name, None)
