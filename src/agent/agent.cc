@@ -1,6 +1,7 @@
 #include "agent/agent.h"
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -71,6 +72,55 @@ Agent::Agent(AgentOptions options) : options_(std::move(options)) {
 TimeMs Agent::FenceMarginMs() const {
   return options_.fence_margin.count() > 0 ? options_.fence_margin.count()
                                            : options_.lease_seconds * 1000LL / 4;
+}
+
+namespace {
+
+std::string XidMeaning(uint64_t xid) {
+  switch (xid) {
+    case 79:
+      return "XID 79: the GPU has fallen off the bus";
+    case 48:
+      return "XID 48: double-bit ECC error";
+    case 94:
+      return "XID 94: contained ECC error";
+    case 95:
+      return "XID 95: uncontained ECC error";
+    default:
+      return fmt::format("XID {}", xid);
+  }
+}
+
+}  // namespace
+
+void Agent::EndPodsOnBrokenGpus(const GpuHolders& holders) {
+  if (!options_.gpu_source || holders.empty()) return;
+  std::vector<GpuDevice> gpus;
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    gpus = gpus_;
+  }
+  for (const auto& [index, held_by] : holders) {
+    auto device = std::find_if(gpus.begin(), gpus.end(),
+                               [&](const GpuDevice& d) { return d.gpu.index == index; });
+    std::string why;
+    if (device == gpus.end()) {
+      why = fmt::format("GPU {} of node {} is no longer reported by {}", index, options_.node.name,
+                        options_.gpu_source->Describe());
+    } else if (!device->gpu.healthy) {
+      std::vector<std::string> xids;
+      for (uint64_t x : device->xids) xids.push_back(XidMeaning(x));
+      why = fmt::format("GPU {} ({}) of node {} is unhealthy: {}", index, device->gpu.uuid,
+                        options_.node.name,
+                        xids.empty() ? std::string("no longer healthy")
+                                     : fmt::format("{}", fmt::join(xids, "; ")));
+    } else {
+      continue;
+    }
+    for (const GpuHolder& h : held_by) {
+      runtime_->EndForGood(h.uid, "UnhealthyGPU", why + "; the pod was stopped");
+    }
+  }
 }
 
 bool Agent::FencedLocked() {
@@ -408,6 +458,7 @@ void Agent::PodLoop() {
     peer_hosts_->Retain(pods);
     pod_tokens_->Retain(pods);
     GpuHolders holders = GpuHoldersFromPods(pods);
+    EndPodsOnBrokenGpus(holders);
     lock.lock();
     holders_ = std::move(holders);
     cv_.wait_for(lock, options_.sync_period, [this] { return stop_ || pods_changed_; });

@@ -4,6 +4,9 @@
 // (`etna dev`: one per profile node), each with its own data dir; they share nothing.
 // Stop() (and the destructor) leave the containers running — a later Agent on the same data
 // dir adopts them — unless AgentOptions::stop_pods asks it to stop them first.
+// A pod holding a GPU that reports a critical XID or vanishes is failed at once (reason
+// UnhealthyGPU, the message naming the GPU and the XID) and never restarted on it; the Node
+// shows the GPU unhealthy, so nothing new lands on it.
 // Its HTTP port also serves /metrics (the GPUs' readings as dcgm-exporter writes them, each
 // attributed to the pods holding the device), /stats/summary (CPU, memory and GPUs of the node
 // and its pods: stats_summary.h), /healthz, and /readyz: ready once the Node is registered and
@@ -120,6 +123,10 @@ class Agent {
   // change. Holds mu_.
   bool FencedLocked();
   TimeMs FenceMarginMs() const;
+  // Ends for good (Runtime::EndForGood, reason UnhealthyGPU) the pods holding a GPU that turned
+  // unhealthy (a critical XID: 79 fallen off the bus, 48 double-bit ECC, ...) or that the GPU
+  // source no longer reports.
+  void EndPodsOnBrokenGpus(const GpuHolders& holders);
   void PodLoop();
   std::vector<GpuDevice> RefreshGpus();
   nlohmann::json StatsSummary();

@@ -110,6 +110,31 @@ TEST_F(AgentTest, FakeNvmlXidMakesTheGpuUnhealthy) {
       << metrics->body;
 }
 
+// A pod whose GPU reports XID 79 mid-run is stopped at once and reported Failed with reason
+// UnhealthyGPU naming the GPU and the XID; a pod on the other GPU runs on.
+TEST_F(AgentTest, APodOnAGpuThatFallsOffTheBusFailsNamingTheGpuAndTheXid) {
+  std::string xids = dir_ + "/xids";
+  std::ofstream(xids).close();
+  json config = {{"xidFile", xids},
+                 {"devices",
+                  {{{"name", "Tesla T4"}, {"uuid", "GPU-t0"}, {"memoryMiB", 15360}},
+                   {{"name", "Tesla T4"}, {"uuid", "GPU-t1"}, {"memoryMiB", 15360}}}}};
+  StartFakeNvmlAgent("t4-node", config);
+  CreatePod("on-0", "t4-node", "exec sleep 60", "OnFailure", json::array(),
+            {{api::types::kGpuIdsAnnotation, "0"}});
+  CreatePod("on-1", "t4-node", "exec sleep 60", "OnFailure", json::array(),
+            {{api::types::kGpuIdsAnnotation, "1"}});
+  ASSERT_TRUE(WaitFor([&] { return Phase("on-0") == "Running" && Phase("on-1") == "Running"; }));
+  std::ofstream(xids, std::ios::app) << "1 79\n";
+  ASSERT_TRUE(WaitFor([&] { return Phase("on-1") == "Failed"; }));
+  json status = Pod("on-1")["status"];
+  EXPECT_EQ(status.value("reason", ""), "UnhealthyGPU");
+  std::string message = status.value("message", "");
+  EXPECT_NE(message.find("GPU 1 (GPU-t1)"), std::string::npos) << message;
+  EXPECT_NE(message.find("XID 79: the GPU has fallen off the bus"), std::string::npos) << message;
+  EXPECT_EQ(Phase("on-0"), "Running");
+}
+
 // GET `path` on the agent's port: the status, then the body.
 std::pair<int, std::string> AgentGet(const Agent& agent, const std::string& path) {
   net::http::ClientOptions http;

@@ -165,7 +165,7 @@ void Runtime::SyncPod(const json& pod, TimeMs now) {
         Remove(runner);
         hosts_written_.erase(uid);
         token_written_.erase(uid);
-        fenced_.erase(uid);
+        ended_.erase(uid);
         runners_.erase(uid);
       }
     }
@@ -179,10 +179,10 @@ void Runtime::SyncPod(const json& pod, TimeMs now) {
     runner->Stop(GraceMs(pod), now);
     return;
   }
-  if (auto fenced = fenced_.find(uid); fenced != fenced_.end()) {
-    // Stopped (or never started) while the node was cut off: it never runs here again.
+  if (auto ended = ended_.find(uid); ended != ended_.end()) {
+    // Stopped (or never started) for good: fenced while the node was cut off, or its GPU broke.
     runner->Adopt(pod, now);
-    runner->Evict(api::types::kNodeFencedReason, fenced->second, 0, now);
+    runner->Evict(ended->second.reason, ended->second.message, 0, now);
     Report(runner, pod, ctx, now);
     return;
   }
@@ -196,8 +196,8 @@ void Runtime::SyncPod(const json& pod, TimeMs now) {
 }
 
 void Runtime::KillUnlisted(const std::set<std::string>& listed, TimeMs now) {
-  for (auto it = fenced_.begin(); it != fenced_.end();) {
-    it = listed.count(it->first) ? std::next(it) : fenced_.erase(it);
+  for (auto it = ended_.begin(); it != ended_.end();) {
+    it = listed.count(it->first) ? std::next(it) : ended_.erase(it);
   }
   for (auto it = runners_.begin(); it != runners_.end();) {
     if (listed.count(it->first)) {
@@ -231,7 +231,9 @@ void Runtime::Fence(const std::vector<json>& pods, const std::string& message, T
       survivors.insert(uid);
       continue;
     }
-    const std::string& why = fenced_.emplace(uid, message).first->second;
+    const std::string& why =
+        ended_.emplace(uid, EndedForGood{api::types::kNodeFencedReason, message})
+            .first->second.message;
     auto it = runners_.find(uid);
     if (it == runners_.end()) continue;  // never started here, and now it never will be
     it->second->Adopt(pod, now);
@@ -239,9 +241,17 @@ void Runtime::Fence(const std::vector<json>& pods, const std::string& message, T
   }
   for (auto& [uid, runner] : runners_) {  // also what the cache no longer lists
     if (survivors.count(uid)) continue;
-    const std::string& why = fenced_.emplace(uid, message).first->second;
+    const std::string& why =
+        ended_.emplace(uid, EndedForGood{api::types::kNodeFencedReason, message})
+            .first->second.message;
     runner->Evict(api::types::kNodeFencedReason, why, grace_ms, now);
   }
+}
+
+void Runtime::EndForGood(const std::string& uid, const std::string& reason,
+                         const std::string& message) {
+  std::lock_guard<std::mutex> lock(mu_);
+  ended_.emplace(uid, EndedForGood{reason, message});
 }
 
 void Runtime::CheckStorage(PodRunner* runner, const json& pod, const PodContext& ctx, TimeMs now) {

@@ -80,6 +80,10 @@ class Runtime {
   // while the agent is fenced, which moves the stops on.
   void Fence(const std::vector<nlohmann::json>& pods, const std::string& message, TimeMs grace_ms);
 
+  // Ends pod `uid` for good at the next Sync: killed at once, never started again, reported
+  // Failed with `reason` and `message` (a GPU it holds broke: agent.h).
+  void EndForGood(const std::string& uid, const std::string& reason, const std::string& message);
+
   // Stops every pod (SIGTERM, its grace period, SIGKILL), waiting until all have ended, and
   // reports each as Failed with reason Shutdown (the kubelet's graceful node shutdown).
   // `pods`: the API's view, for the grace periods. For `etna dev` and `--drain-on-stop`.
@@ -131,7 +135,11 @@ class Runtime {
   std::map<std::string, std::unique_ptr<PodRunner>> runners_;  // by pod uid
   std::map<std::string, std::string> hosts_written_;           // by pod uid
   std::map<std::string, std::string> token_written_;           // by pod uid
-  std::map<std::string, std::string> fenced_;                  // by pod uid: the fence's message
+  struct EndedForGood {
+    std::string reason, message;
+  };
+  // By pod uid: pods stopped for good by the node (its fence, a broken GPU); never started again.
+  std::map<std::string, EndedForGood> ended_;
 };
 
 }  // namespace etna::agent::runtime
