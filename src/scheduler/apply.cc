@@ -60,6 +60,7 @@ DecisionApplier::~DecisionApplier() {
     stop_ = true;
   }
   cv_.notify_all();
+  stop_cv_.notify_all();
   for (auto& w : workers_) w.join();
 }
 
@@ -125,7 +126,7 @@ std::string DecisionApplier::NodeAfterLostAnswer(const BindJob& job) {
     if (pod.status().code() == StatusCode::kNotFound) return "";
     {
       std::unique_lock<std::mutex> lock(mu_);
-      if (cv_.wait_for(lock, pause, [&] { return stop_; })) return job.node;
+      if (stop_cv_.wait_for(lock, pause, [&] { return stop_; })) return job.node;
     }
     pause = std::min(pause * 2, std::chrono::milliseconds(2000));
   }

@@ -84,6 +84,8 @@ class DecisionApplier {
   EventRecorder* events_;
   mutable std::mutex mu_;
   std::condition_variable cv_;
+  // Ends NodeAfterLostAnswer's pauses; not cv_, whose notify_one (Post) must reach a worker.
+  std::condition_variable stop_cv_;
   std::deque<std::function<void()>> work_;
   size_t active_ = 0;
   bool stop_ = false;

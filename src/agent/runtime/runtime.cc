@@ -231,20 +231,18 @@ void Runtime::Fence(const std::vector<json>& pods, const std::string& message, T
       survivors.insert(uid);
       continue;
     }
-    const std::string& why =
-        ended_.emplace(uid, EndedForGood{api::types::kNodeFencedReason, message})
-            .first->second.message;
+    const EndedForGood& why =
+        ended_.emplace(uid, EndedForGood{api::types::kNodeFencedReason, message}).first->second;
     auto it = runners_.find(uid);
     if (it == runners_.end()) continue;  // never started here, and now it never will be
     it->second->Adopt(pod, now);
-    it->second->Evict(api::types::kNodeFencedReason, why, std::min(grace_ms, GraceMs(pod)), now);
+    it->second->Evict(why.reason, why.message, std::min(grace_ms, GraceMs(pod)), now);
   }
   for (auto& [uid, runner] : runners_) {  // also what the cache no longer lists
     if (survivors.count(uid)) continue;
-    const std::string& why =
-        ended_.emplace(uid, EndedForGood{api::types::kNodeFencedReason, message})
-            .first->second.message;
-    runner->Evict(api::types::kNodeFencedReason, why, grace_ms, now);
+    const EndedForGood& why =
+        ended_.emplace(uid, EndedForGood{api::types::kNodeFencedReason, message}).first->second;
+    runner->Evict(why.reason, why.message, grace_ms, now);
   }
 }
 
