@@ -29,16 +29,28 @@ Status NodeLifecycleController::Reconcile(const std::string& key) {
   auto node = nodes_->Get("", name);
   if (!node) {
     metrics().RemoveNode(name);
+    std::lock_guard lock(observed_mu_);
+    observed_.erase(name);
     return Status::Ok();
   }
   metrics().SetNodeReady(name, types::Node(*node).ReadyStatus());
   ETNA_RETURN_IF_ERROR(Drain(*node));
   auto lease = leases_->Get(wk::kNodeLeaseNamespace, name);
   if (!lease) return Status::Ok();
-  auto renewed = ParseRfc3339(types::String(*lease, {"spec", "renewTime"}));
-  if (!renewed) renewed = ParseRfc3339(types::String(*lease, {"spec", "acquireTime"}));
-  if (!renewed) return Status::Ok();
-  TimeMs due = *renewed + types::Integer(*lease, {"spec", "leaseDurationSeconds"}, 40) * 1000 +
+  std::string renewed = types::String(*lease, {"spec", "renewTime"});
+  if (renewed.empty()) renewed = types::String(*lease, {"spec", "acquireTime"});
+  if (!ParseRfc3339(renewed)) return Status::Ok();
+  // Counted from when this controller saw the renewal, on its own clock (kube's
+  // node-lifecycle-controller does the same): a node whose clock is off is not lost for it, and
+  // after a restart or a failover of this controller every node gets a whole lease and grace.
+  TimeMs seen;
+  {
+    std::lock_guard lock(observed_mu_);
+    Observed& o = observed_[name];
+    if (o.renew_time != renewed) o = Observed{renewed, clock().NowMs()};
+    seen = o.at_ms;
+  }
+  TimeMs due = seen + types::Integer(*lease, {"spec", "leaseDurationSeconds"}, 40) * 1000 +
                lease_grace_.count();
   if (clock().NowMs() < due) {
     queue().AddAt(key, due);

@@ -345,6 +345,7 @@ TEST_F(NodeTest, LostPodIsMarkedFailedWithNodeLost) {
               {"spec", {{"containers", {Container()}}}}});
   Bind("p", "n2");
   SetPhase("p", "Running");
+  Sync();  // the controller sees the lease renewed now
   clock_.Advance(5'000);
   // The finalizer keeps the deleted pod visible: it was failed with NodeLost first.
   Sync();
@@ -353,6 +354,34 @@ TEST_F(NodeTest, LostPodIsMarkedFailedWithNodeLost) {
   EXPECT_EQ(p->value("/status/reason"_json_pointer, std::string()), "NodeLost");
   EXPECT_EQ(p->value("/status/phase"_json_pointer, std::string()), "Failed");
   EXPECT_TRUE(p->contains("/metadata/deletionTimestamp"_json_pointer));
+}
+
+// A node whose clock runs an hour behind renews its Lease with renewTimes an hour old: it is
+// judged by when the controller saw each renewal, so it stays Ready while it renews and is lost
+// a lease and grace after it stops.
+TEST_F(NodeTest, ANodeWithAClockAnHourBehindIsJudgedByWhenItsRenewalsAreSeen) {
+  MakeNode("skewed");
+  const TimeMs hour = 3'600'000;
+  auto renew = [&] {
+    ASSERT_TRUE(
+        rest()
+            .MergePatch(client::Path("leases", api::types::kNodeLeaseNamespace, "skewed"),
+                        {{"spec", {{"renewTime", FormatRfc3339Micro(clock_.NowMs() - hour)}}}})
+            .ok());
+  };
+  renew();
+  Make({"node"});
+  Sync();
+  EXPECT_EQ(Ready(NodeObject("skewed")), "True");
+  for (int i = 0; i < 4; ++i) {  // renewing every 0.5 s (lease 1 s, grace 0.5 s)
+    clock_.Advance(500);
+    renew();
+    Sync();
+    EXPECT_EQ(Ready(NodeObject("skewed")), "True") << "renewal " << i;
+  }
+  clock_.Advance(2'000);  // it stopped renewing
+  Sync();
+  EXPECT_EQ(Ready(NodeObject("skewed")), "Unknown");
 }
 
 TEST_F(NodeTest, DrainCordonsAndEvictsWithTheReason) {
