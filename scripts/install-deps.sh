@@ -17,6 +17,9 @@ PACKAGES=(
   # The etcd store (docs/ha.md): etcd's v3 gRPC API through Debian's gRPC, and etcd itself for
   # the tests and `etna server --etcd-servers`.
   libgrpc++-dev libprotobuf-dev protobuf-compiler protobuf-compiler-grpc etcd-server etcd-client
+  # Fault tests (issue 17): network namespaces and veth pairs (e2e_partition), a small tmpfs
+  # mounted under the server (e2e_disk_full).
+  iproute2 mount
 )
 # kubectl: keep one that is installed (e.g. google-cloud-cli's dispatcher); else Debian's 1.20.
 if ! command -v kubectl >/dev/null 2>&1; then

@@ -148,10 +148,11 @@ int RunNode(Invocation& inv) {
   std::string gpu_source = options.gpu_source ? options.gpu_source->Describe() : "none";
   client::KubeConfig kc = *config;
   // A request stalled by a partition holds the pod loop: it may not outlast half the fence
-  // margin, so the fence still goes up before the node controller declares the pods lost.
+  // margin (at least a second: shorter fails requests on a busy machine), so the fence still
+  // goes up before the node controller declares the pods lost.
   const std::chrono::milliseconds margin =
       fence_margin.count() > 0 ? fence_margin : std::chrono::milliseconds(*lease_seconds * 250);
-  kc.timeout = std::min(kc.timeout, margin / 2);
+  kc.timeout = std::min(kc.timeout, std::max(margin / 2, std::chrono::milliseconds(1000)));
   options.transports = [kc] { return client::MakeHttpTransport(kc); };
   options.data_dir = f.data_dir;
   options.listen = f.listen;

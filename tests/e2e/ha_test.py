@@ -67,8 +67,11 @@ class HaCluster(Cluster):
     and tokens) before any daemon starts, and whose daemons and agents get both URLs."""
 
     def __init__(self, etna, etcd, **kwargs):
+        # Node leases of 10 s: the agents ride out server A's and an etcd member's deaths on
+        # server B without fencing their pods (with 3 s they fence at 2.25 s, which a loaded
+        # 2-core machine can take to fail over).
         super().__init__(etna, h100_profile(len(NODES)), NODES, server_args=etcd.client_flags(),
-                         **kwargs)
+                         lease_seconds=10, **kwargs)
         self.etcd = etcd
         self.port_b = free_port()
 

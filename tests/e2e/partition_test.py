@@ -119,9 +119,11 @@ def main():
             check(old and new, f"both copies wrote: {runs}")
             check(old[1] < new[0], f"the copies overlapped: old ran until {old[1]:.2f}, "
                   f"the new one from {new[0]:.2f}")
-            log = open(os.path.join(c.work, f"agent-{cut_node}.log")).read()
-            check("fenced: no lease renewal" in log, "the cut agent did not log its fence")
-            check("renewed again" in log, "the cut agent did not log its return")
+            log_path = os.path.join(c.work, f"agent-{cut_node}.log")
+            check("fenced: no lease renewal" in open(log_path).read(),
+                  "the cut agent did not log its fence")
+            c.wait(lambda: "renewed again" in open(log_path).read(),
+                   "the cut agent logging its return", timeout=30)
             print(f"PARTITION cut_to_fence_s={old[1] - cut_at:.2f} "
                   f"cut_to_replaced_s={moved_at - cut_at:.2f} gap_s={new[0] - old[1]:.2f}")
     finally:
