@@ -34,37 +34,42 @@ class Partition {
   }
 
  private:
-  class Cuttable : public client::Transport {
+  class Cuttable : public client::ForwardingTransport {
    public:
     Cuttable(Partition* p, std::unique_ptr<client::Transport> inner)
-        : p_(p), inner_(std::move(inner)) {
+        : ForwardingTransport(std::move(inner)), p_(p) {
       std::lock_guard lock(p_->mu_);
-      p_->open_.insert(inner_.get());
-      if (p_->cut_) inner_->Cancel();
+      p_->open_.insert(&this->inner());
+      if (p_->cut_) this->inner().Cancel();
     }
     ~Cuttable() override {
       std::lock_guard lock(p_->mu_);
-      p_->open_.erase(inner_.get());
+      p_->open_.erase(&inner());
     }
     Result<net::http::ClientResponse> Do(std::string_view method, std::string_view target,
                                          std::string_view body,
                                          std::string_view content_type) override {
       if (p_->cut_) return Status::Unavailable("partitioned");
-      return inner_->Do(method, target, body, content_type);
+      return ForwardingTransport::Do(method, target, body, content_type);
+    }
+    Result<net::http::ClientResponse> DoWithHeaders(
+        std::string_view method, std::string_view target, std::string_view body,
+        std::string_view content_type,
+        const std::vector<std::pair<std::string, std::string>>& headers) override {
+      if (p_->cut_) return Status::Unavailable("partitioned");
+      return ForwardingTransport::DoWithHeaders(method, target, body, content_type, headers);
     }
     Result<int> Watch(const std::string& target,
                       const std::function<void(std::string_view)>& on_line) override {
       if (p_->cut_) return Status::Unavailable("partitioned");
-      return inner_->Watch(target, on_line);
+      return ForwardingTransport::Watch(target, on_line);
     }
-    void Cancel() override { inner_->Cancel(); }
     void Resume() override {
-      if (!p_->cut_) inner_->Resume();
+      if (!p_->cut_) ForwardingTransport::Resume();
     }
 
    private:
     Partition* p_;
-    std::unique_ptr<client::Transport> inner_;
   };
 
   std::mutex mu_;

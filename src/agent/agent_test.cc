@@ -74,13 +74,7 @@ TEST_F(AgentTest, RegistersANodeFromTheProfile) {
 }
 
 TEST_F(AgentTest, FakeNvmlXidMakesTheGpuUnhealthy) {
-  std::string xids = dir_ + "/xids";
-  std::ofstream(xids).close();
-  json config = {{"xidFile", xids},
-                 {"devices",
-                  {{{"name", "Tesla T4"}, {"uuid", "GPU-t0"}, {"memoryMiB", 15360}},
-                   {{"name", "Tesla T4"}, {"uuid", "GPU-t1"}, {"memoryMiB", 15360}}}}};
-  StartFakeNvmlAgent("t4-node", config);
+  const std::string xids = StartTwoT4Node();
   json n = Node("t4-node");
   EXPECT_EQ(n["metadata"]["labels"][api::types::kGpuModelLabel], "Tesla-T4");
   EXPECT_EQ(n["status"]["allocatable"]["nvidia.com/gpu"], "2");
@@ -113,13 +107,7 @@ TEST_F(AgentTest, FakeNvmlXidMakesTheGpuUnhealthy) {
 // A pod whose GPU reports XID 79 mid-run is stopped at once and reported Failed with reason
 // UnhealthyGPU naming the GPU and the XID; a pod on the other GPU runs on.
 TEST_F(AgentTest, APodOnAGpuThatFallsOffTheBusFailsNamingTheGpuAndTheXid) {
-  std::string xids = dir_ + "/xids";
-  std::ofstream(xids).close();
-  json config = {{"xidFile", xids},
-                 {"devices",
-                  {{{"name", "Tesla T4"}, {"uuid", "GPU-t0"}, {"memoryMiB", 15360}},
-                   {{"name", "Tesla T4"}, {"uuid", "GPU-t1"}, {"memoryMiB", 15360}}}}};
-  StartFakeNvmlAgent("t4-node", config);
+  const std::string xids = StartTwoT4Node();
   CreatePod("on-0", "t4-node", "exec sleep 60", "OnFailure", json::array(),
             {{api::types::kGpuIdsAnnotation, "0"}});
   CreatePod("on-1", "t4-node", "exec sleep 60", "OnFailure", json::array(),

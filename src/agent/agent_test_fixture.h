@@ -121,6 +121,19 @@ class AgentTest : public ::testing::Test {
     StartAgent(std::move(o));
   }
 
+  // Node t4-node over the fake NVML with GPUs GPU-t0 and GPU-t1; returns its XID file (append
+  // "<index> <xid>" lines to inject XIDs).
+  std::string StartTwoT4Node() {
+    std::string xids = dir_ + "/xids";
+    std::ofstream(xids).close();
+    json config = {{"xidFile", xids},
+                   {"devices",
+                    {{{"name", "Tesla T4"}, {"uuid", "GPU-t0"}, {"memoryMiB", 15360}},
+                     {{"name", "Tesla T4"}, {"uuid", "GPU-t1"}, {"memoryMiB", 15360}}}}};
+    StartFakeNvmlAgent("t4-node", config);
+    return xids;
+  }
+
   json Node(const std::string& name) {
     auto n = api_.rest().Get(client::Path("nodes", "", name));
     return n.ok() ? *n : json();

@@ -296,30 +296,24 @@ class InProcessTransport : public Transport {
 }  // namespace
 
 // See MakeGatedTransport.
-class GatedTransport : public Transport {
+class GatedTransport : public ForwardingTransport {
  public:
   GatedTransport(std::unique_ptr<Transport> inner, const std::atomic<bool>* open)
-      : inner_(std::move(inner)), open_(open) {}
+      : ForwardingTransport(std::move(inner)), open_(open) {}
 
   Result<net::http::ClientResponse> Do(std::string_view method, std::string_view target,
                                        std::string_view body,
                                        std::string_view content_type) override {
     ETNA_RETURN_IF_ERROR(Check(method, target));
-    return inner_->Do(method, target, body, content_type);
+    return ForwardingTransport::Do(method, target, body, content_type);
   }
   Result<net::http::ClientResponse> DoWithHeaders(
       std::string_view method, std::string_view target, std::string_view body,
       std::string_view content_type,
       const std::vector<std::pair<std::string, std::string>>& headers) override {
     ETNA_RETURN_IF_ERROR(Check(method, target));
-    return inner_->DoWithHeaders(method, target, body, content_type, headers);
+    return ForwardingTransport::DoWithHeaders(method, target, body, content_type, headers);
   }
-  Result<int> Watch(const std::string& target,
-                    const std::function<void(std::string_view)>& on_line) override {
-    return inner_->Watch(target, on_line);
-  }
-  void Cancel() override { inner_->Cancel(); }
-  void Resume() override { inner_->Resume(); }
 
  private:
   Status Check(std::string_view method, std::string_view target) const {
@@ -328,7 +322,6 @@ class GatedTransport : public Transport {
         "{} {}: not sent, this process does not hold its leader Lease", method, target));
   }
 
-  std::unique_ptr<Transport> inner_;
   const std::atomic<bool>* open_;
 };
 

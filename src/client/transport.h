@@ -45,6 +45,36 @@ class Transport {
   virtual void Resume() = 0;
 };
 
+// Passes every call to `inner`: the base of wrappers that change one part (a write gate, a test's
+// cut network or lost answer).
+class ForwardingTransport : public Transport {
+ public:
+  explicit ForwardingTransport(std::unique_ptr<Transport> inner) : inner_(std::move(inner)) {}
+  Result<net::http::ClientResponse> Do(std::string_view method, std::string_view target,
+                                       std::string_view body,
+                                       std::string_view content_type) override {
+    return inner_->Do(method, target, body, content_type);
+  }
+  Result<net::http::ClientResponse> DoWithHeaders(
+      std::string_view method, std::string_view target, std::string_view body,
+      std::string_view content_type,
+      const std::vector<std::pair<std::string, std::string>>& headers) override {
+    return inner_->DoWithHeaders(method, target, body, content_type, headers);
+  }
+  Result<int> Watch(const std::string& target,
+                    const std::function<void(std::string_view)>& on_line) override {
+    return inner_->Watch(target, on_line);
+  }
+  void Cancel() override { inner_->Cancel(); }
+  void Resume() override { inner_->Resume(); }
+
+ protected:
+  Transport& inner() { return *inner_; }
+
+ private:
+  std::unique_ptr<Transport> inner_;
+};
+
 // Makes a fresh transport: each informer (one watch at a time) takes its own.
 using TransportFactory = std::function<std::unique_ptr<Transport>()>;
 

@@ -160,27 +160,18 @@ TEST(SchedulerTest, RestartKeepsBoundPodsAndTheirGpus) {
 
 // Forwards every request, but the answer to a bind is lost: the server applied it and died
 // before answering (the scheduler saw "Broken pipe").
-class BindAnswersLost : public client::Transport {
+class BindAnswersLost : public client::ForwardingTransport {
  public:
-  explicit BindAnswersLost(std::unique_ptr<client::Transport> inner) : inner_(std::move(inner)) {}
+  using ForwardingTransport::ForwardingTransport;
   Result<net::http::ClientResponse> Do(std::string_view method, std::string_view target,
                                        std::string_view body,
                                        std::string_view content_type) override {
-    auto r = inner_->Do(method, target, body, content_type);
+    auto r = ForwardingTransport::Do(method, target, body, content_type);
     if (method == "POST" && target.ends_with("/binding")) {
       return Status::Unavailable("request: Broken pipe");
     }
     return r;
   }
-  Result<int> Watch(const std::string& target,
-                    const std::function<void(std::string_view)>& on_line) override {
-    return inner_->Watch(target, on_line);
-  }
-  void Cancel() override { inner_->Cancel(); }
-  void Resume() override { inner_->Resume(); }
-
- private:
-  std::unique_ptr<client::Transport> inner_;
 };
 
 // A bind whose answer was lost is read back, not forgotten: forgetting it freed its GPUs for
