@@ -3,7 +3,7 @@ BUILD ?= build
 ASAN_BUILD ?= build-asan
 JOBS ?= $(shell nproc)
 
-.PHONY: deps build demo test test-core-asan fuzz fuzz-smoke bench bench-api bench-e2e bench-autoscale bench-runtime bench-openb bench-slurm format clean
+.PHONY: deps build demo test test-core-asan fuzz fuzz-smoke bench bench-api bench-e2e bench-autoscale bench-runtime bench-hostile bench-openb bench-slurm format clean
 
 deps:
 	@scripts/install-deps.sh
@@ -56,6 +56,12 @@ bench-e2e: build
 # process runtime.
 bench-runtime: build
 	/usr/bin/python3 bench/runtime_bench.py $(BUILD)/src/cli/etna $(ARGS)
+
+# One `etna server` attacked in turn (slowloris, header and body floods, 10,000 idle watches, a
+# watch that never reads) while a well-behaved client measures its p99; prints BENCH hostile
+# lines with the server's peak RSS. ARGS: e.g. ARGS='--seconds 10 --watches 2000'.
+bench-hostile: build
+	/usr/bin/python3 bench/hostile_bench.py $(BUILD)/src/cli/etna $(ARGS)
 
 # Replays the openb trace with every policy (seeds 42-51) and compares with the FGD paper.
 # `etna dev` in process with 200 Deployments of 1-20 GPU replicas, each with an HPA on its

@@ -18,8 +18,8 @@ PACKAGES=(
   # the tests and `etna server --etcd-servers`.
   libgrpc++-dev libprotobuf-dev protobuf-compiler protobuf-compiler-grpc etcd-server etcd-client
   # Fault tests (issue 17): network namespaces and veth pairs (e2e_partition), a small tmpfs
-  # mounted under the server (e2e_disk_full).
-  iproute2 mount
+  # mounted under the server (e2e_disk_full), an agent whose wall clock steps (e2e_clock).
+  iproute2 mount faketime
 )
 # kubectl: keep one that is installed (e.g. google-cloud-cli's dispatcher); else Debian's 1.20.
 if ! command -v kubectl >/dev/null 2>&1; then

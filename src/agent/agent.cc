@@ -19,6 +19,7 @@
 #include "api/types/well_known.h"
 #include "client/informer.h"
 #include "client/rest.h"
+#include "common/clock_steps.h"
 #include "common/strings.h"
 #include "net/http/server.h"
 
@@ -188,7 +189,7 @@ nlohmann::json Agent::StatsSummary() {
   bool stale = false;
   {
     std::lock_guard<std::mutex> lock(mu_);
-    stale = now - gpus_read_ms_ >= 1000;
+    stale = AgedOut(now, gpus_read_ms_, 1000);
   }
   // Measured readings (NVML) are taken anew at most once a second; simulated ones follow the
   // holders and their files at every call.

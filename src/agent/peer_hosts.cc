@@ -5,6 +5,7 @@
 #include <set>
 
 #include "api/types/well_known.h"
+#include "common/clock_steps.h"
 #include "common/strings.h"
 
 namespace etna::agent {
@@ -87,7 +88,7 @@ std::vector<HostEntry> PeerHostEntries(const json& pod, const std::vector<json>&
 const std::vector<json>& PeerHosts::Read(Listed& cached, const std::string& path,
                                          const std::string& query, TimeMs max_age_ms) {
   TimeMs now = clock_->NowMs();
-  if (cached.ever && now - cached.read_ms < std::min(max_age_ms, cached.max_age_ms)) {
+  if (cached.ever && !AgedOut(now, cached.read_ms, std::min(max_age_ms, cached.max_age_ms))) {
     return cached.items;
   }
   auto listed = rest_->List(path, query);
@@ -105,7 +106,7 @@ std::map<std::string, std::string> PeerHosts::NodeIps(const std::vector<json>& p
     std::string node = Str(peer, "/spec/nodeName"_json_pointer);
     if (node.empty() || out.count(node)) continue;
     auto& [ip, read_ms] = node_ips_[node];
-    if (ip.empty() || now - read_ms >= kNodeIpMaxAgeMs) {
+    if (ip.empty() || AgedOut(now, read_ms, kNodeIpMaxAgeMs)) {
       auto got = rest_->Get(client::Path("nodes", "", node));
       if (got.ok()) ip = InternalIp(*got);
       read_ms = now;

@@ -4,6 +4,8 @@
 
 #include <set>
 
+#include "common/clock_steps.h"
+
 namespace etna::agent {
 
 using nlohmann::json;
@@ -13,7 +15,9 @@ Result<std::string> PodTokens::For(const json& pod) {
   const std::string uid = meta.value("uid", "");
   const TimeMs now = clock_->NowMs();
   Held& held = held_[uid];
-  if (!held.token.empty() && now < held.renew_ms) return held.token;
+  // Ages, not wall-clock deadlines (AgedOut): a clock stepped back an hour must not keep a
+  // token past its expiry.
+  if (!held.token.empty() && !AgedOut(now, held.asked_ms, held.ask_every_ms)) return held.token;
   const std::string ns = meta.value("namespace", "");
   const std::string account =
       pod.value("/spec/serviceAccountName"_json_pointer, std::string("default"));
@@ -28,13 +32,16 @@ Result<std::string> PodTokens::For(const json& pod) {
                       {"uid", uid}}}}}};
   auto made = rest_->Create(client::Path("serviceaccounts", ns, account) + "/token", request);
   if (!made.ok()) {
-    held.renew_ms = now + 10'000;
-    if (!held.token.empty() && now < held.expires_ms) return held.token;
+    held.asked_ms = now;
+    held.ask_every_ms = 10'000;
+    if (!held.token.empty() && !AgedOut(now, held.issued_ms, kLifetimeSeconds * 1000)) {
+      return held.token;
+    }
     return made.status().WithContext(fmt::format("a token for ServiceAccount {}/{}", ns, account));
   }
   held.token = made->value("/status/token"_json_pointer, std::string());
-  held.expires_ms = now + kLifetimeSeconds * 1000;
-  held.renew_ms = now + kLifetimeSeconds * 800;
+  held.issued_ms = held.asked_ms = now;
+  held.ask_every_ms = kLifetimeSeconds * 800;
   return held.token;
 }
 

@@ -31,8 +31,9 @@ class PodTokens {
  private:
   struct Held {
     std::string token;
-    TimeMs renew_ms = 0;    // when to ask again
-    TimeMs expires_ms = 0;  // when it stops working
+    TimeMs issued_ms = 0;  // when `token` was issued
+    TimeMs asked_ms = 0;   // when one was last asked for
+    TimeMs ask_every_ms = 0;
   };
   client::RestClient* rest_;
   const Clock* clock_;

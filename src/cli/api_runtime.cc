@@ -78,6 +78,9 @@ Result<std::unique_ptr<ApiRuntime>> ApiRuntime::Start(const ApiRuntimeOptions& o
   http_options.listen = options.listen;
   if (options.tls) http_options.tls = files->certificates.serving;
   api::server::ApiServer* api = rt->api_.get();
+  http_options.screen_large_body = [api](const net::http::Request& head) {
+    return api->ScreenLargeBody(head);
+  };
   rt->http_ = std::make_unique<net::http::HttpServer>(
       http_options, [api](const net::http::Request& r) { return api->Handle(r); });
   if (Status st = rt->http_->Start(); !st.ok()) return st;

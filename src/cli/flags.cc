@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 #include <signal.h>
+#include <sys/resource.h>
 
 #include "common/strings.h"
 #include "common/time.h"
@@ -15,6 +16,17 @@ Result<std::chrono::milliseconds> ParseDuration(const std::string& text) {
         fmt::format("\"{}\" is not a duration such as 500ms, 2s or 1m", text));
   }
   return std::chrono::milliseconds(CeilMilliseconds(*d));
+}
+
+unsigned long RaiseOpenFileLimit() {
+  rlimit limit{};
+  if (getrlimit(RLIMIT_NOFILE, &limit) != 0) return 0;
+  if (limit.rlim_cur < limit.rlim_max) {
+    rlimit raised = limit;
+    raised.rlim_cur = limit.rlim_max;
+    if (setrlimit(RLIMIT_NOFILE, &raised) == 0) limit = raised;
+  }
+  return static_cast<unsigned long>(limit.rlim_cur);
 }
 
 Result<bool> ParseBoolFlag(const std::string& text) {

@@ -1,6 +1,7 @@
 // What the daemon subcommands (server, dev, scheduler, controllers, agent) share besides their
 // flags (declared with cli/kit/command.h): a positive duration flag, a true/false flag, a time
-// zone flag, the host of a --listen address, and waiting for the signal that stops them.
+// zone flag, the host of a --listen address, waiting for the signal that stops them, and the
+// open-file limit they raise.
 // Stateless functions.
 #pragma once
 
@@ -26,6 +27,10 @@ Result<TimeZone> ParseTimeZone(const std::string& text);
 
 // The host of a --listen HOST:PORT value ("127.0.0.1:8080" → "127.0.0.1").
 std::string HostOf(const std::string& listen);
+
+// Raises the soft limit on open files to the hard limit (as Go programs and kube-apiserver do):
+// a server holding 10,000 watches needs more than the usual 1,024. Returns the soft limit now.
+unsigned long RaiseOpenFileLimit();
 
 // Blocks SIGINT and SIGTERM in the calling thread (call before starting threads, so every
 // thread inherits the mask) and, in WaitForStopSignal, returns the name of the one that came.

@@ -5,6 +5,8 @@
 #include <utility>
 #include <vector>
 
+#include "cli/flags.h"
+
 namespace etna::cli {
 int RunSim(int argc, char** argv);
 int RunServer(int argc, char** argv);
@@ -56,6 +58,10 @@ int main(int argc, char** argv) {
   if (cmd == "version" || cmd == "--version") {
     std::printf("etna 0.1.0\n");
     return 0;
+  }
+  if (cmd == "server" || cmd == "dev" || cmd == "scheduler" || cmd == "controllers" ||
+      cmd == "agent") {
+    etna::cli::RaiseOpenFileLimit();  // watches and connections by the thousand
   }
   if (cmd == "sim") return etna::cli::RunSim(argc - 1, argv + 1);
   if (cmd == "server") return etna::cli::RunServer(argc - 1, argv + 1);

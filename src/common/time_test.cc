@@ -2,6 +2,8 @@
 
 #include <gtest/gtest.h>
 
+#include "common/clock_steps.h"
+
 namespace etna {
 namespace {
 
@@ -11,6 +13,29 @@ using std::chrono::milliseconds;
 using std::chrono::minutes;
 using std::chrono::nanoseconds;
 using std::chrono::seconds;
+
+TEST(ClockStepDetectorTest, AStepIsTheWallClocksMoveBeyondTheMonotonicOnes) {
+  FakeClock wall(1'800'000'000'000);
+  FakeClock monotonic(5'000);
+  ClockStepDetector steps(&wall, &monotonic);
+  wall.Advance(5'000);
+  monotonic.Advance(5'000);
+  EXPECT_EQ(steps.Step(), 0);  // time passing is no step
+  wall.Advance(3'600'000 + 200);
+  monotonic.Advance(200);
+  EXPECT_EQ(steps.Step(), 3'600'000);
+  EXPECT_EQ(steps.Step(), 0);  // reported once
+  wall.Advance(-7'200'000);
+  EXPECT_EQ(steps.Step(), -7'200'000);
+  wall.Advance(300);  // drift under the threshold
+  EXPECT_EQ(steps.Step(), 0);
+}
+
+TEST(AgedOutTest, ATimeAheadOfNowIsOld) {
+  EXPECT_FALSE(AgedOut(10'000, 9'500, 1'000));
+  EXPECT_TRUE(AgedOut(10'000, 9'000, 1'000));
+  EXPECT_TRUE(AgedOut(10'000, 10'000 + 3'600'000, 1'000));  // read before a step back
+}
 
 TEST(ParseGoDurationTest, AcceptsGoSyntax) {
   EXPECT_EQ(*ParseGoDuration("300ms"), milliseconds(300));

@@ -206,12 +206,13 @@ Result<ListResult> CachedStore::List(const std::string& prefix, size_t limit,
 
 Result<Revision> CachedStore::Visit(const std::string& prefix,
                                     const std::string& continue_after_key, Revision at_revision,
-                                    const std::function<bool(const KeyValueRef&)>& visit) {
+                                    const std::function<bool(const KeyValueRef&)>& visit,
+                                    size_t expected) {
   auto revision = ScanCached(prefix, continue_after_key, at_revision,
                              [&](const std::string& key, const Entry& e) {
                                return visit(KeyValueRef{key, e.value, e.mod_revision});
                              });
-  if (!revision) return backing_->Visit(prefix, continue_after_key, at_revision, visit);
+  if (!revision) return backing_->Visit(prefix, continue_after_key, at_revision, visit, expected);
   return *revision;
 }
 

@@ -50,8 +50,8 @@ class CachedStore : public Store {
   Result<ListResult> List(const std::string& prefix, size_t limit,
                           const std::string& continue_after_key, Revision at_revision) override;
   Result<Revision> Visit(const std::string& prefix, const std::string& continue_after_key,
-                         Revision at_revision,
-                         const std::function<bool(const KeyValueRef&)>& visit) override;
+                         Revision at_revision, const std::function<bool(const KeyValueRef&)>& visit,
+                         size_t expected = 0) override;
   Result<std::shared_ptr<Watcher>> Watch(const std::string& prefix,
                                          Revision from_revision) override;
   Status Compact(Revision revision) override;

@@ -1,5 +1,7 @@
 #include "store/store.h"
 
+#include <algorithm>
+
 namespace etna::store {
 
 const char* EventTypeName(EventType type) {
@@ -16,12 +18,15 @@ const char* EventTypeName(EventType type) {
 
 Result<Revision> Store::Visit(const std::string& prefix, const std::string& continue_after_key,
                               Revision at_revision,
-                              const std::function<bool(const KeyValueRef&)>& visit) {
+                              const std::function<bool(const KeyValueRef&)>& visit,
+                              size_t expected) {
   constexpr size_t kPage = 1000;
   std::string after = continue_after_key;
   Revision at = at_revision;
+  size_t page_size = expected == 0 ? kPage : std::min(expected + 1, kPage);
   while (true) {
-    ETNA_ASSIGN_OR_RETURN(ListResult page, List(prefix, kPage, after, at));
+    ETNA_ASSIGN_OR_RETURN(ListResult page, List(prefix, page_size, after, at));
+    page_size = kPage;
     at = page.revision;
     for (const KeyValue& kv : page.items) {
       if (!visit(KeyValueRef{kv.key, kv.value, kv.mod_revision})) return at;

@@ -134,11 +134,14 @@ class Store {
                                   const std::string& continue_after_key, Revision at_revision) = 0;
   // Hands `visit`, in key order, the objects List(prefix, 0, continue_after_key, at_revision)
   // would return, without copying them, until it returns false; returns the revision read at.
-  // The default reads List's pages; CachedStore visits its memory under its read lock, so
-  // `visit` must not call the store.
+  // The default reads List's pages, the first of `expected` + 1 objects when the caller
+  // expects to stop after `expected` (0: unknown), so a list with a small limit does not read a
+  // thousand objects; CachedStore visits its memory under its read lock, so `visit` must not
+  // call the store.
   virtual Result<Revision> Visit(const std::string& prefix, const std::string& continue_after_key,
                                  Revision at_revision,
-                                 const std::function<bool(const KeyValueRef&)>& visit);
+                                 const std::function<bool(const KeyValueRef&)>& visit,
+                                 size_t expected = 0);
   // Watches keys under `prefix` for every event with revision > from_revision: first the retained
   // history, then live events. Gone when from_revision < CompactedRevision().
   virtual Result<std::shared_ptr<Watcher>> Watch(const std::string& prefix,

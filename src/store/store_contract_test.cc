@@ -271,6 +271,48 @@ TYPED_TEST(StoreContractTest, VisitSeesWhatListSees) {
             (std::vector<std::string>{"/pods/a/x1=x1@1", "/pods/a/x2=x2@2", "/pods/a/x3=x3@3"}));
 }
 
+TYPED_TEST(StoreContractTest, VisitExpectingFewStillSeesEverythingItAsksFor) {
+  for (int i = 0; i < 5; ++i) this->MustCreate(ObjectKey("pods", "a", fmt::format("p{}", i)), "v");
+  std::vector<std::string> seen;
+  auto rev = this->store_->Visit(
+      "/pods/a/", "", 0,
+      [&](const KeyValueRef& kv) {
+        seen.push_back(std::string(kv.key));
+        return true;
+      },
+      /*expected=*/1);
+  ASSERT_TRUE(rev.ok()) << rev.status().ToString();
+  EXPECT_EQ(seen, (std::vector<std::string>{"/pods/a/p0", "/pods/a/p1", "/pods/a/p2", "/pods/a/p3",
+                                            "/pods/a/p4"}));
+}
+
+// A list with a small limit reads a small first page: `?limit=1` over 300 large objects read a
+// thousand objects' worth (the whole namespace) before.
+TEST(StoreVisitTest, TheFirstPageIsWhatTheCallerExpectsPlusOne) {
+  class PageRecorder : public MemoryStore {
+   public:
+    Result<ListResult> List(const std::string& prefix, size_t limit, const std::string& after,
+                            Revision at) override {
+      limits.push_back(limit);
+      return MemoryStore::List(prefix, limit, after, at);
+    }
+    std::vector<size_t> limits;
+  } store;
+  for (int i = 0; i < 5; ++i) {
+    ASSERT_TRUE(store.Create(ObjectKey("pods", "a", fmt::format("p{}", i)), "v").ok());
+  }
+  size_t visited = 0;
+  ASSERT_TRUE(store
+                  .Visit(
+                      "/pods/a/", "", 0, [&](const KeyValueRef&) { return ++visited < 2; },
+                      /*expected=*/1)
+                  .ok());
+  EXPECT_EQ(store.limits, (std::vector<size_t>{2}));
+  store.limits.clear();
+  ASSERT_TRUE(store.Visit("/pods/a/", "", 0, [](const KeyValueRef&) { return true; }).ok());
+  EXPECT_EQ(store.limits, (std::vector<size_t>{1000}));
+}
+
 TYPED_TEST(StoreContractTest, GoneAfterCompactionForWatchAndListContinue) {
   Store& s = *this->store_;
   for (int i = 0; i < 6; ++i) this->MustCreate(fmt::format("/pods/ns/p{}", i), "v");

@@ -6,8 +6,16 @@
 
 namespace etna::store {
 
-WatchQueue::WatchQueue(std::string prefix, Revision after_revision, size_t capacity)
-    : prefix_(std::move(prefix)), capacity_(capacity), after_(after_revision) {}
+namespace {
+size_t EventBytes(const Event& e) { return e.key.size() + e.value.size(); }
+}  // namespace
+
+WatchQueue::WatchQueue(std::string prefix, Revision after_revision, size_t capacity,
+                       size_t capacity_bytes)
+    : prefix_(std::move(prefix)),
+      capacity_(capacity),
+      capacity_bytes_(capacity_bytes),
+      after_(after_revision) {}
 
 Result<std::optional<Event>> WatchQueue::Next(std::chrono::milliseconds timeout) {
   std::unique_lock lock(mu_);
@@ -19,6 +27,7 @@ Result<std::optional<Event>> WatchQueue::Next(std::chrono::milliseconds timeout)
   if (!queue_.empty()) {
     Event e = std::move(queue_.front());
     queue_.pop_front();
+    queued_bytes_ -= EventBytes(e);
     return std::optional<Event>(std::move(e));
   }
   if (!closed_.ok()) return closed_;
@@ -60,11 +69,21 @@ bool WatchQueue::Deliver(const std::vector<Event>& events, bool bounded) {
         closed_ = Status::ResourceExhausted(fmt::format(
             "watch on \"{}\" fell more than {} events behind at revision {}; re-list and re-watch",
             prefix_, capacity_, e.revision));
-        queue_.clear();
         break;
       }
+      if (bounded && queued_bytes_ + EventBytes(e) > capacity_bytes_) {
+        closed_ = Status::ResourceExhausted(fmt::format(
+            "watch on \"{}\" fell more than {} bytes behind at revision {}; re-list and re-watch",
+            prefix_, capacity_bytes_, e.revision));
+        break;
+      }
+      queued_bytes_ += EventBytes(e);
       queue_.push_back(e);
       ++added;
+    }
+    if (!closed_.ok()) {
+      queue_.clear();
+      queued_bytes_ = 0;
     }
     open = closed_.ok();
     wake = added > 0 || !open;
@@ -91,7 +110,8 @@ void WatchQueue::Close(Status status) {
 
 std::shared_ptr<WatchQueue> WatchHub::Register(const std::string& prefix, Revision from_revision,
                                                const std::vector<Event>& history) {
-  auto q = std::make_shared<WatchQueue>(prefix, from_revision, queue_capacity_);
+  auto q =
+      std::make_shared<WatchQueue>(prefix, from_revision, queue_capacity_, queue_capacity_bytes_);
   q->Deliver(history, /*bounded=*/false);
   std::lock_guard lock(mu_);
   queues_.push_back(q);

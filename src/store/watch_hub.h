@@ -2,8 +2,9 @@
 //
 // WatchQueue is the Watcher a client holds: a bounded queue of events under one prefix. WatchHub
 // holds weak references to every live queue and hands each committed batch of events to all of
-// them. Delivery never blocks the writer: a queue that would exceed its capacity is closed with
-// ResourceExhausted instead.
+// them. Delivery never blocks the writer: a queue that would exceed its capacity (in events, or
+// in bytes of keys and values: a client that never reads its watch of large objects) is closed
+// with ResourceExhausted instead.
 //
 // Thread-safety: both classes are thread-safe. The backend calls Publish in revision order (under
 // its own publish lock), and registers a new queue under that same lock after handing it the
@@ -20,9 +21,13 @@
 
 namespace etna::store {
 
+// The most bytes of keys and values a watcher may hold unread before it is closed.
+inline constexpr size_t kWatchQueueMaxBytes = size_t{32} << 20;
+
 class WatchQueue : public Watcher {
  public:
-  WatchQueue(std::string prefix, Revision after_revision, size_t capacity);
+  WatchQueue(std::string prefix, Revision after_revision, size_t capacity,
+             size_t capacity_bytes = kWatchQueueMaxBytes);
 
   Result<std::optional<Event>> Next(std::chrono::milliseconds timeout) override;
   void SetNotify(std::function<void()> fn) override;
@@ -41,18 +46,21 @@ class WatchQueue : public Watcher {
 
   const std::string prefix_;
   const size_t capacity_;
+  const size_t capacity_bytes_;
   std::mutex mu_;
   std::condition_variable cv_;
   Revision after_;  // highest revision seen so far (or the start point)
   std::deque<Event> queue_;
-  Status closed_;  // non-OK once closed
+  size_t queued_bytes_ = 0;  // keys and values in queue_
+  Status closed_;            // non-OK once closed
   std::function<void()> notify_;
   std::function<bool(const Event&)> keep_;  // null: every event
 };
 
 class WatchHub {
  public:
-  explicit WatchHub(size_t queue_capacity) : queue_capacity_(queue_capacity) {}
+  explicit WatchHub(size_t queue_capacity, size_t queue_capacity_bytes = kWatchQueueMaxBytes)
+      : queue_capacity_(queue_capacity), queue_capacity_bytes_(queue_capacity_bytes) {}
 
   // A queue already holding `history` (all events after from_revision up to now), registered for
   // the live events that follow.
@@ -64,6 +72,7 @@ class WatchHub {
 
  private:
   const size_t queue_capacity_;
+  const size_t queue_capacity_bytes_;
   std::mutex mu_;
   std::vector<std::weak_ptr<WatchQueue>> queues_;
 };

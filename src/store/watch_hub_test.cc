@@ -73,6 +73,27 @@ TEST(WatchHubTest, OverflowClosesOnlyTheSlowQueue) {
   EXPECT_EQ(hub.LiveWatchers(), 1u);
 }
 
+// A client that never reads its watch of large objects is closed once its unread events pass
+// the byte capacity, however few they are; one that reads keeps its watch.
+TEST(WatchHubTest, UnreadBytesPastTheCapacityCloseTheQueue) {
+  WatchHub hub(/*queue_capacity=*/100, /*queue_capacity_bytes=*/1000);
+  auto stalled = hub.Register("/", 0, {});
+  auto reading = hub.Register("/", 0, {});
+  const std::string big(300, 'x');
+  for (Revision r = 1; r <= 4; ++r) {
+    Event e = Ev(r, "/k");
+    e.value = big;
+    hub.Publish({e});
+    auto got = reading->Next(std::chrono::milliseconds(0));
+    ASSERT_TRUE(got.ok() && got->has_value());
+  }
+  auto first = stalled->Next(std::chrono::milliseconds(0));
+  EXPECT_EQ(first.status().code(), StatusCode::kResourceExhausted);
+  EXPECT_NE(first.status().message().find("1000 bytes"), std::string::npos)
+      << first.status().message();
+  EXPECT_EQ(hub.LiveWatchers(), 1u);
+}
+
 // A filtered queue neither keeps nor is woken by the events its filter drops, and they do not
 // count toward its capacity; the ones it keeps arrive in order.
 TEST(WatchHubTest, FilterDropsEventsUnqueuedAndUnwoken) {

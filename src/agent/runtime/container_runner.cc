@@ -238,6 +238,13 @@ void ContainerRunner::Step(const json& pod, const PodContext& context,
   if (now >= next_start_ms_) Launch(pod, context, now);
 }
 
+void ContainerRunner::ShiftDeadlines(TimeMs step_ms) {
+  if (next_start_ms_ != 0) next_start_ms_ += step_ms;
+  for (auto* probe : {&startup_, &liveness_, &readiness_}) {
+    if (*probe) (*probe)->ShiftDeadlines(step_ms);
+  }
+}
+
 void ContainerRunner::Stop(TimeMs kill_at_ms, TimeMs now) {
   if (!stopping_) {
     stopping_ = true;

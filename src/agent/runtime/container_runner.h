@@ -39,6 +39,9 @@ class ContainerRunner {
   // Stops the container: SIGTERM to its process group now (once), SIGKILL at `kill_at_ms`.
   // Observes the end like Step; never restarts again.
   void Stop(TimeMs kill_at_ms, TimeMs now);
+  // The wall clock stepped by `step_ms` (common/clock.h): the restart back-off and the probes'
+  // next checks move with it. (A stop's SIGKILL time is the pod's.)
+  void ShiftDeadlines(TimeMs step_ms);
 
   bool running() const { return running_; }
   // The session (and process group) of the running container's processes; 0 when not running.

@@ -9,6 +9,7 @@
 #include <sstream>
 
 #include "agent/runtime/command.h"
+#include "common/clock_steps.h"
 #include "common/file.h"
 
 namespace etna::agent::runtime {
@@ -275,7 +276,8 @@ ImageState ImageStore::Ensure(const std::string& image, const std::string& polic
     return state;
   }
   auto failed = e.failures.find(credentials.key);
-  if (failed != e.failures.end() && now < failed->second.retry_at_ms) {
+  if (failed != e.failures.end() &&
+      !AgedOut(now, failed->second.failed_ms, failed->second.backoff_ms)) {
     Entry::Failure& f = failed->second;
     state.kind = ImageState::Kind::kFailed;
     if (!f.told.count(requester)) {
@@ -335,7 +337,8 @@ void ImageStore::Run() {
       ++f.count;
       TimeMs backoff = options_.backoff_initial_ms;
       for (int i = 1; i < f.count && backoff < options_.backoff_max_ms; ++i) backoff *= 2;
-      f.retry_at_ms = now + std::min(backoff, options_.backoff_max_ms);
+      f.failed_ms = now;
+      f.backoff_ms = std::min(backoff, options_.backoff_max_ms);
       f.told.clear();
       e.waiting.clear();  // they hear of the failure (ErrImagePull) when they next ask
     }

@@ -129,7 +129,7 @@ class ImageStore {
     // message, when to try again, how many in a row, who has seen ErrImagePull for it.
     struct Failure {
       std::string message;
-      TimeMs retry_at_ms = 0;
+      TimeMs failed_ms = 0, backoff_ms = 0;  // tried again once AgedOut (common/clock_steps.h)
       int count = 0;
       std::set<std::string> told;
     };

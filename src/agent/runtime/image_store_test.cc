@@ -126,6 +126,24 @@ TEST_F(ImageStoreTest, AFailedPullIsErrImagePullThenBackOffThenRetried) {
   EXPECT_NE(first.find("--src-tls-verify=false"), std::string::npos) << first;
 }
 
+// A back-off counted from a wall-clock time ends when the clock steps back past it, instead of
+// an hour later.
+TEST_F(ImageStoreTest, ABackOffEndsWhenTheClockStepsBack) {
+  ImageStore store(Options());
+  std::vector<BackendEvent> events;
+  store.Ensure("127.0.0.1:1/nope:1", "", {}, "run-a", &events);
+  store.WaitIdle();
+  auto s = store.Ensure("127.0.0.1:1/nope:1", "", {}, "run-a", &events);
+  ASSERT_EQ(s.reason, "ErrImagePull");
+  EXPECT_EQ(store.Ensure("127.0.0.1:1/nope:1", "", {}, "run-a", &events).reason,
+            "ImagePullBackOff");
+  clock_.Advance(-3'600'000);
+  s = store.Ensure("127.0.0.1:1/nope:1", "", {}, "run-a", &events);
+  EXPECT_EQ(s.kind, ImageState::Kind::kPulling);
+  store.WaitIdle();
+  EXPECT_EQ(Calls(), 2);
+}
+
 TEST_F(ImageStoreTest, NeverPullsUnderPolicyNeverAndRefusesBadNames) {
   ImageStore store(Options());
   std::vector<BackendEvent> events;

@@ -103,6 +103,13 @@ void PodRunner::Step(const json& pod, const PodContext& context, TimeMs now) {
   for (auto& [name, c] : containers_) c->Step(pod, context, policy, now);
 }
 
+void PodRunner::ShiftDeadlines(TimeMs step_ms) {
+  if (stopping_) kill_at_ms_ += step_ms;
+  if (storage_checked_ms_ != 0) storage_checked_ms_ += step_ms;
+  for (auto& [name, c] : init_) c->ShiftDeadlines(step_ms);
+  for (auto& [name, c] : containers_) c->ShiftDeadlines(step_ms);
+}
+
 void PodRunner::Stop(TimeMs grace_ms, TimeMs now) {
   if (!stopping_) {
     stopping_ = true;

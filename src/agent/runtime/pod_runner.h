@@ -27,6 +27,9 @@ class PodRunner {
   void Step(const nlohmann::json& pod, const PodContext& context, TimeMs now);
   // Stops every container: SIGTERM at the first call, SIGKILL `grace_ms` later.
   void Stop(TimeMs grace_ms, TimeMs now);
+  // The wall clock stepped by `step_ms` (common/clock.h): the SIGKILL after a grace period,
+  // the next storage check and its containers' back-offs and probes move with it.
+  void ShiftDeadlines(TimeMs step_ms);
   bool AllStopped() const;
   // Stops it for good, SIGKILL `grace_ms` after SIGTERM: the pod ends Failed with `reason` and
   // `message`: the kubelet's eviction for a resource the node must keep ("Evicted": ephemeral

@@ -40,6 +40,8 @@ class ProbeTracker {
   // kSuccess after successThreshold consecutive successes, kFailure after failureThreshold
   // consecutive failures (it stays until a success), kUnknown before either.
   Verdict Poll(TimeMs now);
+  // The wall clock stepped by `step_ms` (common/clock.h): the next check moves with it.
+  void ShiftDeadlines(TimeMs step_ms) { next_ms_ += step_ms; }
 
  private:
   nlohmann::json probe_;

@@ -9,6 +9,8 @@
 #include <string>
 #include <vector>
 
+#include "common/clock_steps.h"
+
 namespace etna::agent::runtime {
 namespace {
 
@@ -148,7 +150,7 @@ ProcessUsage ReadHost() {
 
 CpuRate UsageSampler::Rate(int64_t key, const ProcessUsage& usage, TimeMs now) {
   auto it = samples_.find(key);
-  if (it != samples_.end() && now - it->second.at < min_interval_ms_ &&
+  if (it != samples_.end() && !AgedOut(now, it->second.at, min_interval_ms_) &&
       usage.cpu_ns >= it->second.cpu_ns) {
     return it->second.rate;
   }

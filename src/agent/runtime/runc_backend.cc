@@ -18,6 +18,7 @@
 #include "agent/runtime/pod_hosts.h"
 #include "api/types/pod.h"
 #include "common/base64.h"
+#include "common/clock_steps.h"
 #include "common/file.h"
 #include "common/resource.h"
 
@@ -410,7 +411,7 @@ void RuncBackend::MaybeCollectGarbage() {
   {
     std::lock_guard<std::mutex> lock(gc_mu_);
     TimeMs now = options_.images.clock->NowMs();
-    if (now - last_gc_ms_ < kGcEveryMs) return;
+    if (!AgedOut(now, last_gc_ms_, kGcEveryMs)) return;
     last_gc_ms_ = now;
   }
   std::set<std::string> in_use;

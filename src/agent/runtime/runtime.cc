@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include <cstdio>
 #include <filesystem>
 #include <set>
 #include <thread>
@@ -35,6 +36,8 @@ Runtime::Runtime(RuntimeOptions options, client::RestClient* rest)
     : options_(std::move(options)),
       rest_(rest),
       events_(rest, options_.clock, "etna-agent/" + options_.node_name) {
+  if (!options_.monotonic) options_.monotonic = &steady_clock_;
+  clock_steps_.emplace(options_.clock, options_.monotonic);
   if (!options_.backend) options_.backend = std::make_shared<ProcessBackend>();
   options_.tuning.backend = options_.backend.get();
   events_.Start();
@@ -56,6 +59,17 @@ PodRunner* Runtime::RunnerFor(const std::string& uid) {
 
 std::string PodDir(const std::string& data_dir, const std::string& uid) {
   return data_dir + "/pods/" + uid;
+}
+
+TimeMs Runtime::Now() {
+  if (const TimeMs step = clock_steps_->Step(); step != 0) {
+    std::fprintf(stderr,
+                 "agent: the wall clock stepped by %+.1f s; grace periods, back-offs and probe "
+                 "periods keep their lengths\n",
+                 static_cast<double>(step) / 1000);
+    for (auto& [uid, runner] : runners_) runner->ShiftDeadlines(step);
+  }
+  return options_.clock->NowMs();
 }
 
 PodContext Runtime::ContextFor(const std::string& uid) const {
@@ -130,7 +144,7 @@ void Runtime::Report(PodRunner* runner, const json& pod, const PodContext& ctx, 
 
 void Runtime::Sync(const std::vector<json>& pods) {
   std::lock_guard<std::mutex> lock(mu_);
-  TimeMs now = options_.clock->NowMs();
+  TimeMs now = Now();
   std::vector<const json*> mine;
   std::set<std::string> listed;
   for (const auto& pod : pods) {
@@ -218,7 +232,7 @@ void Runtime::KillUnlisted(const std::set<std::string>& listed, TimeMs now) {
 
 void Runtime::Fence(const std::vector<json>& pods, const std::string& message, TimeMs grace_ms) {
   std::lock_guard<std::mutex> lock(mu_);
-  TimeMs now = options_.clock->NowMs();
+  TimeMs now = Now();
   std::set<std::string> survivors;
   for (const auto& pod : pods) {
     if (pod.value("/spec/nodeName"_json_pointer, std::string()) != options_.node_name) continue;
@@ -268,7 +282,7 @@ void Runtime::StopAll(const std::vector<json>& pods) {
     if (api::types::IsTerminalPhase(runner->Phase())) ended_before.insert(uid);
   }
   for (;;) {
-    TimeMs now = options_.clock->NowMs();
+    TimeMs now = Now();
     bool all_stopped = true;
     for (auto& [uid, runner] : runners_) {
       auto it = by_uid.find(uid);
@@ -278,7 +292,7 @@ void Runtime::StopAll(const std::vector<json>& pods) {
     if (all_stopped) break;
     std::this_thread::sleep_for(std::chrono::milliseconds(50));
   }
-  TimeMs now = options_.clock->NowMs();
+  TimeMs now = Now();
   for (auto& [uid, runner] : runners_) {
     auto it = by_uid.find(uid);
     if (it == by_uid.end()) continue;

@@ -13,6 +13,7 @@
 #include <memory>
 #include <mutex>
 #include <nlohmann/json.hpp>
+#include <optional>
 #include <set>
 #include <string>
 #include <vector>
@@ -22,6 +23,7 @@
 #include "client/event_recorder.h"
 #include "client/rest.h"
 #include "common/clock.h"
+#include "common/clock_steps.h"
 
 namespace etna::agent::runtime {
 
@@ -36,6 +38,8 @@ struct RuntimeOptions {
   // kubelet's eviction manager does.
   TimeMs storage_check_ms = 10'000;
   const Clock* clock = nullptr;  // required
+  // Measures how far `clock` steps (ClockStepDetector); null: the steady clock.
+  const Clock* monotonic = nullptr;
   // The node's GPUs now (for MIG identifiers and UUIDs by index).
   std::function<std::vector<client::NodeGpu>()> gpus;
   bool drivable_gpu_utilization = false;  // PodContext's
@@ -108,6 +112,9 @@ class Runtime {
 
  private:
   PodRunner* RunnerFor(const std::string& uid);
+  // The wall clock's time, after moving every runner's deadlines by any step it took since the
+  // last reading; under mu_.
+  TimeMs Now();
   // Sync's pass over one listed pod; under mu_.
   void SyncPod(const nlohmann::json& pod, TimeMs now);
   // Kills the pods not in `listed` (uids) and forgets them once stopped; under mu_.
@@ -129,6 +136,8 @@ class Runtime {
   void Remove(PodRunner* runner);
 
   RuntimeOptions options_;
+  SteadyClock steady_clock_;
+  std::optional<ClockStepDetector> clock_steps_;
   client::RestClient* rest_;
   client::EventRecorder events_;
   mutable std::mutex mu_;

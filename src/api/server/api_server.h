@@ -69,6 +69,10 @@ class ApiServer {
   // Creates the namespaces and queues every cluster starts with.
   Status Bootstrap() { return objects_.Bootstrap(); }
   net::http::Response Handle(const net::http::Request& request);
+  // The HTTP server's screen of a large body's head (net::http::ServerOptions): 401 when no
+  // credential could pass (an unknown static token, a service-account token whose signature or
+  // times fail), so nobody unauthenticated makes the server buffer megabytes. CPU only.
+  std::optional<net::http::Response> ScreenLargeBody(const net::http::Request& head) const;
   ObjectService& objects() { return objects_; }
   ApiMetrics& metrics() { return *metrics_; }
 

@@ -44,18 +44,20 @@ ApiResult<PageEnd> VisitPage(store::Store* store, const std::string& prefix,
   size_t taken = 0;
   bool more = false;
   std::string last_key;
-  auto revision = store->Visit(prefix, options.continue_key, options.continue_revision,
-                               [&](const store::KeyValueRef& kv) {
-                                 if (options.limit != 0 && taken == options.limit) {
-                                   more = true;
-                                   return false;
-                                 }
-                                 if (!Passes(options, kv)) return true;
-                                 take(kv);
-                                 ++taken;
-                                 last_key = kv.key;
-                                 return true;
-                               });
+  auto revision = store->Visit(
+      prefix, options.continue_key, options.continue_revision,
+      [&](const store::KeyValueRef& kv) {
+        if (options.limit != 0 && taken == options.limit) {
+          more = true;
+          return false;
+        }
+        if (!Passes(options, kv)) return true;
+        take(kv);
+        ++taken;
+        last_key = kv.key;
+        return true;
+      },
+      options.limit);
   if (!revision.ok()) {
     if (revision.status().code() == StatusCode::kGone) {
       return ApiError::Expired(

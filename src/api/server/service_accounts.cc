@@ -18,6 +18,19 @@ constexpr int64_t kMaxExpirationS = int64_t{1} << 32;
 
 }  // namespace
 
+std::optional<net::http::Response> ApiServer::ScreenLargeBody(
+    const net::http::Request& head) const {
+  if (options_.authenticator->Authenticate(head)) return std::nullopt;
+  if (options_.service_account_tokens) {
+    std::optional<std::string> token = BearerToken(head);
+    if (token && ServiceAccountTokens::LooksLikeJwt(*token) &&
+        options_.service_account_tokens->Verify(*token, options_.clock->NowMs() / 1000).ok()) {
+      return std::nullopt;  // the account and pod are checked with the request
+    }
+  }
+  return ApiError::Unauthorized().ToResponse();
+}
+
 std::optional<UserInfo> ApiServer::AuthenticateServiceAccount(const net::http::Request& request) {
   if (!options_.service_account_tokens) return std::nullopt;
   std::optional<std::string> token = BearerToken(request);

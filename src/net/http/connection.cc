@@ -57,6 +57,8 @@ class Connection final : public ConnectionBase {
     }
   }
 
+  ~Connection() override { ReleaseLargeBody(); }
+
   void Run() override {
     asio::dispatch(stream_.get_executor(), [self = Self()] { self->Begin(); });
   }
@@ -117,6 +119,7 @@ class Connection final : public ConnectionBase {
           fmt::format("too many headers: {} (the limit is {})", count, Opts().max_header_count));
     }
     if (parser_->is_done()) return OnBody({});
+    if (!AdmitLargeBody()) return;
     if (beast::iequals(head[bhttp::field::expect], "100-continue")) {
       static constexpr std::string_view kContinue = "HTTP/1.1 100 Continue\r\n\r\n";
       asio::async_write(stream_, asio::buffer(kContinue.data(), kContinue.size()),
@@ -127,6 +130,46 @@ class Connection final : public ConnectionBase {
       return;
     }
     ReadBody();
+  }
+
+  // For a large body: the server's screen, then a share of the large-body budget, held until
+  // the handler has answered or the connection ends. False when the request was refused (answered).
+  bool AdmitLargeBody() {
+    const auto length = parser_->content_length();
+    const size_t expected = length ? static_cast<size_t>(*length) : Opts().max_body_bytes;
+    if (expected <= Opts().large_body_bytes) return true;
+    if (Opts().screen_large_body) {
+      Request head;
+      FillRequestHead(parser_->get(), &head);
+      if (std::optional<Response> refusal = Opts().screen_large_body(head)) {
+        keep_alive_ = false;
+        head_request_ = false;
+        WriteResponse(std::move(*refusal));
+        return false;
+      }
+    }
+    // A body over the limit is refused by the parser (413) before it could use the budget.
+    const size_t share = std::min(expected, Opts().max_body_bytes);
+    if (!ctx_->ReserveLargeBody(share)) {
+      Response busy = StatusResponse(
+          429, "TooManyRequests",
+          fmt::format("the server is receiving {} bytes of large request bodies already (the "
+                      "limit is {}); retry later",
+                      ctx_->large_body_bytes.load(), Opts().max_large_body_bytes_in_flight));
+      busy.headers.emplace_back("Retry-After", "1");
+      keep_alive_ = false;
+      head_request_ = false;
+      WriteResponse(std::move(busy));
+      return false;
+    }
+    large_body_share_ = share;
+    return true;
+  }
+
+  void ReleaseLargeBody() {
+    if (large_body_share_ == 0) return;
+    ctx_->ReleaseLargeBody(large_body_share_);
+    large_body_share_ = 0;
   }
 
   void ReadBody() {
@@ -152,22 +195,30 @@ class Connection final : public ConnectionBase {
     ErrorReply(400, "BadRequest", fmt::format("malformed HTTP request: {}", ec.message()));
   }
 
+  // Method, target, path, query, headers and the peer's address of a request head.
+  void FillRequestHead(const bhttp::request<bhttp::string_body>& msg, Request* req) const {
+    req->method = ToUpperAscii(Std(msg.method_string()));
+    req->target = std::string(msg.target());
+    ParseTarget(req->target, &req->path, &req->query);
+    for (const auto& f : msg) {
+      std::string name = Lower(Std(f.name_string()));
+      auto [it, inserted] = req->headers.emplace(name, std::string(Std(f.value())));
+      if (!inserted) it->second += ", " + std::string(Std(f.value()));
+    }
+    req->remote_address = remote_;
+    req->from_loopback = loopback_;
+  }
+
   void OnBody(beast::error_code ec) {
-    if (ec) return OnReadError(ec);
+    if (ec) {
+      ReleaseLargeBody();
+      return OnReadError(ec);
+    }
     bhttp::request<bhttp::string_body> msg = parser_->release();
     parser_.reset();
     Request req;
-    req.method = ToUpperAscii(Std(msg.method_string()));
-    req.target = std::string(msg.target());
-    ParseTarget(req.target, &req.path, &req.query);
-    for (const auto& f : msg) {
-      std::string name = Lower(Std(f.name_string()));
-      auto [it, inserted] = req.headers.emplace(name, std::string(Std(f.value())));
-      if (!inserted) it->second += ", " + std::string(Std(f.value()));
-    }
+    FillRequestHead(msg, &req);
     req.body = std::move(msg.body());
-    req.remote_address = remote_;
-    req.from_loopback = loopback_;
     keep_alive_ = msg.keep_alive();
     head_request_ = req.method == "HEAD";
     state_ = State::kHandling;
@@ -192,6 +243,7 @@ class Connection final : public ConnectionBase {
   // ---- writing a reply ----
 
   void OnResponse(Response res) {
+    ReleaseLargeBody();  // held while the body waited for and went through the handler
     if (state_ == State::kClosed) {
       if (res.stream) res.stream->Cancel();
       return;
@@ -430,6 +482,7 @@ class Connection final : public ConnectionBase {
   }
 
   void Close() {
+    ReleaseLargeBody();
     if (state_ == State::kClosed) return;
     state_ = State::kClosed;
     CancelStream();
@@ -448,6 +501,7 @@ class Connection final : public ConnectionBase {
   bool keep_alive_ = true;
   bool stopping_ = false;
   bool head_request_ = false;
+  size_t large_body_share_ = 0;  // of ServerContext::large_body_bytes, while its body is read
 
   std::shared_ptr<ResponseStream> body_;
   std::optional<bhttp::response<bhttp::empty_body>> stream_head_;
@@ -475,6 +529,18 @@ void ServerContext::Unregister(ConnectionBase* c) {
   std::lock_guard<std::mutex> lock(mu);
   live.erase(c);
   cv.notify_all();
+}
+
+bool ServerContext::ReserveLargeBody(size_t bytes) {
+  size_t now = large_body_bytes.load(std::memory_order_relaxed);
+  do {
+    if (now + bytes > options->max_large_body_bytes_in_flight) return false;
+  } while (!large_body_bytes.compare_exchange_weak(now, now + bytes, std::memory_order_relaxed));
+  return true;
+}
+
+void ServerContext::ReleaseLargeBody(size_t bytes) {
+  large_body_bytes.fetch_sub(bytes, std::memory_order_relaxed);
 }
 
 Response ServerContext::Call(const Request& request) const {

@@ -5,6 +5,7 @@
 // Everything a connection does runs on its own strand; Shutdown may be called from any thread.
 #pragma once
 
+#include <atomic>
 #include <boost/asio/ip/tcp.hpp>
 #include <boost/asio/ssl/context.hpp>
 #include <boost/asio/thread_pool.hpp>
@@ -44,6 +45,12 @@ struct ServerContext {
   void Unregister(ConnectionBase* c);
   // Runs the handler, turning exceptions into a 500 Status.
   Response Call(const Request& request) const;
+
+  // Large request bodies being received (ServerOptions::max_large_body_bytes_in_flight).
+  std::atomic<size_t> large_body_bytes{0};
+  // False (nothing reserved) when `bytes` more would pass the limit.
+  bool ReserveLargeBody(size_t bytes);
+  void ReleaseLargeBody(size_t bytes);
 };
 
 class ConnectionBase : public std::enable_shared_from_this<ConnectionBase> {

@@ -57,7 +57,8 @@ class EchoUpgrade : public UpgradedStream {
   std::string pending_;
 };
 
-// Echoes the request; "/upgrade" switches to EchoUpgrade; "/stream" answers with the fixture's current TestStream; "/throw" throws.
+// Echoes the request; "/upgrade" switches to EchoUpgrade; "/stream" answers with the fixture's
+// current TestStream; "/throw" throws.
 class ServerTest : public ::testing::TestWithParam<bool> {
  protected:
   bool tls() const { return GetParam(); }
@@ -256,8 +257,9 @@ TEST_P(PlainServerTest, UpgradedConnectionCarriesRawBytesBothWays) {
   StartServer();
   RawSocket s(server_->port());
   // Bytes right behind the head reach the upgraded stream too.
-  ASSERT_TRUE(s.Send("GET /upgrade HTTP/1.1\r\nHost: x\r\nConnection: Upgrade\r\n"
-                     "Upgrade: echo\r\n\r\nhello "));
+  ASSERT_TRUE(
+      s.Send("GET /upgrade HTTP/1.1\r\nHost: x\r\nConnection: Upgrade\r\n"
+             "Upgrade: echo\r\n\r\nhello "));
   std::string head = s.ReadUntil("HELLO ");
   EXPECT_EQ(head.substr(0, 12), "HTTP/1.1 101") << head;
   EXPECT_NE(head.find("Upgrade: echo"), std::string::npos) << head;
@@ -305,6 +307,74 @@ TEST_P(PlainServerTest, ChunkedBodyOverTheLimitIs413) {
   writer.join();
   EXPECT_EQ(got.substr(0, 12), "HTTP/1.1 413") << got.substr(0, 200);
   EXPECT_NE(got.find("RequestEntityTooLarge"), std::string::npos);
+}
+
+// Large bodies share one budget: one past it is refused with 429 before its body is read, a
+// small body is not counted, and the budget comes back when the request is answered.
+TEST_P(PlainServerTest, LargeBodiesPastTheSharedBudgetAre429UntilOneIsAnswered) {
+  ServerOptions o;
+  o.large_body_bytes = 1000;
+  o.max_large_body_bytes_in_flight = 3000;
+  StartServer(o);
+  auto head = [](size_t length) {
+    return "POST /x HTTP/1.1\r\nHost: x\r\nExpect: 100-continue\r\nContent-Length: " +
+           std::to_string(length) + "\r\n\r\n";
+  };
+  RawSocket first(server_->port());
+  ASSERT_TRUE(first.Send(head(2000)));
+  ASSERT_EQ(first.ReadUntil("\r\n\r\n").substr(0, 12), "HTTP/1.1 100");  // its share is held
+
+  RawSocket second(server_->port());
+  ASSERT_TRUE(second.Send(head(2000)));
+  bool closed = false;
+  std::string refused = second.ReadAll(&closed);
+  EXPECT_EQ(refused.substr(0, 12), "HTTP/1.1 429") << refused;
+  EXPECT_NE(refused.find("Retry-After: 1"), std::string::npos) << refused;
+  EXPECT_NE(refused.find("the limit is 3000"), std::string::npos) << refused;
+  EXPECT_TRUE(closed);
+
+  RawSocket small(server_->port());
+  ASSERT_TRUE(
+      small.Send("POST /x HTTP/1.1\r\nHost: x\r\nConnection: close\r\n"
+                 "Content-Length: 900\r\n\r\n" +
+                 std::string(900, 's')));
+  EXPECT_EQ(small.ReadAll().substr(0, 12), "HTTP/1.1 200");
+
+  ASSERT_TRUE(first.Send(std::string(2000, 'f')));
+  EXPECT_EQ(first.ReadUntil("|lo|").substr(0, 12), "HTTP/1.1 200");
+  HttpClient client(ClientOpts());
+  auto again = client.Do("PUT", "/x", std::string(2000, 'a'));
+  ASSERT_TRUE(again.ok()) << again.status().ToString();
+  EXPECT_EQ(again->status, 200);
+}
+
+// The screen sees a large body's head and can refuse it unread; small bodies skip it.
+TEST_P(PlainServerTest, TheScreenRefusesALargeBodyBeforeItIsRead) {
+  ServerOptions o;
+  o.large_body_bytes = 1000;
+  std::atomic<int> screened{0};
+  o.screen_large_body = [&](const Request& head) -> std::optional<Response> {
+    ++screened;
+    if (head.Header("authorization") == "ok" && head.path == "/x") return std::nullopt;
+    return internal::StatusResponse(401, "Unauthorized", "Unauthorized");
+  };
+  StartServer(o);
+  RawSocket refused(server_->port());
+  ASSERT_TRUE(refused.Send("POST /x HTTP/1.1\r\nHost: x\r\nContent-Length: 5000\r\n\r\n"));
+  bool closed = false;
+  std::string got = refused.ReadAll(&closed);  // answered with none of the body sent
+  EXPECT_EQ(got.substr(0, 12), "HTTP/1.1 401") << got;
+  EXPECT_TRUE(closed);
+
+  HttpClient client(ClientOpts());
+  auto passed =
+      client.Do("PUT", "/x", std::string(5000, 'a'), "application/json", {{"Authorization", "ok"}});
+  ASSERT_TRUE(passed.ok()) << passed.status().ToString();
+  EXPECT_EQ(passed->status, 200);
+  auto small = client.Do("PUT", "/x", std::string(500, 'a'));
+  ASSERT_TRUE(small.ok()) << small.status().ToString();
+  EXPECT_EQ(small->status, 200);
+  EXPECT_EQ(screened.load(), 2);
 }
 
 TEST_P(PlainServerTest, TooManyHeadersIs431) {
