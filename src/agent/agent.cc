@@ -274,6 +274,8 @@ Status Agent::Start() {
   ro.tuning.backoff_initial_ms = options_.restart_backoff_initial_ms;
   ro.tuning.backoff_max_ms = options_.restart_backoff_max_ms;
   ro.storage_check_ms = options_.storage_check_ms;
+  ro.tuning.log_max_bytes = options_.container_log_max_bytes;
+  ro.tuning.log_max_files = options_.container_log_max_files;
   ro.clock = clock_;
   if (!options_.backend && options_.runtime == "container") {
     runtime::RuncOptions runc = options_.runc;

@@ -81,7 +81,10 @@ struct AgentOptions {
   TimeMs restart_backoff_initial_ms = 10'000;
   TimeMs restart_backoff_max_ms = 300'000;
   TimeMs storage_check_ms = 10'000;  // how often pods' ephemeral storage is judged
-  const Clock* clock = nullptr;      // default: the system clock
+  // A container's log is rotated past this size, keeping this many files (log_rotation.h).
+  int64_t container_log_max_bytes = int64_t{10} << 20;
+  int container_log_max_files = 5;
+  const Clock* clock = nullptr;  // default: the system clock
   // The node's usage is the sum of its pods' (a simulated node on a shared host), not the
   // host's (/proc/stat, /proc/meminfo).
   bool node_usage_from_pods = false;

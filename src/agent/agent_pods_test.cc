@@ -264,6 +264,52 @@ TEST_F(AgentTest, LogsEndpointTailsAndFollows) {
   EXPECT_EQ(missing->status, 404);
 }
 
+// The files under the agent's data dir whose names end with `suffix`.
+std::vector<std::filesystem::path> FilesEndingWith(const std::string& dir,
+                                                   const std::string& suffix) {
+  std::vector<std::filesystem::path> out;
+  std::error_code ec;
+  for (const auto& e : std::filesystem::recursive_directory_iterator(dir, ec)) {
+    if (e.is_regular_file() && e.path().string().ends_with(suffix)) out.push_back(e.path());
+  }
+  return out;
+}
+
+// A container writing far past the log cap has its log rotated (logs and a follower go on from
+// the new start), and a crash-looping one keeps the logs of two runs, not of every run.
+TEST_F(AgentTest, ContainerLogsAreRotatedAtTheirCapAndOldRunsRemoved) {
+  AgentOptions o = Options("n1");
+  o.container_log_max_bytes = 64 * 1024;
+  o.container_log_max_files = 3;
+  StartAgent(std::move(o));
+  std::string go = dir_ + "/go";
+  CreatePod("chatty", "n1",
+            "head -c 200000 /dev/zero | tr '\\0' x; echo; while [ ! -f " + go +
+                " ]; do sleep 0.02; done; echo end");
+  ASSERT_TRUE(WaitFor([&] { return !FilesEndingWith(dir_ + "/data", ".log.1").empty(); },
+                      std::chrono::seconds(10)))
+      << "no rotated log";
+  EXPECT_GE(std::filesystem::file_size(FilesEndingWith(dir_ + "/data", ".log.1")[0]), 200000u);
+  EXPECT_LT(Logs("chatty").size(), 1000u);  // the current log starts again
+  std::ofstream(go).close();
+  ASSERT_TRUE(WaitFor([&] { return Phase("chatty") == "Succeeded"; }));
+  EXPECT_EQ(Logs("chatty"), "end\n");
+
+  CreatePod("looping", "n1", "echo run; exit 1", "Always");
+  ASSERT_TRUE(WaitFor(
+      [&] {
+        return Pod("looping").value("/status/containerStatuses/0/restartCount"_json_pointer, 0) >=
+               4;
+      },
+      std::chrono::seconds(20)));
+  size_t looping_logs = 0;
+  for (const auto& f : FilesEndingWith(dir_ + "/data", ".log")) {
+    looping_logs +=
+        f.string().find(Pod("looping")["metadata"]["uid"].get<std::string>()) != std::string::npos;
+  }
+  EXPECT_LE(looping_logs, 3u) << "the current run, the previous one and at most one starting";
+}
+
 TEST_F(AgentTest, PodDeletedOutrightIsKilled) {
   StartAgent(Options("n1"));
   std::string file = dir_ + "/pid";

@@ -1,5 +1,6 @@
 // The container-runtime flags `etna agent` and `etna dev` share (--runtime, --insecure-registry,
-// --gpu-device-dir, and the agent's --cgroup-parent): their declarations, and one reading that
+// --gpu-device-dir, the container log's cap, and the agent's --cgroup-parent): their
+// declarations, and one reading that
 // refuses a container-only flag given with the process runtime rather than ignoring it.
 // Thread-safety: pure functions.
 #pragma once

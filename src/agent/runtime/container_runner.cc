@@ -6,6 +6,7 @@
 #include <filesystem>
 #include <fstream>
 
+#include "agent/runtime/log_rotation.h"
 #include "common/file.h"
 #include "common/time.h"
 
@@ -133,10 +134,17 @@ void ContainerRunner::Launch(const json& pod, const PodContext& context, TimeMs 
   }
   std::error_code ec;
   fs::remove(RunFile(attempt, "exit"), ec);
+  // The kubelet keeps the logs of the current and the previous run only.
+  if (attempt >= 2) {
+    RemoveRunLogs(RunFile(attempt - 2, "log"));
+    fs::remove(RunFile(attempt - 2, "exit"), ec);
+  }
   ShimLaunch shim = std::move(prepared.launch);
   shim.shim_binary = tuning_->shim_binary;
   shim.exit_file = RunFile(attempt, "exit");
   shim.log_file = RunFile(attempt, "log");
+  shim.log_max_bytes = tuning_->log_max_bytes;
+  shim.log_max_files = tuning_->log_max_files;
   auto pid = StartShim(shim);
   attempt_ = attempt;
   started_ms_ = now;

@@ -25,6 +25,8 @@ struct RuntimeTuning {
   std::string shim_binary;
   TimeMs backoff_initial_ms = 10'000;
   TimeMs backoff_max_ms = 300'000;
+  int64_t log_max_bytes = 0;  // per container run (log_rotation.h); 0: no cap
+  int log_max_files = 5;
 };
 
 class ContainerRunner {

@@ -75,7 +75,7 @@ class FollowStream final : public net::http::ResponseStream {
         lock.unlock();
         std::error_code ec;
         auto size = fs::file_size(path_, ec);
-        bool news = (!ec && size > offset_.load()) || RunEnded(path_);
+        bool news = (!ec && size != offset_.load()) || RunEnded(path_);  // smaller: rotated
         if (news) wake();
         lock.lock();
         cv_.wait_for(lock, std::chrono::milliseconds(50));
@@ -85,6 +85,10 @@ class FollowStream final : public net::http::ResponseStream {
 
   std::string Read(bool* done) override {
     bool ended = RunEnded(path_);  // checked before reading, so nothing written before is lost
+    std::error_code ec;
+    if (auto size = fs::file_size(path_, ec); !ec && size < offset_.load()) {
+      offset_ = 0;  // the log was rotated (log_rotation.h): go on from its new start
+    }
     std::string data = ReadFrom(path_, offset_);
     offset_ += data.size();
     if (limit_) {

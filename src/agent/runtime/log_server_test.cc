@@ -7,6 +7,7 @@
 #include <fstream>
 #include <sstream>
 
+#include "agent/runtime/log_rotation.h"
 #include "agent/runtime/log_times.h"
 
 namespace etna::agent::runtime {
@@ -91,6 +92,36 @@ TEST(LogServer, RecorderNotesTheLogsGrowthOnly) {
   times << std::ifstream(LogTimesPath(log)).rdbuf();
   EXPECT_EQ(times.str(), "2 200\n4 400\n");
   std::filesystem::remove_all(dir);
+}
+
+TEST(LogServer, RotationCopiesAndTruncatesKeepingTheCountOfFiles) {
+  namespace fs = std::filesystem;
+  std::string dir = testing::TempDir() + "/log_rotation_test";
+  fs::remove_all(dir);
+  fs::create_directories(dir);
+  std::string log = dir + "/1.log";
+  LogRotator rotator(log, /*max_bytes=*/10, /*max_files=*/3);
+  LogTimeRecorder recorder(log);
+  std::ofstream(log) << "0123456789";  // at the cap: kept
+  EXPECT_FALSE(rotator.MaybeRotate());
+  for (const char* round : {"first-round\n", "second-round\n", "third-round\n"}) {
+    std::ofstream(log, std::ios::app) << round;
+    ASSERT_TRUE(rotator.MaybeRotate()) << round;
+    recorder.Restart(500);
+    EXPECT_EQ(fs::file_size(log), 0u);
+  }
+  auto text = [](const std::string& path) {
+    std::stringstream out;
+    out << std::ifstream(path).rdbuf();
+    return out.str();
+  };
+  EXPECT_EQ(text(RotatedLogPath(log, 1)), "third-round\n");
+  EXPECT_EQ(text(RotatedLogPath(log, 2)), "second-round\n");
+  EXPECT_FALSE(fs::exists(RotatedLogPath(log, 3)));  // three files with the current one
+  EXPECT_EQ(text(LogTimesPath(log)), "0 500\n");
+  RemoveRunLogs(log);
+  EXPECT_TRUE(fs::is_empty(dir));
+  fs::remove_all(dir);
 }
 
 }  // namespace

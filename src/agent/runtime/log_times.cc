@@ -5,6 +5,7 @@
 #include <unistd.h>
 
 #include <charconv>
+#include <cstdio>
 #include <filesystem>
 
 namespace etna::agent::runtime {
@@ -32,6 +33,16 @@ void LogTimeRecorder::Record(TimeMs now) {
     last_size_ = static_cast<int64_t>(size);
   }
   close(fd);
+}
+
+void LogTimeRecorder::Restart(TimeMs now) {
+  const std::string fresh = times_path_ + ".new";
+  int fd = open(fresh.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+  if (fd < 0) return;
+  std::string entry = fmt::format("0 {}\n", now);
+  bool written = write(fd, entry.data(), entry.size()) == static_cast<ssize_t>(entry.size());
+  close(fd);
+  if (written && rename(fresh.c_str(), times_path_.c_str()) == 0) last_size_ = 0;
 }
 
 size_t SinceOffset(std::string_view log, std::string_view times, TimeMs cutoff_ms) {

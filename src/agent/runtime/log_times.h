@@ -25,6 +25,8 @@ class LogTimeRecorder {
  public:
   explicit LogTimeRecorder(std::string log_path);
   void Record(TimeMs now);
+  // The log was just truncated (log_rotation.h): the side file starts again from "0 now".
+  void Restart(TimeMs now);
 
  private:
   std::string log_path_;

@@ -11,12 +11,14 @@
 #include <cerrno>
 #include <chrono>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <fstream>
 #include <map>
 #include <sstream>
 
 #include "agent/runtime/command.h"
+#include "agent/runtime/log_rotation.h"
 #include "agent/runtime/log_times.h"
 
 namespace etna::agent::runtime {
@@ -40,8 +42,9 @@ void WriteAll(int fd, const std::string& s) {
 
 // Waits for `pid` (a child, or an orphan this subreaper inherited), reaping any other process
 // on the way (its status kept in `reaped`, in case it is waited for next) and noting the log's
-// growth once a second; its wait status.
-int WaitFor(pid_t pid, const sigset_t* chld, LogTimeRecorder* times, std::map<pid_t, int>* reaped) {
+// growth (and rotating the log past its cap) once a second; its wait status.
+int WaitFor(pid_t pid, const sigset_t* chld, LogTimeRecorder* times, LogRotator* rotator,
+            std::map<pid_t, int>* reaped) {
   for (;;) {
     if (auto it = reaped->find(pid); it != reaped->end()) return it->second;
     int status = 0;
@@ -52,7 +55,11 @@ int WaitFor(pid_t pid, const sigset_t* chld, LogTimeRecorder* times, std::map<pi
     if (done > 0 || (done < 0 && errno == EINTR)) continue;
     timespec second{1, 0};
     sigtimedwait(chld, nullptr, &second);  // a child's exit, or a second passed
-    times->Record(NowMs());
+    if (rotator->MaybeRotate()) {
+      times->Restart(NowMs());
+    } else {
+      times->Record(NowMs());
+    }
   }
 }
 
@@ -106,15 +113,29 @@ Result<ExitRecord> ReadExitFile(const std::string& path) {
 
 int RunShim(int argc, char** argv) {
   std::string reap_pid_file;
+  int64_t log_max_bytes = 0;
+  int log_max_files = 2;
   int dashes = 4;
-  if (argc > 6 && std::strcmp(argv[4], "--reap") == 0) {
-    reap_pid_file = argv[5];
-    dashes = 6;
+  bool usage = argc < 6;
+  while (!usage && dashes < argc && std::strcmp(argv[dashes], "--") != 0) {
+    std::string flag = argv[dashes];
+    if (dashes + 1 >= argc) {
+      usage = true;
+    } else if (flag == "--reap") {
+      reap_pid_file = argv[dashes + 1];
+    } else if (flag == "--log-max-bytes") {
+      log_max_bytes = std::atoll(argv[dashes + 1]);
+    } else if (flag == "--log-max-files") {
+      log_max_files = std::atoi(argv[dashes + 1]);
+    } else {
+      usage = true;
+    }
+    dashes += 2;
   }
-  if (argc < dashes + 2 || std::strcmp(argv[dashes], "--") != 0) {
+  if (usage || dashes + 1 >= argc) {
     std::fprintf(stderr,
-                 "usage: etna agent-shim EXIT_FILE LOG_FILE WORKDIR [--reap PID_FILE] -- "
-                 "COMMAND...\n");
+                 "usage: etna agent-shim EXIT_FILE LOG_FILE WORKDIR [--reap PID_FILE] "
+                 "[--log-max-bytes N --log-max-files N] -- COMMAND...\n");
     return 2;
   }
   std::string exit_file = argv[1], log_file = argv[2], workdir = argv[3];
@@ -143,6 +164,7 @@ int RunShim(int argc, char** argv) {
   sigprocmask(SIG_BLOCK, &chld, &before);
   LogTimeRecorder times(log_file);
   times.Record(NowMs());
+  LogRotator rotator(log_file, log_max_bytes, log_max_files);
   pid_t child = fork();
   if (child < 0) {
     WriteExitFile(exit_file,
@@ -184,14 +206,14 @@ int RunShim(int argc, char** argv) {
   }
   close(pipefd[0]);
   std::map<pid_t, int> reaped;
-  int status = WaitFor(child, &chld, &times, &reaped);
+  int status = WaitFor(child, &chld, &times, &rotator, &reaped);
   if (!reap_pid_file.empty() && start_error.empty()) {
     if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) {
       start_error = fmt::format("{} failed: {}", command[0], LastLine(log_file));
     } else if (pid_t pid = ReadPid(reap_pid_file); pid <= 0) {
       start_error = fmt::format("{}: no process id in {}", command[0], reap_pid_file);
     } else {
-      status = WaitFor(pid, &chld, &times, &reaped);
+      status = WaitFor(pid, &chld, &times, &rotator, &reaped);
     }
   }
   ExitRecord r;
@@ -220,6 +242,10 @@ Result<pid_t> StartShim(const ShimLaunch& launch) {
   if (!launch.reap_pid_file.empty()) {
     args.push_back("--reap");
     args.push_back(launch.reap_pid_file);
+  }
+  if (launch.log_max_bytes > 0) {
+    args.insert(args.end(), {"--log-max-bytes", std::to_string(launch.log_max_bytes),
+                             "--log-max-files", std::to_string(launch.log_max_files)});
   }
   args.push_back("--");
   args.insert(args.end(), launch.argv.begin(), launch.argv.end());

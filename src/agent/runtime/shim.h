@@ -13,6 +13,7 @@
 
 #include <sys/types.h>
 
+#include <cstdint>
 #include <string>
 #include <utility>
 #include <vector>
@@ -23,9 +24,11 @@
 namespace etna::agent::runtime {
 
 // The shim's main: argv = {"agent-shim", exit_file, log_file, workdir, ["--reap", pid_file,]
-// "--", command...}. With --reap the command only starts the container and exits (`runc run
-// -d --pid-file PID_FILE`): the shim, a child subreaper, then waits for the process PID_FILE
-// names, which it inherited; the command's failure is a StartError with its last log line.
+// ["--log-max-bytes", n, "--log-max-files", n,] "--", command...}; with a log cap the log is
+// rotated (log_rotation.h) when it grows past it. With --reap the command only starts the container
+// and exits (`runc run -d --pid-file PID_FILE`): the shim, a child subreaper, then waits for the
+// process PID_FILE names, which it inherited; the command's failure is a StartError with its last
+// log line.
 int RunShim(int argc, char** argv);
 
 struct ShimLaunch {
@@ -36,6 +39,8 @@ struct ShimLaunch {
   std::vector<std::string> argv;
   std::vector<std::pair<std::string, std::string>> env;
   std::string reap_pid_file;  // non-empty: --reap
+  int64_t log_max_bytes = 0;  // 0: the log grows without a cap
+  int log_max_files = 5;      // with the current one
 };
 
 // Forks and execs the shim in its own session; the returned pid is also its process group.
