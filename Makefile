@@ -28,7 +28,7 @@ test-core-asan: deps
 	cmake --build $(ASAN_BUILD) -j $(JOBS)
 	cd $(ASAN_BUILD) && ctest --output-on-failure -j $(JOBS)
 
-# libFuzzer targets for the API codec (clang, ASan, UBSan): 60 s each, or 10 s in `make test`.
+# libFuzzer targets for the API codec (src/fuzz/; clang, ASan, UBSan): 60 s each, or 10 s in `make test`.
 fuzz: deps
 	@scripts/fuzz.sh 60
 
