@@ -2,7 +2,7 @@
 # Builds the libFuzzer targets src/fuzz/<name>_fuzz.cc with clang, ASan and UBSan into
 # build-fuzz/, and runs each for N seconds (default 60). Exits non-zero on any crash, leak,
 # timeout or sanitizer report; the crashing input is left in build-fuzz/artifacts/.
-#   scripts/fuzz.sh [seconds-per-target] [target...]      (no target: every one)
+#   scripts/fuzz.sh [seconds-per-target] [target...]   (0 s: until a failure; no target: all)
 #
 # A target names the sources it links in comment lines of its own file, as paths or globs
 # relative to the repository (** spans folders); *_test.cc and files under testing/ folders
@@ -60,12 +60,13 @@ object_of() {  # src/a/b.cc -> build-fuzz/obj/src/a/b.o
   local rel=${1#"$ROOT"/}
   echo "$OUT/obj/${rel%.cc}.o"
 }
-# stale OBJ: whether OBJ is missing or older than any file its dependency list names.
+# stale OBJ: whether OBJ is missing, or older than a file its dependency list names, or that
+# list names a file that is gone.
 stale() {
   local obj=$1 dep=${1%.o}.d f
   [ -f "$obj" ] && [ -f "$dep" ] || return 0
   for f in $(sed -e 's/^[^:]*://' -e 's/\\$//' "$dep"); do
-    [ "$f" -nt "$obj" ] && return 0
+    [ -e "$f" ] && [ ! "$f" -nt "$obj" ] || return 0
   done
   return 1
 }
