@@ -28,12 +28,19 @@ test-core-asan: deps
 	cmake --build $(ASAN_BUILD) -j $(JOBS)
 	cd $(ASAN_BUILD) && ctest --output-on-failure -j $(JOBS)
 
-# libFuzzer targets for the API codec (clang, ASan, UBSan): 60 s each, or 10 s in `make test`.
+# libFuzzer targets (src/fuzz/, clang, ASan, UBSan): the API's decoders, selectors and patches,
+# kubeconfig, cluster profile and scheduler configuration. `make fuzz` runs every one for
+# FUZZ_SECONDS each (600, so about 1.5 h in all; `make fuzz FUZZ_SECONDS=60`, ARGS="kubeconfig
+# patch" for some). `make fuzz-smoke`, part of `make test`, runs 10 s each of all but
+# scheduler_conf, which compiles the whole scheduling core (about 10 min on one core).
+FUZZ_SECONDS ?= 600
+FUZZ_SMOKE_TARGETS ?= json_decode yaml_decode label_selector field_selector patch protobuf_decode \
+	kubeconfig cluster_profile
 fuzz: deps
-	@scripts/fuzz.sh 60
+	@scripts/fuzz.sh $(FUZZ_SECONDS) $(ARGS)
 
 fuzz-smoke: deps
-	@scripts/fuzz.sh 10
+	@scripts/fuzz.sh 10 $(FUZZ_SMOKE_TARGETS)
 
 bench: build
 	@scripts/run-bench.sh $(BUILD)

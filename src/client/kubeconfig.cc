@@ -109,7 +109,10 @@ Result<ServerAddress> ParseServerUrl(const std::string& server) {
     out.port = static_cast<uint16_t>(port);
     rest = rest.substr(0, colon);
   }
-  if (rest.size() > 2 && rest.front() == '[') rest = rest.substr(1, rest.size() - 2);
+  if (rest.size() >= 2 && rest.front() == '[') rest = rest.substr(1, rest.size() - 2);
+  if (rest.empty()) {  // "https://:6443", "https://[]:6443"
+    return Status::InvalidArgument(fmt::format("kubeconfig: server \"{}\" has no host", server));
+  }
   out.host = rest;
   return out;
 }

@@ -41,5 +41,27 @@ TEST(KubeconfigTest, ErrorsNameTheField) {
   EXPECT_FALSE(LoadKubeconfig("/nonexistent/kubeconfig").ok());
 }
 
+// Found by src/fuzz/kubeconfig_fuzz.cc: a server with a port but no host was taken, with the
+// host "" (or "[]"), and the client then dialled nothing.
+TEST(KubeconfigTest, AServerNeedsAHost) {
+  for (const char* url : {"http://:1", "https://:6443/", "https://[]:6443", "https://[]"}) {
+    auto server = ParseServerUrl(url);
+    ASSERT_FALSE(server.ok()) << url << " -> " << server->host;
+    EXPECT_NE(server.status().message().find("has no host"), std::string::npos)
+        << server.status().message();
+  }
+  KubeConfig cfg;
+  Status set = SetServers(cfg, "https://a:1,http://:2");
+  EXPECT_NE(set.message().find("--server: kubeconfig: server \"http://:2\" has no host"),
+            std::string::npos)
+      << set.message();
+  auto parsed = ParseKubeconfig(
+      "clusters: [{name: c, cluster: {server: \"https://:6443\"}}]\n"
+      "contexts: [{name: x, context: {cluster: c}}]\ncurrent-context: x\n");
+  ASSERT_FALSE(parsed.ok());
+  EXPECT_NE(parsed.status().message().find("has no host"), std::string::npos)
+      << parsed.status().message();
+}
+
 }  // namespace
 }  // namespace etna::client

@@ -4,21 +4,38 @@
 #include <yaml-cpp/yaml.h>
 
 #include <cstdint>
+#include <limits>
 #include <set>
 
 #include "common/file.h"
 #include "common/resource.h"
+#include "common/strings.h"
 #include "gpu/mig_catalog.h"
 
 namespace etna::agent {
 namespace {
 
+// Every node is held in memory (and `etna dev` runs an agent for each), with a copy of its
+// group's labels, taints, GPUs and MIG instances: bounds on both keep `count: 100000000`, or
+// 10000 nodes of 3000 labels each, an error instead of an out-of-memory kill.
+constexpr int64_t kMaxProfileNodes = 10000;
+constexpr int64_t kMaxProfileEntries = 1000000;
+
+// What the rest of a profile may still declare.
+struct Budget {
+  int64_t nodes = kMaxProfileNodes;
+  int64_t entries = kMaxProfileEntries;  // labels, taints, GPUs and MIG instances, all nodes
+};
+
 Status FieldError(const std::string& field, const std::string& message) {
   return Status::InvalidArgument(fmt::format("{}: {}", field, message));
 }
 
+// Strings end up in the Node's JSON (name, labels, taints, the GPU annotation), which holds
+// UTF-8 only.
 Result<std::string> ScalarField(const YAML::Node& n, const std::string& field) {
   if (!n.IsScalar()) return FieldError(field, "must be a string");
+  if (!IsUtf8(n.Scalar())) return FieldError(field, "is not valid UTF-8");
   return n.as<std::string>();
 }
 
@@ -115,7 +132,8 @@ Result<std::vector<client::NodeGpu>> ParseGpus(const YAML::Node& g, const std::s
   return gpus;
 }
 
-Result<std::vector<NodeSpec>> ParseGroup(const YAML::Node& g, const std::string& field) {
+Result<std::vector<NodeSpec>> ParseGroup(const YAML::Node& g, const std::string& field,
+                                         Budget& budget) {
   if (!g.IsMap()) return FieldError(field, "must be a map");
   static const std::set<std::string> kKnown = {"name",   "count",  "cpu",    "memory", "pods",
                                                "switch", "labels", "taints", "gpus"};
@@ -131,6 +149,10 @@ Result<std::vector<NodeSpec>> ParseGroup(const YAML::Node& g, const std::string&
   if (g["count"]) {
     ETNA_ASSIGN_OR_RETURN(count, IntField(g["count"], field + ".count", 0));
   }
+  if (count > budget.nodes) {
+    return FieldError(field + ".count",
+                      fmt::format("a profile declares at most {} nodes", kMaxProfileNodes));
+  }
   NodeSpec base;
   if (g["cpu"]) {
     ETNA_ASSIGN_OR_RETURN(base.cpu, ScalarField(g["cpu"], field + ".cpu"));
@@ -144,6 +166,10 @@ Result<std::vector<NodeSpec>> ParseGroup(const YAML::Node& g, const std::string&
   }
   if (g["pods"]) {
     ETNA_ASSIGN_OR_RETURN(int64_t pods, IntField(g["pods"], field + ".pods", 1));
+    if (pods > std::numeric_limits<int>::max()) {
+      return FieldError(field + ".pods",
+                        fmt::format("must be <= {}", std::numeric_limits<int>::max()));
+    }
     base.pods = static_cast<int>(pods);
   }
   if (g["switch"]) {
@@ -152,8 +178,8 @@ Result<std::vector<NodeSpec>> ParseGroup(const YAML::Node& g, const std::string&
   if (g["labels"]) {
     if (!g["labels"].IsMap()) return FieldError(field + ".labels", "must be a map");
     for (const auto& kv : g["labels"]) {
-      ETNA_ASSIGN_OR_RETURN(base.labels[kv.first.Scalar()],
-                            ScalarField(kv.second, field + ".labels." + kv.first.Scalar()));
+      ETNA_ASSIGN_OR_RETURN(std::string key, ScalarField(kv.first, field + ".labels key"));
+      ETNA_ASSIGN_OR_RETURN(base.labels[key], ScalarField(kv.second, field + ".labels." + key));
     }
   }
   if (g["taints"]) {
@@ -162,18 +188,31 @@ Result<std::vector<NodeSpec>> ParseGroup(const YAML::Node& g, const std::string&
       const YAML::Node& t = g["taints"][i];
       std::string tf = fmt::format("{}.taints[{}]", field, i);
       if (!t.IsMap() || !t["key"] || !t["effect"]) return FieldError(tf, "needs key and effect");
-      nlohmann::json taint = {{"key", t["key"].Scalar()}, {"effect", t["effect"].Scalar()}};
+      ETNA_ASSIGN_OR_RETURN(std::string key, ScalarField(t["key"], tf + ".key"));
       std::string effect = t["effect"].Scalar();
       if (effect != "NoSchedule" && effect != "PreferNoSchedule" && effect != "NoExecute") {
         return FieldError(tf + ".effect", "must be NoSchedule, PreferNoSchedule or NoExecute");
       }
-      if (t["value"]) taint["value"] = t["value"].Scalar();
+      nlohmann::json taint = {{"key", key}, {"effect", effect}};
+      if (t["value"]) {
+        ETNA_ASSIGN_OR_RETURN(std::string value, ScalarField(t["value"], tf + ".value"));
+        taint["value"] = value;
+      }
       base.taints.push_back(taint);
     }
   }
   if (g["gpus"]) {
     ETNA_ASSIGN_OR_RETURN(base.gpus, ParseGpus(g["gpus"], field + ".gpus"));
   }
+  int64_t entries = static_cast<int64_t>(base.labels.size() + base.taints.size());
+  for (const auto& gpu : base.gpus) entries += 1 + static_cast<int64_t>(gpu.mig.size());
+  if (count * entries > budget.entries) {
+    return FieldError(field, fmt::format("{} nodes of {} labels, taints, GPUs and MIG instances "
+                                         "each: a profile holds at most {} in all",
+                                         count, entries, kMaxProfileEntries));
+  }
+  budget.nodes -= count;
+  budget.entries -= count * entries;
   std::vector<NodeSpec> out;
   for (int64_t i = 0; i < count; ++i) {
     NodeSpec node = base;
@@ -214,9 +253,10 @@ Result<std::vector<NodeSpec>> ParseClusterProfile(std::string_view yaml_text) {
   if (!groups.IsSequence()) return FieldError("nodeGroups", "must be a list");
   std::vector<NodeSpec> out;
   std::set<std::string> names;
+  Budget budget;
   for (size_t i = 0; i < groups.size(); ++i) {
     std::string field = fmt::format("nodeGroups[{}]", i);
-    ETNA_ASSIGN_OR_RETURN(auto nodes, ParseGroup(groups[i], field));
+    ETNA_ASSIGN_OR_RETURN(auto nodes, ParseGroup(groups[i], field, budget));
     for (auto& n : nodes) {
       if (!names.insert(n.name).second) {
         return FieldError(field + ".name", fmt::format("node {} is declared twice", n.name));

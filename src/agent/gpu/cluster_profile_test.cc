@@ -1,5 +1,6 @@
 #include "agent/gpu/cluster_profile.h"
 
+#include <fmt/format.h>
 #include <gtest/gtest.h>
 
 #include <set>
@@ -95,6 +96,68 @@ TEST(ClusterProfile, ErrorsNameTheField) {
     EXPECT_NE(r.status().message().find(c.field), std::string::npos)
         << c.yaml << " -> " << r.status().message();
   }
+}
+
+// Found by src/fuzz/cluster_profile_fuzz.cc: a name, label or taint that is not UTF-8 was
+// accepted, and the agent threw when it wrote the Node as JSON.
+TEST(ClusterProfile, RejectsStringsThatAreNotUtf8) {
+  struct Case {
+    std::string yaml;
+    const char* field;
+  };
+  for (const Case& c : {
+           Case{"nodeGroups: [{name: \"a\xff\"}]", "nodeGroups[0].name: is not valid UTF-8"},
+           Case{"nodeGroups: [{name: a, switch: \"\xc3\"}]", "nodeGroups[0].switch"},
+           Case{"nodeGroups: [{name: a, labels: {\"k\xfe\": v}}]", "nodeGroups[0].labels key"},
+           Case{"nodeGroups: [{name: a, labels: {k: \"\xe2\x82\"}}]", "nodeGroups[0].labels.k"},
+           Case{"nodeGroups: [{name: a, taints: [{key: \"\xc0\x80\", effect: NoSchedule}]}]",
+                "nodeGroups[0].taints[0].key"},
+           Case{"nodeGroups: [{name: a, taints: [{key: k, value: \"v\xff\", effect: "
+                "NoSchedule}]}]",
+                "nodeGroups[0].taints[0].value"},
+           Case{"nodeGroups: [{name: a, gpus: {model: \"T\xff\", count: 1, memoryMiB: 1}}]",
+                "nodeGroups[0].gpus.model"},
+       }) {
+    auto r = ParseClusterProfile(c.yaml);
+    ASSERT_FALSE(r.ok()) << c.yaml;
+    EXPECT_NE(r.status().message().find(c.field), std::string::npos)
+        << c.yaml << " -> " << r.status().message();
+  }
+  auto ok = ParseClusterProfile("nodeGroups: [{name: a, labels: {zone: \"同一节点\"}}]");
+  ASSERT_TRUE(ok.ok()) << ok.status().ToString();
+  EXPECT_EQ((*ok)[0].labels.at("zone"), "同一节点");
+}
+
+// Inputs written for src/fuzz/cluster_profile_fuzz.cc: `count: 100000000` built every node before
+// any check and ran out of memory.
+TEST(ClusterProfile, BoundsTheNumberOfNodes) {
+  auto big = ParseClusterProfile("nodeGroups: [{name: a, count: 100000000}]");
+  ASSERT_FALSE(big.ok());
+  EXPECT_NE(big.status().message().find("nodeGroups[0].count: a profile declares at most 10000"),
+            std::string::npos)
+      << big.status().message();
+  auto over = ParseClusterProfile("nodeGroups: [{name: a, count: 6000}, {name: b, count: 5000}]");
+  ASSERT_FALSE(over.ok());
+  EXPECT_NE(over.status().message().find("nodeGroups[1].count"), std::string::npos)
+      << over.status().message();
+  auto full = ParseClusterProfile("nodeGroups: [{name: a, count: 6000}, {name: b, count: 4000}]");
+  ASSERT_TRUE(full.ok()) << full.status().ToString();
+  EXPECT_EQ(full->size(), 10000u);
+  // And each node copies its group's labels: 10000 nodes of 3000 labels (38 KB of YAML) were 30
+  // million labels.
+  std::string labels = "nodeGroups:\n- name: a\n  count: 10000\n  labels:\n";
+  for (int i = 0; i < 101; ++i) labels += fmt::format("    k{}: v\n", i);
+  auto copied = ParseClusterProfile(labels);
+  ASSERT_FALSE(copied.ok());
+  EXPECT_NE(copied.status().message().find(
+                "nodeGroups[0]: 10000 nodes of 101 labels, taints, GPUs and MIG instances each"),
+            std::string::npos)
+      << copied.status().message();
+  auto pods = ParseClusterProfile("nodeGroups: [{name: a, pods: 4294967297}]");
+  ASSERT_FALSE(pods.ok());
+  EXPECT_NE(pods.status().message().find("nodeGroups[0].pods: must be <= 2147483647"),
+            std::string::npos)
+      << pods.status().message();
 }
 
 TEST(ClusterProfile, FindProfileNodeListsTheNodesOnAMiss) {

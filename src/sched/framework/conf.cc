@@ -25,13 +25,27 @@ Status ParseBoolNode(const YAML::Node& node, const std::string& where, bool* out
   return Status::Ok();
 }
 
-Result<Arguments> ParseArguments(const YAML::Node& node, const std::string& where) {
+// `budget`: how many more bytes of argument keys and values the configuration may hold. YAML
+// aliases can repeat one long list under many keys, so the parsed arguments get the text's own
+// bound, kMaxConfBytes in all.
+Result<Arguments> ParseArguments(const YAML::Node& node, const std::string& where, size_t& budget) {
   Arguments args;
   if (!node || node.IsNull()) return args;
   if (!node.IsMap()) return Status::InvalidArgument(where + ": arguments must be a map");
   for (const auto& kv : node) {
     std::string key = kv.first.as<std::string>();
     const YAML::Node& v = kv.second;
+    size_t size = key.size();
+    if (v.IsScalar()) {
+      size += v.Scalar().size();
+    } else if (v.IsSequence()) {
+      for (const auto& item : v) size += item.IsScalar() ? item.Scalar().size() + 1 : 0;
+    }
+    if (size > budget) {
+      return Status::InvalidArgument(fmt::format(
+          "{}: the arguments expand to more than {} bytes (YAML aliases?)", where, kMaxConfBytes));
+    }
+    budget -= size;
     if (v.IsScalar()) {
       args.Set(key, v.Scalar());
     } else if (v.IsSequence()) {
@@ -54,7 +68,7 @@ Result<Arguments> ParseArguments(const YAML::Node& node, const std::string& wher
   return args;
 }
 
-Result<PluginOption> ParsePlugin(const YAML::Node& node, const std::string& where) {
+Result<PluginOption> ParsePlugin(const YAML::Node& node, const std::string& where, size_t& budget) {
   if (!node.IsMap()) return Status::InvalidArgument(where + ": a plugin must be a map");
   PluginOption option;
   option.enabled.set();
@@ -66,7 +80,8 @@ Result<PluginOption> ParsePlugin(const YAML::Node& node, const std::string& wher
       }
       option.name = kv.second.Scalar();
     } else if (key == "arguments") {
-      ETNA_ASSIGN_OR_RETURN(option.arguments, ParseArguments(kv.second, where + ".arguments"));
+      ETNA_ASSIGN_OR_RETURN(option.arguments,
+                            ParseArguments(kv.second, where + ".arguments", budget));
     } else if (key == kHierarchyFlag) {
       ETNA_RETURN_IF_ERROR(ParseBoolNode(kv.second, where + "." + key, &option.hierarchy));
     } else if (auto point = ExtensionPointForFlag(key)) {
@@ -114,6 +129,8 @@ Result<SchedulerConf> ParseSchedulerConf(std::string_view yaml, const Registry& 
         "scheduler configuration: expected a map with actions and tiers");
   }
   SchedulerConf conf;
+  size_t budget = kMaxConfBytes;
+  std::set<std::string> seen;  // plugin names, each allowed once
   try {
     for (const auto& kv : root) {
       std::string key = kv.first.as<std::string>();
@@ -146,8 +163,15 @@ Result<SchedulerConf> ParseSchedulerConf(std::string_view yaml, const Registry& 
             }
             int p = 0;
             for (const auto& pn : tkv.second) {
-              ETNA_ASSIGN_OR_RETURN(PluginOption option,
-                                    ParsePlugin(pn, fmt::format("{}.plugins[{}]", where, p++)));
+              ETNA_ASSIGN_OR_RETURN(
+                  PluginOption option,
+                  ParsePlugin(pn, fmt::format("{}.plugins[{}]", where, p++), budget));
+              // Checked here, not after the loop, so that tiers repeated by YAML aliases end
+              // at the first repeat.
+              if (!seen.insert(option.name).second) {
+                return Status::InvalidArgument(
+                    fmt::format("plugin \"{}\" appears more than once in tiers", option.name));
+              }
               tier.plugins.push_back(std::move(option));
             }
           }
@@ -174,7 +198,7 @@ Result<SchedulerConf> ParseSchedulerConf(std::string_view yaml, const Registry& 
             return Status::InvalidArgument(fmt::format("{}: unknown action \"{}\"", where, name));
           }
           ETNA_ASSIGN_OR_RETURN(conf.action_arguments[name],
-                                ParseArguments(cn["arguments"], where + ".arguments"));
+                                ParseArguments(cn["arguments"], where + ".arguments", budget));
         }
       } else if (key == "metrics") {
         // Volcano's metrics source section for the usage plugin: accepted, not used.
@@ -191,13 +215,8 @@ Result<SchedulerConf> ParseSchedulerConf(std::string_view yaml, const Registry& 
     return Status::InvalidArgument("scheduler configuration: actions is empty");
   }
   // Build everything once so argument errors surface at load time.
-  std::set<std::string> seen;
   for (const auto& tier : conf.tiers) {
     for (const auto& option : tier.plugins) {
-      if (!seen.insert(option.name).second) {
-        return Status::InvalidArgument(
-            fmt::format("plugin \"{}\" appears more than once in tiers", option.name));
-      }
       auto plugin = registry.BuildPlugin(option);
       if (!plugin.ok()) return plugin.status();
     }

@@ -1,5 +1,6 @@
 #include "sched/framework/conf.h"
 
+#include <fmt/format.h>
 #include <gtest/gtest.h>
 
 #include "sched/framework/registry.h"
@@ -135,6 +136,26 @@ INSTANTIATE_TEST_SUITE_P(
                 "    backoff.initial: 10m\n    backoff.max: 1m\n",
                 "backoff"}),
     [](const auto& info) { return std::string(info.param.name); });
+
+// An input written for src/fuzz/scheduler_conf_fuzz.cc (its 10 s timeout): 56 KB of YAML whose
+// aliases repeat one list of 2000 items under 3000 argument keys took seconds and hundreds of
+// megabytes to join.
+TEST(ConfTest, AliasesCannotBlowUpTheArguments) {
+  std::string items;
+  for (int i = 0; i < 2000; ++i) items += fmt::format("{}{}", i ? ", " : "", i);
+  std::string yaml = fmt::format(
+      "actions: allocate\ntiers:\n- plugins:\n  - name: binpack\n    arguments:\n"
+      "      k0: &a [{}]\n",
+      items);
+  for (int i = 1; i < 3000; ++i) yaml += fmt::format("      k{}: *a\n", i);
+  ASSERT_LT(yaml.size(), 64u << 10);
+  auto conf = Parse(yaml);
+  ASSERT_FALSE(conf.ok());
+  EXPECT_NE(conf.status().message().find(
+                "tiers[0].plugins[0].arguments: the arguments expand to more than 1048576 bytes"),
+            std::string::npos)
+      << conf.status().message();
+}
 
 TEST(ArgumentsTest, ParsesDurations) {
   EXPECT_EQ(*ParseDurationMs("90s"), 90'000);

@@ -1,6 +1,7 @@
 // libFuzzer target for the three patch flavours. Input: a mode byte ('m' merge, 'j' JSON patch,
 // anything else strategic), then the target JSON, a newline, and the patch JSON. Both halves are
 // decoded with the server's limits first, as the server does.
+// fuzz-sources: src/api/codec/*.cc src/common/status.cc src/common/base64.cc
 #include <cstddef>
 #include <cstdint>
 #include <string_view>

@@ -1,5 +1,6 @@
 // libFuzzer target: FieldSelector::Parse on arbitrary text, then matching; the text pre-check
 // (MayMatchCompact) must never refuse an object that Matches accepts.
+// fuzz-sources: src/api/codec/*.cc src/common/status.cc src/common/base64.cc
 #include <cstddef>
 #include <cstdint>
 #include <string>

@@ -1,4 +1,5 @@
 // libFuzzer target: LabelSelector::Parse on arbitrary text, then matching.
+// fuzz-sources: src/api/codec/*.cc src/common/status.cc src/common/base64.cc
 #include <cstddef>
 #include <cstdint>
 #include <string_view>

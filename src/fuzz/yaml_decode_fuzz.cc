@@ -1,5 +1,6 @@
 // libFuzzer target: DecodeYamlDocuments must return documents or an error, never crash, hang,
 // throw or blow up on aliases; every document must serialise as JSON.
+// fuzz-sources: src/api/codec/*.cc src/common/status.cc src/common/base64.cc
 #include <cstddef>
 #include <cstdint>
 #include <string_view>

@@ -1,5 +1,6 @@
 // libFuzzer target: DecodeJson and DecodeBody must return a value or an error, never crash,
 // hang or throw; a decoded value must serialise again.
+// fuzz-sources: src/api/codec/*.cc src/common/status.cc src/common/base64.cc
 #include <cstddef>
 #include <cstdint>
 #include <string_view>
