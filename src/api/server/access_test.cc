@@ -130,6 +130,28 @@ TEST_F(AccessTest, AgentWritesOnlyItsOwnNodeAndLease) {
             403);
 }
 
+TEST(AuthFilesTest, ATokenMayBeGivenAsItsSha256Digest) {
+  // printf %s secret-token | sha256sum
+  auto tokens = Authenticator::FromTokensText(
+      "sha256:930bbdc51b6aed5c2a5678fd6e28dee7a05e8a4b643cfc0b4427c3efb86c0d94,hashed,1\n"
+      "plain-token,plain,2\n",
+      false);
+  ASSERT_TRUE(tokens.ok()) << tokens.status().ToString();
+  net::http::Request r;
+  r.headers["authorization"] = "Bearer " + std::string("secret-token");
+  auto hashed = tokens->Authenticate(r);
+  ASSERT_TRUE(hashed.has_value());
+  EXPECT_EQ(hashed->name, "hashed");
+  r.headers["authorization"] = "Bearer plain-token";
+  EXPECT_EQ(tokens->Authenticate(r)->name, "plain");
+  r.headers["authorization"] =
+      "Bearer sha256:930bbdc51b6aed5c2a5678fd6e28dee7a05e8a4b643cfc0b4427c3efb86c0d94";
+  EXPECT_FALSE(tokens->Authenticate(r).has_value()) << "the digest is not the token";
+  auto bad = Authenticator::FromTokensText("sha256:abc,user\n", false);
+  ASSERT_FALSE(bad.ok());
+  EXPECT_NE(bad.status().message().find("line 1"), std::string::npos);
+}
+
 TEST(AuthFilesTest, MalformedFilesNameTheLine) {
   auto tokens = Authenticator::FromTokensText("ok,user\nbroken\n", false);
   ASSERT_FALSE(tokens.ok());

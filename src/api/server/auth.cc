@@ -7,6 +7,8 @@
 
 #include <algorithm>
 #include <cctype>
+#include <charconv>
+#include <optional>
 #include <sstream>
 
 #include "common/file.h"
@@ -20,6 +22,23 @@ constexpr std::string_view kAgentPrefix = "system:node:";
 std::array<unsigned char, 32> Digest(std::string_view token) {
   std::array<unsigned char, 32> out{};
   SHA256(reinterpret_cast<const unsigned char*>(token.data()), token.size(), out.data());
+  return out;
+}
+
+// A tokens file's first field: the token itself, or "sha256:<64 hex digits>", its digest (so the
+// file need not hold the token). nullopt for a malformed digest.
+std::optional<std::array<unsigned char, 32>> TokenDigest(std::string_view field) {
+  constexpr std::string_view kSha256 = "sha256:";
+  if (field.substr(0, kSha256.size()) != kSha256) return Digest(field);
+  std::string_view hex = field.substr(kSha256.size());
+  if (hex.size() != 64) return std::nullopt;
+  std::array<unsigned char, 32> out{};
+  for (size_t i = 0; i < out.size(); ++i) {
+    unsigned value = 0;
+    auto [end, error] = std::from_chars(hex.data() + 2 * i, hex.data() + 2 * i + 2, value, 16);
+    if (error != std::errc() || end != hex.data() + 2 * i + 2) return std::nullopt;
+    out[i] = static_cast<unsigned char>(value);
+  }
   return out;
 }
 
@@ -104,7 +123,12 @@ Result<Authenticator> Authenticator::FromTokensText(std::string_view text, bool 
       return Status::InvalidArgument(
           fmt::format("tokens file line {}: want token,user,uid,\"group1,group2\"", number));
     }
-    Entry e{Digest(Trim(f[0])), UserInfo{std::string(Trim(f[1])), {}}};
+    std::optional<std::array<unsigned char, 32>> digest = TokenDigest(Trim(f[0]));
+    if (!digest) {
+      return Status::InvalidArgument(
+          fmt::format("tokens file line {}: a hashed token is sha256: and 64 hex digits", number));
+    }
+    Entry e{*digest, UserInfo{std::string(Trim(f[1])), {}}};
     if (f.size() >= 4) {
       std::istringstream groups(f[3]);
       std::string g;

@@ -3,6 +3,8 @@
 //
 // Tokens file: Kubernetes' static token file format, one user per line:
 //   token,user,uid,"group1,group2"
+// where the token may also be given as its SHA-256 digest, "sha256:<64 hex digits>" (printf %s
+// TOKEN | sha256sum), so the file does not hold it.
 // Tokens are kept only as SHA-256 digests and compared in constant time against every entry.
 //
 // Authorization file (YAML): a list of rules, each granting one subject read or write access
