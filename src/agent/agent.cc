@@ -108,6 +108,9 @@ void Agent::EndPodsOnBrokenGpus(const GpuHolders& holders) {
     if (device == gpus.end()) {
       why = fmt::format("GPU {} of node {} is no longer reported by {}", index, options_.node.name,
                         options_.gpu_source->Describe());
+    } else if (device->lost) {
+      why = fmt::format("GPU {} ({}) of node {} is lost: NVML answers GPU_IS_LOST", index,
+                        device->gpu.uuid, options_.node.name);
     } else if (!device->gpu.healthy) {
       std::vector<std::string> xids;
       for (uint64_t x : device->xids) xids.push_back(XidMeaning(x));

@@ -123,6 +123,29 @@ TEST_F(AgentTest, APodOnAGpuThatFallsOffTheBusFailsNamingTheGpuAndTheXid) {
   EXPECT_EQ(Phase("on-0"), "Running");
 }
 
+// A GPU that NVML calls lost (GPU_IS_LOST: gone from the bus without an XID) fails the pod on
+// it naming the GPU, leaves the node's other GPU and its pod alone, and is no longer offered.
+TEST_F(AgentTest, APodOnAGpuThatNvmlCallsLostFailsAndTheOtherGpuStays) {
+  const std::string xids = StartTwoT4Node();
+  CreatePod("on-0", "t4-node", "exec sleep 60", "OnFailure", json::array(),
+            {{api::types::kGpuIdsAnnotation, "0"}});
+  CreatePod("on-1", "t4-node", "exec sleep 60", "OnFailure", json::array(),
+            {{api::types::kGpuIdsAnnotation, "1"}});
+  ASSERT_TRUE(WaitFor([&] { return Phase("on-0") == "Running" && Phase("on-1") == "Running"; }));
+  std::ofstream(xids, std::ios::app) << "1 lost\n";
+  ASSERT_TRUE(WaitFor([&] { return Phase("on-1") == "Failed"; }));
+  json status = Pod("on-1")["status"];
+  EXPECT_EQ(status.value("reason", ""), "UnhealthyGPU");
+  std::string message = status.value("message", "");
+  EXPECT_NE(message.find("GPU 1 (GPU-t1) of node t4-node is lost"), std::string::npos) << message;
+  EXPECT_EQ(Phase("on-0"), "Running");
+  ASSERT_TRUE(WaitFor([&] {
+    auto node = api_.rest().Get(client::Path("nodes", "", "t4-node"));
+    return node.ok() &&
+           node->value("/status/allocatable/nvidia.com~1gpu"_json_pointer, std::string()) == "1";
+  })) << "the lost GPU is still allocatable";
+}
+
 // GET `path` on the agent's port: the status, then the body.
 std::pair<int, std::string> AgentGet(const Agent& agent, const std::string& path) {
   net::http::ClientOptions http;

@@ -44,6 +44,7 @@ struct nvmlDevice_st {
   nlohmann::json mig_config;  // a MIG instance's own entry
   nvmlDevice_st* parent = nullptr;
   std::vector<std::unique_ptr<nvmlDevice_st>> mig;
+  bool lost = false;  // "<index> lost" in the XID file: every query says GPU_IS_LOST
 };
 
 struct nvmlEventSet_st {
@@ -124,8 +125,13 @@ void ReadXids() {
     xid_offset = in.tellg();
     std::istringstream ls(line);
     int dev = -1;
-    unsigned long long xid = 0;
-    if (!(ls >> dev >> xid) || dev < 0 || dev >= static_cast<int>(devices.size())) continue;
+    std::string what;
+    if (!(ls >> dev >> what) || dev < 0 || dev >= static_cast<int>(devices.size())) continue;
+    if (what == "lost") {
+      devices[dev]->lost = true;
+      continue;
+    }
+    unsigned long long xid = std::strtoull(what.c_str(), nullptr, 10);
     nvmlEventData_t e{};
     e.device = devices[dev].get();
     e.eventType = etna::agent::nvml::kEventTypeXidCriticalError;
@@ -190,6 +196,8 @@ __attribute__((visibility("default"))) nvmlReturn_t nvmlDeviceGetHandleByIndex_v
   std::lock_guard<std::mutex> lock(mu);
   if (init_count == 0) return kErrorUninitialized;
   if (index >= devices.size()) return kErrorInvalidArgument;
+  ReadXids();  // a GPU lost since the last look is lost now
+  if (devices[index]->lost) return etna::agent::nvml::kErrorGpuIsLost;
   *device = devices[index].get();
   return kSuccess;
 }

@@ -47,6 +47,7 @@ struct GpuDevice {
   std::vector<MigMetrics> mig_metrics;  // for the instances in gpu.mig that have readings
   bool mig_enabled = false;
   std::vector<uint64_t> xids;  // critical XIDs seen on this GPU since the agent started
+  bool lost = false;           // NVML answers GPU_IS_LOST for it (fallen off the bus)
 };
 
 class GpuSource {

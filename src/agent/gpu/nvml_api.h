@@ -69,6 +69,7 @@ inline constexpr nvmlReturn_t kSuccess = 0;
 inline constexpr nvmlReturn_t kErrorNotSupported = 3;
 inline constexpr nvmlReturn_t kErrorNotFound = 6;
 inline constexpr nvmlReturn_t kErrorTimeout = 10;
+inline constexpr nvmlReturn_t kErrorGpuIsLost = 15;  // NVML_ERROR_GPU_IS_LOST
 inline constexpr unsigned long long kEventTypeXidCriticalError = 0x8;
 inline constexpr unsigned int kTemperatureGpu = 0;
 inline constexpr unsigned int kNvLinkMaxLinks = 18;

@@ -259,6 +259,17 @@ Result<std::vector<GpuDevice>> NvmlGpuSource::Devices() {
   for (unsigned int i = 0; i < count; ++i) {
     nvmlDevice_t dev;
     r = api_->get_handle(i, &dev);
+    if (r == nvml::kErrorGpuIsLost) {  // one GPU gone: it is unhealthy, the others stay
+      GpuDevice d;
+      d.gpu = last_seen_.count(i) ? last_seen_[i] : client::NodeGpu{};
+      d.gpu.index = static_cast<int32_t>(i);
+      d.gpu.healthy = false;
+      d.lost = true;
+      bus_ids.push_back(d.pci_bus_id.empty() ? fmt::format("gpu{}", i) : d.pci_bus_id);
+      domains.Find(bus_ids.back());
+      out.push_back(std::move(d));
+      continue;
+    }
     if (r != nvml::kSuccess) return Status::Unavailable(fmt::format("GPU {}: {}", i, Error(r)));
     GpuDevice d;
     d.gpu.index = static_cast<int32_t>(i);
@@ -293,6 +304,7 @@ Result<std::vector<GpuDevice>> NvmlGpuSource::Devices() {
       d.xids = seen->second;
       for (uint64_t xid : d.xids) d.gpu.healthy = d.gpu.healthy && !IsCriticalXid(xid);
     }
+    last_seen_[i] = d.gpu;
     out.push_back(std::move(d));
   }
   // Domain numbers: only where a GPU has an NVLink partner, numbered in device order.

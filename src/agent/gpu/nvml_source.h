@@ -44,6 +44,8 @@ class NvmlGpuSource final : public GpuSource {
   std::unique_ptr<Api> api_;
   nvmlEventSet_t events_ = nullptr;
   std::map<std::string, std::vector<uint64_t>> xids_;  // by UUID
+  // Each index's GPU as last read: what a GPU that NVML now calls lost was.
+  std::map<unsigned int, client::NodeGpu> last_seen_;
 };
 
 }  // namespace etna::agent
