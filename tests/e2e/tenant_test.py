@@ -6,6 +6,7 @@ namespace only): nobody sees or touches another's work.
   and all namespaces), log, exec, attach, port-forward, eviction, patch, delete, create; and for
   the cluster's Queues it may not change (a queue's capability).
 - Team A's own watch carries nothing of team B's, even while team B's pods change.
+- A queue given to team B (spec.allowedNamespaces: [team-b]) refuses team A's job.
 - An agent's credential touches only its own node's objects: not another Node, not a pod bound
   to another node, not a list of every pod, not another namespace's Secret.
 - No token appears in the server's log.
@@ -192,6 +193,22 @@ def run(s):
             ("GET", "/api/v1/namespaces/team-b/secrets/b-secret", None, None)]:
         tried += forbidden(s, "alice", method, path, body, ctype or "application/json")
     print(f"tenant: team A refused on {tried} requests for team B's work and the queues")
+
+    # A queue given to team B (spec.allowedNamespaces) takes no job of team A's.
+    s.must("POST", "/apis/scheduling.volcano.sh/v1beta1/queues",
+           {"apiVersion": "scheduling.volcano.sh/v1beta1", "kind": "Queue",
+            "metadata": {"name": "team-b-queue"},
+            "spec": {"weight": 1, "allowedNamespaces": ["team-b"]}})
+    a_job = job("a-job", "team-a")
+    a_job["spec"]["queue"] = "team-b-queue"
+    status, data = s.request(TOKENS["alice"], "POST",
+                             "/apis/batch.volcano.sh/v1alpha1/namespaces/team-a/jobs", a_job)
+    check(status == 422 and b"does not admit a job of namespace" in data,
+          f"team A's job in team B's queue: {status} {data[:300]}")
+    b_job = job("b-job-2", "team-b")
+    b_job["spec"]["queue"] = "team-b-queue"
+    status, data = s.request(TOKENS["bob"], "POST", b_jobs, b_job)
+    check(status == 201, f"team B's job in its own queue: {status} {data[:300]}")
 
     # Team A's own watch shows nothing of team B's while B's pods change.
     s.must("POST", "/api/v1/namespaces/team-a/pods", pod("a-first", "team-a", "n1"))

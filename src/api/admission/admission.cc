@@ -129,7 +129,8 @@ std::string NameOf(const Json& object) {
 std::string QueueState(const Json& queue) { return types::Queue(queue).State(); }
 
 std::optional<Json> CheckQueueOpen(const std::string& queue, const std::string& path,
-                                   const char* what, ObjectLookup& lookup, Errors& errs) {
+                                   const char* what, const std::string& ns, ObjectLookup& lookup,
+                                   Errors& errs) {
   Result<Json> got = lookup.Get(QueueResource(), "", queue);
   if (!got.ok()) {
     if (got.status().code() == StatusCode::kNotFound) {
@@ -145,6 +146,11 @@ std::optional<Json> CheckQueueOpen(const std::string& queue, const std::string& 
     errs.Forbidden(path, fmt::format("can only submit {} to queue with state `Open`, queue `{}` "
                                      "status is `{}`",
                                      what, queue, state));
+  }
+  if (!types::Queue(*got).AdmitsNamespace(ns)) {
+    errs.Forbidden(path, fmt::format("queue `{}` does not admit a {} of namespace `{}` (the "
+                                     "queue's spec.allowedNamespaces)",
+                                     queue, what, ns));
   }
   return std::move(got).value();
 }

@@ -46,6 +46,32 @@ TEST(JobAdmission, DefaultsLikeVolcanosMutatingWebhook) {
   EXPECT_EQ(s["tasks"][0]["template"]["spec"]["containers"][0]["imagePullPolicy"], "Always");
 }
 
+// A queue with spec.allowedNamespaces (Volcano's field) takes the work of those namespaces only;
+// "*" or no list takes every namespace's.
+TEST(JobAdmission, AQueueTakesJobsOnlyFromTheNamespacesItAllows) {
+  FakeLookup lookup;
+  lookup.AddQueue("team-a-queue", "Open");
+  lookup.QueueObject("team-a-queue")["spec"]["allowedNamespaces"] = {"team-a"};
+  lookup.AddQueue("shared", "Open");
+  lookup.QueueObject("shared")["spec"]["allowedNamespaces"] = {"*"};
+  auto submit = [&](const std::string& ns, const std::string& queue) {
+    Json job = BaseJob();
+    job["metadata"]["namespace"] = ns;
+    job["spec"]["queue"] = queue;
+    return Admit(JobInfo(), Operation::kCreate, job, nullptr, lookup);
+  };
+  EXPECT_TRUE(submit("team-a", "team-a-queue").empty());
+  EXPECT_TRUE(submit("team-b", "shared").empty());
+  EXPECT_TRUE(submit("team-b", "default").empty());
+  auto refused = submit("team-b", "team-a-queue");
+  ASSERT_EQ(refused.size(), 1u) << Describe(refused);
+  EXPECT_EQ(refused[0].field, "spec.queue");
+  EXPECT_NE(refused[0].message.find("queue `team-a-queue` does not admit a job of namespace "
+                                    "`team-b`"),
+            std::string::npos)
+      << refused[0].message;
+}
+
 TEST(JobAdmission, MinAvailableFromTaskMinAvailable) {
   FakeLookup lookup;
   Json job = BaseJob();

@@ -164,6 +164,14 @@ TEST(KindsAdmission, Table) {
        "{apiVersion: scheduling.volcano.sh/v1beta1, kind: Queue, metadata: {name: q}, spec: "
        "{timePolicies: [{weekdays: '1-5', hours: '9-18'}], timePolicyAction: Suspend}}",
        "", "", ""},
+      {"queue allowed namespace not a name",
+       "{apiVersion: scheduling.volcano.sh/v1beta1, kind: Queue, metadata: {name: q}, spec: "
+       "{allowedNamespaces: [team-a, Team_B]}}",
+       "spec.allowedNamespaces[1]", "FieldValueInvalid", "RFC 1123 label"},
+      {"queue allowed namespaces",
+       "{apiVersion: scheduling.volcano.sh/v1beta1, kind: Queue, metadata: {name: q}, spec: "
+       "{allowedNamespaces: [team-a, '*']}}",
+       "", "", ""},
       {"queue guarantee conflict",
        "{apiVersion: scheduling.volcano.sh/v1beta1, kind: Queue, metadata: {name: q}, spec: "
        "{guarantee: {resource: {cpu: 1}, cpu: 2}}}",

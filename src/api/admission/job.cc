@@ -248,7 +248,8 @@ void ValidateJobCreate(Context& c, const Json& spec) {
   }
   ValidateJobSpec(name, spec, errs);
   if (auto q = GetString(spec, "queue", "spec", errs)) {
-    if (auto queue = CheckQueueOpen(*q, "spec.queue", "job", c.lookup, errs)) {
+    if (auto queue =
+            CheckQueueOpen(*q, "spec.queue", "job", NamespaceOf(c.object), c.lookup, errs)) {
       CheckQueueMinResources(*queue, JobRequest(spec), "spec.queue", "job", errs);
     }
     std::string child;  // the first queue whose parent is this one

@@ -32,10 +32,12 @@ void DefaultPodSpec(Json& spec, bool is_pod);
 // Validates a pod spec at `path` ("spec", "spec.tasks[0].template.spec").
 void ValidatePodSpec(const Json& spec, const std::string& path, Errors& errs);
 
-// Looks up a Queue for a Job/PodGroup at `path` ("spec.queue"): it must exist and be Open.
-// `what` is "job" or "PodGroup" for the message. Returns the queue object when found.
+// Looks up a Queue for a Job/PodGroup at `path` ("spec.queue"): it must exist, be Open and
+// admit namespace `ns` (spec.allowedNamespaces). `what` is "job" or "PodGroup" for the message.
+// Returns the queue object when found.
 std::optional<Json> CheckQueueOpen(const std::string& queue, const std::string& path,
-                                   const char* what, ObjectLookup& lookup, Errors& errs);
+                                   const char* what, const std::string& ns, ObjectLookup& lookup,
+                                   Errors& errs);
 // The queue's effective state (types::Queue::State, shared with the scheduler): status.state,
 // else spec.state, else "Open"; a spec.state of Closing or Closed wins over an empty or Open
 // status (the user closed it).

@@ -91,7 +91,7 @@ void RouteBarePod(Context& c, const Json& spec) {
   if (queue != given && queue != "default") {
     c.object["metadata"]["annotations"][types::kQueueNameAnnotation] = queue;
   }
-  if (auto q = CheckQueueOpen(queue, path, "pod", c.lookup, c.errs)) {
+  if (auto q = CheckQueueOpen(queue, path, "pod", NamespaceOf(c.object), c.lookup, c.errs)) {
     CheckQueueMinResources(*q, PodSpecRequest(spec), path, "pod", c.errs);
   }
 }

@@ -109,7 +109,8 @@ void AdmitPodGroup(Context& c) {
   }
   auto queue = GetString(spec, "queue", "spec", errs);
   if (queue && c.op == Operation::kCreate) {
-    auto q = CheckQueueOpen(*queue, "spec.queue", "PodGroup", c.lookup, errs);
+    auto q =
+        CheckQueueOpen(*queue, "spec.queue", "PodGroup", NamespaceOf(c.object), c.lookup, errs);
     if (q && !made_for_owner) CheckQueueMinResources(*q, requested, "spec.queue", "PodGroup", errs);
   }
   CheckGroupPriority(c, spec, "PodGroup spec");

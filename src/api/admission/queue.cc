@@ -4,8 +4,9 @@
 // Queue fields (docs/design.md): spec.state (Open, Closing or Closed, default Open), guarantee
 // written flat or with dotted `resource.<name>` keys (kept as written, validated as
 // guarantee.resource), spec.minResources (the least each job must request), spec.timePolicies
-// (weekday/hour windows, parsed by common/time_window.h) and spec.timePolicyAction
-// (KeepRunning, the default, or Suspend).
+// (weekday/hour windows, parsed by common/time_window.h), spec.timePolicyAction
+// (KeepRunning, the default, or Suspend) and spec.allowedNamespaces (Volcano's: the namespaces
+// whose work may use the queue, "*" for all; unset, all).
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -91,6 +92,22 @@ void ValidateTimePolicyAction(const Json& spec, Errors& errs) {
       action && std::find(kTimePolicyActions.begin(), kTimePolicyActions.end(), *action) ==
                     kTimePolicyActions.end()) {
     errs.NotSupported("spec.timePolicyAction", *action, kTimePolicyActions);
+  }
+}
+
+void ValidateAllowedNamespaces(const Json& spec, Errors& errs) {
+  const Json* allowed = GetArray(spec, "allowedNamespaces", "spec", errs);
+  if (!allowed) return;
+  for (size_t i = 0; i < allowed->size(); ++i) {
+    const Json& entry = (*allowed)[i];
+    const std::string path = Index("spec.allowedNamespaces", i);
+    if (!entry.is_string()) {
+      errs.Invalid(path, FormatValue(entry), "must be a namespace name or \"*\"");
+    } else if (entry != "*") {
+      if (std::string e = DNS1123LabelError(entry.get<std::string>()); !e.empty()) {
+        errs.Invalid(path, entry.get<std::string>(), e);
+      }
+    }
   }
 }
 
@@ -189,6 +206,7 @@ void AdmitQueue(Context& c) {
   }
   ValidateTimePolicies(spec, errs);
   ValidateTimePolicyAction(spec, errs);
+  ValidateAllowedNamespaces(spec, errs);
   ValidateHierarchyAnnotations(c.object, errs);
   if (auto parent = GetString(spec, "parent", "spec", errs); parent && !parent->empty()) {
     std::string name = NameOf(c.object);

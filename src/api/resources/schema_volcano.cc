@@ -76,7 +76,8 @@ NodePtr QueueSpec() {
       {"state", Scalar()},            // seed
       {"minResources", StringMap()},  // seed: the least each job must request
       {"timePolicies", ArrayOf(Obj({{"weekdays", Scalar()}, {"hours", Scalar()}}))},  // seed
-      {"timePolicyAction", Scalar()},  // etna: KeepRunning (default) or Suspend
+      {"timePolicyAction", Scalar()},            // etna: KeepRunning (default) or Suspend
+      {"allowedNamespaces", ArrayOf(Scalar())},  // Volcano's namespace-queue design
   });
 }
 

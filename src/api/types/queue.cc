@@ -2,6 +2,15 @@
 
 namespace etna::api::types {
 
+bool Queue::AdmitsNamespace(const std::string& ns) const {
+  const Json& allowed = Array(json(), {"spec", "allowedNamespaces"});
+  if (allowed.empty()) return true;
+  for (const Json& entry : allowed) {
+    if (entry.is_string() && (entry == "*" || entry == ns)) return true;
+  }
+  return false;
+}
+
 Json Queue::Guarantee() const {
   const Json& guarantee = Object(json(), {"spec", "guarantee"});
   Json folded = Object(guarantee, {"resource"});

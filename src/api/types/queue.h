@@ -29,6 +29,9 @@ class Queue : public ObjectView {
   // closed it and the controller has not caught up yet). Admission and the scheduler both read
   // it.
   std::string State() const;
+  // Whether jobs, PodGroups and pods of namespace `ns` may use it: spec.allowedNamespaces
+  // (Volcano's field) lists `ns` or "*", or is unset or empty (every namespace).
+  bool AdmitsNamespace(const std::string& ns) const;
   // spec.parent; "" when unset (a child of root, or root itself).
   std::string parent() const { return String(json(), {"spec", "parent"}); }
   // spec.timePolicies: [{weekdays, hours}] (common/time_window.h); empty when unset.
