@@ -2,10 +2,12 @@
 variable every soak pod carries, with SOAK_POD_UID, SOAK_NODE and the agent's
 CUDA_VISIBLE_DEVICES) and a process's resident memory (VmRSS)."""
 import os
+import signal
 
 
 def pod_processes(run_id):
-    """pod uid -> (node, GPU indices, pid) for every live (not zombie) process of this run."""
+    """pod uid -> (node, GPU indices, pid) for every live (not zombie) process of this run (one
+    process per pod: the first found)."""
     found = {}
     marker = f"SOAK_RUN={run_id}".encode()
     for pid in filter(str.isdigit, os.listdir("/proc")):
@@ -39,3 +41,27 @@ def rss_mb(pid):
     except OSError:
         return None
     return None
+
+
+def describe_process(pid):
+    """'pid P (ppid Q): command line' for a report, or just the pid when it is gone."""
+    try:
+        with open(f"/proc/{pid}/cmdline", "rb") as f:
+            cmdline = f.read().replace(b"\0", b" ").decode(errors="replace").strip()
+        with open(f"/proc/{pid}/stat", "rb") as f:
+            ppid = f.read().rsplit(b")", 1)[1].split()[1].decode()
+        return f"pid {pid} (ppid {ppid}): {cmdline}"
+    except (OSError, IndexError):
+        return f"pid {pid}"
+
+
+def kill_run_processes(run_id):
+    """SIGKILLs every process left of this run's pods; returns their descriptions."""
+    left = []
+    for _, (_, _, pid) in pod_processes(run_id).items():
+        left.append(describe_process(pid))
+        try:
+            os.kill(pid, signal.SIGKILL)
+        except OSError:
+            pass
+    return left

@@ -40,7 +40,7 @@ sys.path.insert(0, HERE)
 sys.path.insert(0, os.path.join(HERE, "..", "e2e"))
 from cluster import Cluster, h100_profile  # noqa: E402
 from invariants import TERMINAL_JOB_PHASES, InvariantChecker  # noqa: E402
-from probes import pod_processes, rss_mb  # noqa: E402
+from probes import describe_process, kill_run_processes, pod_processes, rss_mb  # noqa: E402
 from watch import watch_all  # noqa: E402
 import workload  # noqa: E402
 
@@ -118,6 +118,11 @@ class Soak:
             with self.lock:
                 self.checker.on_processes(t, procs)
                 self.checker.tick(t)
+                for uid, (node, gpus, pid) in procs.items():
+                    if uid in self.checker.deleted_pods:  # for the trace: how long it lived
+                        self.trace.write(json.dumps({
+                            "t": round(t, 3), "kind": "Process", "uid": uid, "node": node,
+                            "gpus": ",".join(gpus), "process": describe_process(pid)}) + "\n")
             if t - last_rss >= 5:
                 last_rss = t
                 for name in ("server", "scheduler"):
@@ -267,6 +272,8 @@ class Soak:
         time.sleep(self.checker.orphan_grace_s + 3)  # the process probe's last look
         self.stop_probes.set()
         probes.join()
+        for left in kill_run_processes(self.run_id):
+            print(f"killed a process of a pod still running at the end: {left}")
         for w in watches:
             w.stop.set()
         self.trace.close()
