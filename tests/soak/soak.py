@@ -12,8 +12,9 @@ controllers` and one `etna agent` per simulated 8-GPU node.
     own record of acknowledged creates and deletes, the pods' processes and the server's and
     scheduler's memory (probes.py).
 
-Then a drain (no churn, no kills) until every job is terminal or Running, every job deleted and
-its processes checked gone. Prints each violation, then
+Then a drain (no churn, no kills) until every job is terminal or Running (or no job changed
+phase for --drain-minutes), every job deleted and its processes checked gone. Prints each
+violation, then
 
   SOAK minutes=<m> jobs=<n> kills=<n> violations=<n> max_rss_mb=<server>/<scheduler>
 
@@ -208,15 +209,22 @@ class Soak:
         if len(waiting) < self.args.max_pending:
             self.submit()
 
-    def drain(self, timeout):
-        """Waits until every job we did not delete is terminal or Running."""
-        deadline = time.monotonic() + timeout
-        while time.monotonic() < deadline:
+    def drain(self, stall_s, cap_s):
+        """Waits until every job we did not delete is terminal or Running. Jobs queue behind
+        long runs of whole nodes, so it gives up only when no job has changed phase for
+        stall_s (a lost job makes no progress), or after cap_s in all."""
+        start = time.monotonic()
+        while time.monotonic() - start < cap_s:
             phases = self.job_phases()
             unsettled = [n for n, (p, _) in phases.items()
                          if p not in TERMINAL_JOB_PHASES + ("Running",)]
             if not unsettled:
                 return True
+            with self.lock:
+                last_change = max((j.phases[-1][0] for j in self.checker.jobs.values()
+                                   if j.phases), default=0.0)
+            if self.now() - max(last_change, start - self.t0) > stall_s:
+                return False
             time.sleep(2)
         return False
 
@@ -256,11 +264,11 @@ class Soak:
         for t in chaos:
             t.join()
         print(f"t={self.now():.0f}s churn over; draining (every component up)", flush=True)
-        settled = self.drain(m.drain_minutes * 60)
+        settled = self.drain(m.drain_minutes * 60, 4 * m.drain_minutes * 60)
         with self.lock:
             self.checker.finish(self.now())
         if not settled:
-            print("the drain timed out: the jobs not settled are reported as job-lost")
+            print("the drain stalled: the jobs not settled are reported as job-lost")
         # every job deleted: their pods must go and their processes with them
         for name in list(self.live):
             self.delete(name)
@@ -304,7 +312,8 @@ def main():
     p.add_argument("--lease", type=int, default=8, help="agents' --lease-seconds (default 8)")
     p.add_argument("--gang-grace", type=float, default=30,
                    help="seconds of scheduler uptime a bind may leave a gang partial (30)")
-    p.add_argument("--drain-minutes", type=float, default=5)
+    p.add_argument("--drain-minutes", type=float, default=5,
+                   help="end the drain when no job changed phase for this long (5; at most 4x)")
     p.add_argument("--no-kill-controllers", action="store_true")
     p.add_argument("--keep", help="copy the cluster's logs and the event trace here")
     args = p.parse_args()
