@@ -3,7 +3,7 @@ BUILD ?= build
 ASAN_BUILD ?= build-asan
 JOBS ?= $(shell nproc)
 
-.PHONY: deps build demo test test-core-asan fuzz fuzz-smoke bench bench-api bench-e2e bench-autoscale bench-runtime bench-hostile bench-openb bench-slurm format clean
+.PHONY: deps build demo test test-core-asan fuzz fuzz-smoke soak bench bench-api bench-e2e bench-autoscale bench-runtime bench-hostile bench-openb bench-slurm format clean
 
 deps:
 	@scripts/install-deps.sh
@@ -41,6 +41,13 @@ fuzz: deps
 
 fuzz-smoke: deps
 	@scripts/fuzz.sh 10 $(FUZZ_SMOKE_TARGETS)
+
+# Not in `make test`: 30 minutes of churn on the whole cluster as separate processes (server,
+# scheduler, controllers, 4 agents): jobs of every shape submitted and deleted, preemption, the
+# scheduler, agents and controllers SIGKILLed at random, an invariant checker on every write;
+# prints the SOAK line, exits 1 on a violation. ARGS: e.g. ARGS="--minutes 5 --seed 7".
+soak: build
+	/usr/bin/python3 tests/soak/soak.py --etna $(BUILD)/src/cli/etna $(ARGS)
 
 bench: build
 	@scripts/run-bench.sh $(BUILD)

@@ -53,12 +53,8 @@ class Cluster:
 
     def __enter__(self):
         self.start_server()
-        self.start("scheduler", ["scheduler", "--kubeconfig", self.kubeconfig,
-                                 "--period", self.period, "--listen", "127.0.0.1:0"] +
-                   self.daemon_args)
-        self.start("controllers", ["controllers", "--kubeconfig", self.kubeconfig,
-                                   "--lease-grace-seconds", "1", "--listen", "127.0.0.1:0"] +
-                   self.daemon_args)
+        self.start_scheduler()
+        self.start_controllers()
         for node in self.nodes:
             self.start_agent(node)
         for node in self.nodes:
@@ -95,6 +91,22 @@ class Cluster:
         self.kubeconfig = os.path.join(self.data, "kubeconfig")
         self.ca = os.path.join(self.data, "pki", "ca.crt")
         self.token = open(os.path.join(self.data, "tokens.csv")).read().split(",")[0]
+
+    def start_scheduler(self):
+        self.start("scheduler", ["scheduler", "--kubeconfig", self.kubeconfig,
+                                 "--period", self.period, "--listen", "127.0.0.1:0"] +
+                   self.daemon_args)
+
+    def start_controllers(self):
+        self.start("controllers", ["controllers", "--kubeconfig", self.kubeconfig,
+                                   "--lease-grace-seconds", "1", "--listen", "127.0.0.1:0"] +
+                   self.daemon_args)
+
+    def pid(self, name):
+        """The process id of daemon `name` ("server", "scheduler", "agent-<node>"), or None
+        when it is not running."""
+        proc = self.procs.get(name)
+        return proc.pid if proc is not None and proc.poll() is None else None
 
     def start(self, name, args, prefix=()):
         log = open(os.path.join(self.work, f"{name}.log"), "ab")
