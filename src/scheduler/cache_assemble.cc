@@ -147,8 +147,14 @@ Assembled Cache::Assemble(TimeMs now_ms) {
       out.job_keys.emplace_back();
     }
     if (j == sched::kNone) {
-      // No job to schedule it under: what it holds is someone else's use of the node.
-      if (holds) s.nodes[n].external_used += t.request;
+      // No job to schedule it under (another scheduler's pod, or one whose PodGroup was deleted
+      // while it terminates): what it holds, its GPUs included, is someone else's use of the
+      // node. Without the GPUs, a deleted job's terminating pod had its GPUs bound again.
+      if (holds) {
+        s.nodes[n].external_used += t.request;
+        s.nodes[n].external_devices.insert(s.nodes[n].external_devices.end(), t.devices.begin(),
+                                           t.devices.end());
+      }
       continue;
     }
     t.job = j;

@@ -158,6 +158,36 @@ TEST(SchedulerTest, RestartKeepsBoundPodsAndTheirGpus) {
   EXPECT_EQ(s->apply_stats().bind_failures, 0u);
 }
 
+// A deleted job's pod that is still terminating keeps its GPUs until it ends, although its
+// PodGroup is gone: a new pod gets other GPUs (found by `make soak`: the same GPUs were bound
+// again within a second of the delete).
+TEST(SchedulerTest, ATerminatingPodOfADeletedJobKeepsItsGpus) {
+  Kit kit;
+  kit.AddNode("n1", 4);
+  kit.AddGang("old", 1, 1, 2);
+  auto s = kit.MakeScheduler();
+  ASSERT_TRUE(WaitFor([&] { return s->cache().Assemble(0).snapshot.tasks.size() == 1; }));
+  ASSERT_TRUE(s->RunOnce().ok());
+  std::vector<int> held = GpuIds(kit.GetPod("old-0"));
+  ASSERT_EQ(held.size(), 2u);
+  kit.SetRunning("old-0");
+  ASSERT_TRUE(kit.rest().Delete(client::Path("podgroups", "default", "old")).ok());
+  ASSERT_TRUE(kit.rest().Delete(client::Path("pods", "default", "old-0"), 30).ok());
+  ASSERT_TRUE(kit.GetPod("old-0")["metadata"].contains("deletionTimestamp"));
+  kit.AddGang("new", 1, 1, 2);
+  ASSERT_TRUE(WaitFor([&] {
+    auto a = s->cache().Assemble(0);
+    return a.snapshot.jobs.size() == 1 && a.snapshot.tasks.size() == 1;  // only new's
+  }));
+  ASSERT_TRUE(s->RunOnce().ok());
+  std::vector<int> given = GpuIds(kit.GetPod("new-0"));
+  ASSERT_EQ(given.size(), 2u) << "new-0 not bound";
+  for (int g : given) {
+    EXPECT_TRUE(std::find(held.begin(), held.end(), g) == held.end())
+        << "GPU " << g << " given while the terminating pod still holds it";
+  }
+}
+
 // Forwards every request, but the answer to a bind is lost: the server applied it and died
 // before answering (the scheduler saw "Broken pipe").
 class BindAnswersLost : public client::ForwardingTransport {

@@ -54,6 +54,7 @@ void SessionAccounting::RecomputeAccounting() {
       g.used_memory_mib = 0;
       for (auto& m : g.mig) m.used = false;
     }
+    AccountDevices(n, n.external_devices, 1);
     if (n.ready) cluster_total_ += n.allocatable;
   }
   for (auto& q : snap_.queues) q.allocated = ResourceVector();

@@ -72,6 +72,9 @@ struct Node {
   std::string name;
   ResourceVector allocatable;
   ResourceVector external_used;  // held by pods this scheduler does not manage
+  // The GPUs (or shares, MIG instances) those pods hold, when known: a pod of a job that is gone
+  // but still terminating keeps its devices until it ends.
+  std::vector<DeviceAllocation> external_devices;
   Labels labels;
   std::vector<Taint> taints;
   std::vector<GpuDevice> gpus;
