@@ -310,6 +310,22 @@ TEST_F(AgentTest, ContainerLogsAreRotatedAtTheirCapAndOldRunsRemoved) {
   EXPECT_LE(looping_logs, 3u) << "the current run, the previous one and at most one starting";
 }
 
+// What a container's main process leaves running when it ends is killed with it, as a pid
+// namespace's processes end with its first one (the soak saw a `sleep` left behind holding its
+// pod's GPUs after the pod had Succeeded and was deleted).
+TEST_F(AgentTest, ProcessesTheMainProcessLeftBehindEndWithIt) {
+  StartAgent(Options("n1"));
+  std::string file = dir_ + "/left";
+  CreatePod("leaver", "n1", "sleep 60 & echo $! > " + file + "; exit 0");
+  ASSERT_TRUE(WaitFor([&] { return Phase("leaver") == "Succeeded"; }));
+  std::string text = TextOrEmpty(file);
+  ASSERT_FALSE(text.empty());
+  pid_t pid = std::stoi(text);
+  pids_to_kill_.push_back(pid);
+  EXPECT_TRUE(WaitFor([&] { return kill(pid, 0) != 0; }, std::chrono::seconds(5)))
+      << "the background sleep " << pid << " outlived its container";
+}
+
 TEST_F(AgentTest, PodDeletedOutrightIsKilled) {
   StartAgent(Options("n1"));
   std::string file = dir_ + "/pid";

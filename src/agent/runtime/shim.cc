@@ -8,11 +8,14 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <cctype>
 #include <cerrno>
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <ctime>
+#include <filesystem>
 #include <fstream>
 #include <map>
 #include <sstream>
@@ -60,6 +63,43 @@ int WaitFor(pid_t pid, const sigset_t* chld, LogTimeRecorder* times, LogRotator*
     } else {
       times->Record(NowMs());
     }
+  }
+}
+
+// SIGKILLs every other process of this shim's session: what the container's main process left
+// running when it ended (a background `sleep &`), as the end of a container's first process
+// ends every process of its pid namespace. Repeated while any were found (one may have forked).
+// Only when the shim leads its session (StartShim makes it): run by hand, it would take its
+// caller's session with it.
+void KillTheRestOfTheSession() {
+  const pid_t self = getpid();
+  const pid_t session = getsid(0);
+  if (session != self) return;
+  for (int round = 0; round < 10; ++round) {
+    bool found = false;
+    std::error_code ec;
+    for (auto it = std::filesystem::directory_iterator("/proc", ec);
+         !ec && it != std::filesystem::directory_iterator(); it.increment(ec)) {
+      const std::filesystem::path& entry = it->path();
+      const std::string name = entry.filename().string();
+      if (name.empty() || !std::isdigit(static_cast<unsigned char>(name[0]))) continue;
+      const pid_t pid = static_cast<pid_t>(std::atol(name.c_str()));
+      if (pid == self) continue;
+      std::ifstream in(entry / "stat");
+      std::string stat;
+      std::getline(in, stat);
+      size_t close_paren = stat.rfind(')');  // the command may hold spaces and parentheses
+      if (close_paren == std::string::npos) continue;
+      std::istringstream rest(stat.substr(close_paren + 1));
+      char state = 0;
+      long ppid = 0, pgrp = 0, sid = 0;
+      if (!(rest >> state >> ppid >> pgrp >> sid) || sid != session || state == 'Z') continue;
+      kill(pid, SIGKILL);
+      found = true;
+    }
+    if (!found) return;
+    timespec pause{0, 10'000'000};
+    nanosleep(&pause, nullptr);
   }
 }
 
@@ -215,6 +255,8 @@ int RunShim(int argc, char** argv) {
     } else {
       status = WaitFor(pid, &chld, &times, &rotator, &reaped);
     }
+  } else if (reap_pid_file.empty()) {
+    KillTheRestOfTheSession();
   }
   ExitRecord r;
   r.finished_ms = NowMs();
