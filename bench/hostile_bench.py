@@ -14,29 +14,23 @@ Usage: hostile_bench.py ETNA_BINARY [--seconds S] [--slowloris N] [--watches N] 
 import argparse
 import asyncio
 import os
-import re
 import shutil
-import subprocess
 import sys
 import tempfile
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(HERE, "..", "tests", "e2e"))
 import hostile  # noqa: E402
+from cluster import start_etna_server  # noqa: E402
 
 
 def start_server(etna, work, extra):
+    """`etna server` on loopback with its data in `work`; (process, hostile.Target)."""
     data = os.path.join(work, "data")
-    log = open(os.path.join(work, "server.log"), "ab")
-    proc = subprocess.Popen([etna, "server", "--data-dir", data, "--listen", "127.0.0.1:0"] +
-                            extra, stdout=subprocess.PIPE, stderr=log)
-    for line in proc.stdout:
-        m = re.search(rb"serving https://127\.0\.0\.1:(\d+)", line)
-        if m:
-            token = open(os.path.join(data, "tokens.csv")).read().split(",")[0]
-            return proc, hostile.Target(int(m.group(1)), os.path.join(data, "pki", "ca.crt"),
-                                        token)
-    raise RuntimeError("etna server did not start")
+    proc, port = start_etna_server(etna, data, args=extra,
+                                   log_path=os.path.join(work, "server.log"))
+    token = open(os.path.join(data, "tokens.csv")).read().split(",")[0]
+    return proc, hostile.Target(port, os.path.join(data, "pki", "ca.crt"), token)
 
 
 async def phase(name, clients, target, pid, seconds, attack):

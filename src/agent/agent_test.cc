@@ -104,18 +104,28 @@ TEST_F(AgentTest, FakeNvmlXidMakesTheGpuUnhealthy) {
       << metrics->body;
 }
 
+// Pods on-0 and on-1 on t4-node's GPUs 0 and 1 (StartTwoT4Node); then GPU 1 breaks as `fault`
+// says (a line of the fake NVML's XID file: "1 79", "1 lost").
+class BrokenGpuTest : public AgentTest {
+ protected:
+  // on-1's status once it has failed.
+  json BreakGpuOneUnderItsPod(const std::string& fault) {
+    const std::string xids = StartTwoT4Node();
+    for (const char* gpu : {"0", "1"}) {
+      CreatePod(std::string("on-") + gpu, "t4-node", "exec sleep 60", "OnFailure", json::array(),
+                {{api::types::kGpuIdsAnnotation, gpu}});
+    }
+    EXPECT_TRUE(WaitFor([&] { return Phase("on-0") == "Running" && Phase("on-1") == "Running"; }));
+    std::ofstream(xids, std::ios::app) << fault << "\n";
+    EXPECT_TRUE(WaitFor([&] { return Phase("on-1") == "Failed"; }));
+    return Pod("on-1")["status"];
+  }
+};
+
 // A pod whose GPU reports XID 79 mid-run is stopped at once and reported Failed with reason
 // UnhealthyGPU naming the GPU and the XID; a pod on the other GPU runs on.
-TEST_F(AgentTest, APodOnAGpuThatFallsOffTheBusFailsNamingTheGpuAndTheXid) {
-  const std::string xids = StartTwoT4Node();
-  CreatePod("on-0", "t4-node", "exec sleep 60", "OnFailure", json::array(),
-            {{api::types::kGpuIdsAnnotation, "0"}});
-  CreatePod("on-1", "t4-node", "exec sleep 60", "OnFailure", json::array(),
-            {{api::types::kGpuIdsAnnotation, "1"}});
-  ASSERT_TRUE(WaitFor([&] { return Phase("on-0") == "Running" && Phase("on-1") == "Running"; }));
-  std::ofstream(xids, std::ios::app) << "1 79\n";
-  ASSERT_TRUE(WaitFor([&] { return Phase("on-1") == "Failed"; }));
-  json status = Pod("on-1")["status"];
+TEST_F(BrokenGpuTest, APodOnAGpuThatFallsOffTheBusFailsNamingTheGpuAndTheXid) {
+  json status = BreakGpuOneUnderItsPod("1 79");
   EXPECT_EQ(status.value("reason", ""), "UnhealthyGPU");
   std::string message = status.value("message", "");
   EXPECT_NE(message.find("GPU 1 (GPU-t1)"), std::string::npos) << message;
@@ -125,16 +135,8 @@ TEST_F(AgentTest, APodOnAGpuThatFallsOffTheBusFailsNamingTheGpuAndTheXid) {
 
 // A GPU that NVML calls lost (GPU_IS_LOST: gone from the bus without an XID) fails the pod on
 // it naming the GPU, leaves the node's other GPU and its pod alone, and is no longer offered.
-TEST_F(AgentTest, APodOnAGpuThatNvmlCallsLostFailsAndTheOtherGpuStays) {
-  const std::string xids = StartTwoT4Node();
-  CreatePod("on-0", "t4-node", "exec sleep 60", "OnFailure", json::array(),
-            {{api::types::kGpuIdsAnnotation, "0"}});
-  CreatePod("on-1", "t4-node", "exec sleep 60", "OnFailure", json::array(),
-            {{api::types::kGpuIdsAnnotation, "1"}});
-  ASSERT_TRUE(WaitFor([&] { return Phase("on-0") == "Running" && Phase("on-1") == "Running"; }));
-  std::ofstream(xids, std::ios::app) << "1 lost\n";
-  ASSERT_TRUE(WaitFor([&] { return Phase("on-1") == "Failed"; }));
-  json status = Pod("on-1")["status"];
+TEST_F(BrokenGpuTest, APodOnAGpuThatNvmlCallsLostFailsAndTheOtherGpuStays) {
+  json status = BreakGpuOneUnderItsPod("1 lost");
   EXPECT_EQ(status.value("reason", ""), "UnhealthyGPU");
   std::string message = status.value("message", "");
   EXPECT_NE(message.find("GPU 1 (GPU-t1) of node t4-node is lost"), std::string::npos) << message;

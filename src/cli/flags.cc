@@ -18,15 +18,11 @@ Result<std::chrono::milliseconds> ParseDuration(const std::string& text) {
   return std::chrono::milliseconds(CeilMilliseconds(*d));
 }
 
-unsigned long RaiseOpenFileLimit() {
+void RaiseOpenFileLimit() {
   rlimit limit{};
-  if (getrlimit(RLIMIT_NOFILE, &limit) != 0) return 0;
-  if (limit.rlim_cur < limit.rlim_max) {
-    rlimit raised = limit;
-    raised.rlim_cur = limit.rlim_max;
-    if (setrlimit(RLIMIT_NOFILE, &raised) == 0) limit = raised;
-  }
-  return static_cast<unsigned long>(limit.rlim_cur);
+  if (getrlimit(RLIMIT_NOFILE, &limit) != 0 || limit.rlim_cur >= limit.rlim_max) return;
+  limit.rlim_cur = limit.rlim_max;
+  setrlimit(RLIMIT_NOFILE, &limit);
 }
 
 Result<bool> ParseBoolFlag(const std::string& text) {

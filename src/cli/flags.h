@@ -29,8 +29,8 @@ Result<TimeZone> ParseTimeZone(const std::string& text);
 std::string HostOf(const std::string& listen);
 
 // Raises the soft limit on open files to the hard limit (as Go programs and kube-apiserver do):
-// a server holding 10,000 watches needs more than the usual 1,024. Returns the soft limit now.
-unsigned long RaiseOpenFileLimit();
+// a server holding 10,000 watches needs more than the usual 1,024.
+void RaiseOpenFileLimit();
 
 // Blocks SIGINT and SIGTERM in the calling thread (call before starting threads, so every
 // thread inherits the mask) and, in WaitForStopSignal, returns the name of the one that came.

@@ -43,30 +43,37 @@ inline std::vector<std::string> SplitCommaList(std::string_view text) {
   return out;
 }
 
-// Whether `s` is well-formed UTF-8 (no overlong forms, surrogates or code points past
-// U+10FFFF): what JSON, and so every API object, can hold.
-inline bool IsUtf8(std::string_view s) {
+// The offset of the first byte of `s` that is not well-formed UTF-8 (an overlong form, a
+// surrogate, a code point past U+10FFFF, a cut sequence), or npos. With `controls_too`, C0
+// controls other than tab, LF and CR, and DEL, count as bad too (YAML does not allow them).
+inline size_t InvalidUtf8Offset(std::string_view s, bool controls_too = false) {
   size_t i = 0;
   while (i < s.size()) {
     auto c = static_cast<unsigned char>(s[i]);
+    if (controls_too && ((c < 0x20 && c != '\t' && c != '\n' && c != '\r') || c == 0x7F)) {
+      return i;
+    }
     if (c < 0x80) {
       ++i;
       continue;
     }
     size_t len = (c >> 5) == 0x6 ? 2 : (c >> 4) == 0xe ? 3 : (c >> 3) == 0x1e ? 4 : 0;
-    if (len == 0 || i + len > s.size()) return false;
+    if (len == 0 || i + len > s.size()) return i;
     uint32_t cp = c & (0x7f >> len);
     for (size_t k = 1; k < len; ++k) {
       auto cc = static_cast<unsigned char>(s[i + k]);
-      if ((cc >> 6) != 0x2) return false;
+      if ((cc >> 6) != 0x2) return i;
       cp = (cp << 6) | (cc & 0x3f);
     }
     static constexpr uint32_t kMin[] = {0, 0, 0x80, 0x800, 0x10000};
-    if (cp < kMin[len] || cp > 0x10ffff || (cp >= 0xd800 && cp <= 0xdfff)) return false;
+    if (cp < kMin[len] || cp > 0x10ffff || (cp >= 0xd800 && cp <= 0xdfff)) return i;
     i += len;
   }
-  return true;
+  return std::string_view::npos;
 }
+
+// Whether `s` is well-formed UTF-8: what JSON, and so every API object, can hold.
+inline bool IsUtf8(std::string_view s) { return InvalidUtf8Offset(s) == std::string_view::npos; }
 
 // `s` with ASCII letters lowercased ("Application/JSON" -> "application/json").
 inline std::string Lower(std::string_view s) {

@@ -73,20 +73,9 @@ class Cluster:
         return False
 
     def start_server(self):
-        log = open(os.path.join(self.work, "server.log"), "ab")
-        proc = subprocess.Popen([self.etna, "server", "--data-dir", self.data, "--listen",
-                                 f"{self.server_listen}:{self.port or 0}"] + self.server_args,
-                                stdout=subprocess.PIPE,
-                                stderr=log)
-        for line in proc.stdout:
-            log.write(line)
-            log.flush()
-            m = re.search(rb"serving https://[^:\s]+:(\d+)", line)
-            if m:
-                self.port = int(m.group(1))
-                break
-        else:
-            raise RuntimeError("etna server did not start")
+        proc, self.port = start_etna_server(
+            self.etna, self.data, f"{self.server_listen}:{self.port or 0}", self.server_args,
+            os.path.join(self.work, "server.log"))
         self.procs["server"] = proc
         self.kubeconfig = os.path.join(self.data, "kubeconfig")
         self.ca = os.path.join(self.data, "pki", "ca.crt")
@@ -227,6 +216,33 @@ class Cluster:
                 return value
             time.sleep(0.1)
         raise AssertionError(f"timed out after {timeout} s waiting for {what}")
+
+
+def start_etna_server(etna, data, listen="127.0.0.1:0", args=(), log_path=None):
+    """Starts `etna server --data-dir DATA --listen LISTEN ARGS...` and waits for the line that
+    says where it serves; returns (process, port). Its output goes to `log_path` (appended)."""
+    log = open(log_path or data + ".log", "ab")
+    proc = subprocess.Popen([etna, "server", "--data-dir", data, "--listen", listen] +
+                            list(args), stdout=subprocess.PIPE, stderr=log)
+    for line in proc.stdout:
+        log.write(line)
+        log.flush()
+        m = re.search(rb"serving https://[^:\s]+:(\d+)", line)
+        if m:
+            return proc, int(m.group(1))
+    raise RuntimeError("etna server did not start")
+
+
+def rss_mb(pid):
+    """The resident memory (VmRSS) of process `pid` in MiB, or None when it is gone."""
+    try:
+        with open(f"/proc/{pid}/status") as f:
+            for line in f:
+                if line.startswith("VmRSS:"):
+                    return int(line.split()[1]) / 1024
+    except OSError:
+        pass
+    return None
 
 
 def h100_profile(count):

@@ -9,7 +9,6 @@ Usage: disk_full_test.py ETNA_BINARY
 """
 import json
 import os
-import re
 import signal
 import ssl
 import subprocess
@@ -19,7 +18,7 @@ import urllib.error
 import urllib.request
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from cluster import check  # noqa: E402
+from cluster import check, start_etna_server  # noqa: E402
 
 
 class Server:
@@ -27,17 +26,8 @@ class Server:
         self.etna, self.data, self.port = etna, data, 0
 
     def start(self):
-        self.log = open(self.data + ".log", "ab")
-        self.proc = subprocess.Popen([self.etna, "server", "--data-dir", self.data, "--listen",
-                                      f"127.0.0.1:{self.port}"], stdout=subprocess.PIPE,
-                                     stderr=self.log)
-        for line in self.proc.stdout:
-            m = re.search(rb"serving https://127\.0\.0\.1:(\d+)", line)
-            if m:
-                self.port = int(m.group(1))
-                break
-        else:
-            raise RuntimeError("etna server did not start")
+        self.proc, self.port = start_etna_server(self.etna, self.data,
+                                                 f"127.0.0.1:{self.port}")
         self.token = open(os.path.join(self.data, "tokens.csv")).read().split(",")[0]
         self.ctx = ssl.create_default_context(cafile=os.path.join(self.data, "pki", "ca.crt"))
 

@@ -17,11 +17,11 @@ or failure.
 import asyncio
 import json
 import multiprocessing
-import os
 import socket
 import ssl
 import time
-import urllib.parse
+
+from cluster import rss_mb
 
 MIB = 1024 * 1024
 
@@ -38,18 +38,6 @@ class Target:
         return ctx
 
 
-def rss_mb(pid):
-    """The resident set of process `pid` in MiB (0 when it is gone)."""
-    try:
-        with open(f"/proc/{pid}/status") as f:
-            for line in f:
-                if line.startswith("VmRSS:"):
-                    return int(line.split()[1]) / 1024
-    except OSError:
-        pass
-    return 0.0
-
-
 class RssSampler:
     """The peak RSS of a process while in a `with` block (sampled every 100 ms)."""
 
@@ -58,17 +46,17 @@ class RssSampler:
 
     async def _run(self):
         while True:
-            self.peak = max(self.peak, rss_mb(self.pid))
+            self.peak = max(self.peak, rss_mb(self.pid) or 0.0)
             await asyncio.sleep(0.1)
 
     async def __aenter__(self):
-        self.peak = rss_mb(self.pid)
+        self.peak = rss_mb(self.pid) or 0.0
         self._task = asyncio.ensure_future(self._run())
         return self
 
     async def __aexit__(self, *exc):
         self._task.cancel()
-        self.peak = max(self.peak, rss_mb(self.pid))
+        self.peak = max(self.peak, rss_mb(self.pid) or 0.0)
 
 
 # ---- the victim ----
@@ -339,10 +327,6 @@ def write_configmaps(target, count, value_bytes, namespace="default", prefix="bi
         created += resp.status == 201
     conn.close()
     return created
-
-
-def quote(s):
-    return urllib.parse.quote(s, safe="")
 
 
 _raise_nofile()

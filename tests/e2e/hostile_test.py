@@ -22,14 +22,10 @@ import tempfile
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "bench"))
 import hostile  # noqa: E402
+from cluster import check  # noqa: E402
 from hostile_bench import start_server  # noqa: E402
 
 MIB = hostile.MIB
-
-
-def check(condition, message):
-    if not condition:
-        raise AssertionError(message)
 
 
 async def under_attack(target, seconds, attack):

@@ -16,12 +16,13 @@ Usage: tenant_test.py ETNA_BINARY
 import http.client
 import json
 import os
-import re
 import shutil
 import ssl
-import subprocess
 import sys
 import tempfile
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from cluster import check, start_etna_server  # noqa: E402
 
 TOKENS = {
     "alice": "alice-token-0123456789",
@@ -29,11 +30,6 @@ TOKENS = {
     "n1": "agent-n1-token-0123456789",
     "n2": "agent-n2-token-0123456789",
 }
-
-
-def check(condition, message):
-    if not condition:
-        raise AssertionError(message)
 
 
 class Server:
@@ -52,20 +48,9 @@ class Server:
                     "  access: write\n")
         data = os.path.join(work, "data")
         self.log_path = os.path.join(work, "server.log")
-        log = open(self.log_path, "ab")
-        self.proc = subprocess.Popen([etna, "server", "--data-dir", data, "--listen",
-                                      "127.0.0.1:0", "--tokens-file", tokens,
-                                      "--authorization-file", rules],
-                                     stdout=subprocess.PIPE, stderr=log)
-        for line in self.proc.stdout:
-            log.write(line)
-            log.flush()
-            m = re.search(rb"serving https://127\.0\.0\.1:(\d+)", line)
-            if m:
-                self.port = int(m.group(1))
-                break
-        else:
-            raise RuntimeError("etna server did not start")
+        self.proc, self.port = start_etna_server(
+            etna, data, args=["--tokens-file", tokens, "--authorization-file", rules],
+            log_path=self.log_path)
         self.ca = os.path.join(data, "pki", "ca.crt")
         self.admin = open(os.path.join(data, "tokens.csv")).read().split(",")[0]
 

@@ -1,6 +1,6 @@
 """What the soak reads from /proc: the live processes of its pods (found by the SOAK_RUN
 variable every soak pod carries, with SOAK_POD_UID, SOAK_NODE and the agent's
-CUDA_VISIBLE_DEVICES) and a process's resident memory (VmRSS)."""
+CUDA_VISIBLE_DEVICES); a process's resident memory is cluster.rss_mb."""
 import os
 import signal
 
@@ -29,18 +29,6 @@ def pod_processes(run_id):
         gpus = tuple(g for g in env.get(b"CUDA_VISIBLE_DEVICES", b"").decode().split(",") if g)
         found.setdefault(uid, (env.get(b"SOAK_NODE", b"").decode(), gpus, int(pid)))
     return found
-
-
-def rss_mb(pid):
-    """VmRSS of process pid in MB, or None when it is gone."""
-    try:
-        with open(f"/proc/{pid}/status") as f:
-            for line in f:
-                if line.startswith("VmRSS:"):
-                    return int(line.split()[1]) / 1024.0
-    except OSError:
-        return None
-    return None
 
 
 def describe_process(pid):

@@ -39,9 +39,9 @@ import time
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
 sys.path.insert(0, os.path.join(HERE, "..", "e2e"))
-from cluster import Cluster, h100_profile  # noqa: E402
+from cluster import Cluster, h100_profile, rss_mb  # noqa: E402
 from invariants import TERMINAL_JOB_PHASES, InvariantChecker  # noqa: E402
-from probes import describe_process, kill_run_processes, pod_processes, rss_mb  # noqa: E402
+from probes import describe_process, kill_run_processes, pod_processes  # noqa: E402
 from watch import watch_all  # noqa: E402
 import workload  # noqa: E402
 

@@ -41,6 +41,19 @@ bool ReadStat(const std::string& pid, StatFields* out) {
   return true;
 }
 
+// Calls `visit` with the pid and stat fields of every live process of the host.
+template <class Visit>
+void ForEachProcess(Visit visit) {
+  DIR* proc = opendir("/proc");
+  if (!proc) return;
+  while (dirent* e = readdir(proc)) {
+    if (e->d_name[0] < '0' || e->d_name[0] > '9') continue;
+    StatFields f;
+    if (ReadStat(e->d_name, &f)) visit(e->d_name, f);
+  }
+  closedir(proc);
+}
+
 int64_t BootTimeMs() {
   std::ifstream in("/proc/stat");
   std::string key;
@@ -113,14 +126,17 @@ std::map<pid_t, ProcessUsage> ReadSessions(const std::set<pid_t>& sessions) {
   if (walked) return out;
   // Without /proc/<pid>/task/<tid>/children: every process of the host.
   out.clear();
-  DIR* proc = opendir("/proc");
-  if (!proc) return out;
-  while (dirent* e = readdir(proc)) {
-    if (e->d_name[0] < '0' || e->d_name[0] > '9') continue;
-    StatFields f;
-    if (ReadStat(e->d_name, &f) && sessions.count(f.session)) add(e->d_name, f);
-  }
-  closedir(proc);
+  ForEachProcess([&](const char* pid, const StatFields& f) {
+    if (sessions.count(f.session)) add(pid, f);
+  });
+  return out;
+}
+
+std::vector<pid_t> SessionMembers(pid_t session) {
+  std::vector<pid_t> out;
+  ForEachProcess([&](const char* pid, const StatFields& f) {
+    if (f.session == session) out.push_back(static_cast<pid_t>(std::atol(pid)));
+  });
   return out;
 }
 

@@ -16,6 +16,7 @@
 #include <cstdint>
 #include <map>
 #include <set>
+#include <vector>
 
 #include "common/clock.h"
 
@@ -29,6 +30,9 @@ struct ProcessUsage {
 
 // By session id, for the sessions in `sessions` that have at least one live process.
 std::map<pid_t, ProcessUsage> ReadSessions(const std::set<pid_t>& sessions);
+
+// Every live process of session `session`, wherever it was reparented (a scan of /proc).
+std::vector<pid_t> SessionMembers(pid_t session);
 
 // The whole host: CPU time spent not idle (all CPUs) and memory in use (MemTotal −
 // MemAvailable); leader_start_ms is the boot time.

@@ -234,29 +234,27 @@ void Runtime::Fence(const std::vector<json>& pods, const std::string& message, T
   std::lock_guard<std::mutex> lock(mu_);
   TimeMs now = Now();
   std::set<std::string> survivors;
+  std::map<std::string, TimeMs> grace;  // a listed pod's: at most its own grace period
   for (const auto& pod : pods) {
     if (pod.value("/spec/nodeName"_json_pointer, std::string()) != options_.node_name) continue;
     std::string uid = pod["metadata"].value("uid", "");
     if (uid.empty()) continue;
-    const json* survive = pod.contains("metadata") && pod["metadata"].contains("annotations")
-                              ? &pod["metadata"]["annotations"]
-                              : nullptr;
-    if (survive && survive->value(api::types::kSurvivePartitionAnnotation, "") == "true") {
+    if (pod.value("/metadata/annotations"_json_pointer, json::object())
+            .value(api::types::kSurvivePartitionAnnotation, "") == "true") {
       survivors.insert(uid);
       continue;
     }
-    const EndedForGood& why =
-        ended_.emplace(uid, EndedForGood{api::types::kNodeFencedReason, message}).first->second;
-    auto it = runners_.find(uid);
-    if (it == runners_.end()) continue;  // never started here, and now it never will be
-    it->second->Adopt(pod, now);
-    it->second->Evict(why.reason, why.message, std::min(grace_ms, GraceMs(pod)), now);
+    // One not started here yet never will be.
+    ended_.emplace(uid, EndedForGood{api::types::kNodeFencedReason, message});
+    grace[uid] = std::min(grace_ms, GraceMs(pod));
+    if (auto it = runners_.find(uid); it != runners_.end()) it->second->Adopt(pod, now);
   }
   for (auto& [uid, runner] : runners_) {  // also what the cache no longer lists
     if (survivors.count(uid)) continue;
     const EndedForGood& why =
         ended_.emplace(uid, EndedForGood{api::types::kNodeFencedReason, message}).first->second;
-    runner->Evict(why.reason, why.message, grace_ms, now);
+    auto own = grace.find(uid);
+    runner->Evict(why.reason, why.message, own == grace.end() ? grace_ms : own->second, now);
   }
 }
 

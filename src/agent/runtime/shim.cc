@@ -8,14 +8,12 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include <cctype>
 #include <cerrno>
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <ctime>
-#include <filesystem>
 #include <fstream>
 #include <map>
 #include <sstream>
@@ -23,6 +21,7 @@
 #include "agent/runtime/command.h"
 #include "agent/runtime/log_rotation.h"
 #include "agent/runtime/log_times.h"
+#include "agent/runtime/process_usage.h"
 
 namespace etna::agent::runtime {
 namespace {
@@ -73,27 +72,11 @@ int WaitFor(pid_t pid, const sigset_t* chld, LogTimeRecorder* times, LogRotator*
 // caller's session with it.
 void KillTheRestOfTheSession() {
   const pid_t self = getpid();
-  const pid_t session = getsid(0);
-  if (session != self) return;
+  if (getsid(0) != self) return;
   for (int round = 0; round < 10; ++round) {
     bool found = false;
-    std::error_code ec;
-    for (auto it = std::filesystem::directory_iterator("/proc", ec);
-         !ec && it != std::filesystem::directory_iterator(); it.increment(ec)) {
-      const std::filesystem::path& entry = it->path();
-      const std::string name = entry.filename().string();
-      if (name.empty() || !std::isdigit(static_cast<unsigned char>(name[0]))) continue;
-      const pid_t pid = static_cast<pid_t>(std::atol(name.c_str()));
+    for (pid_t pid : SessionMembers(self)) {
       if (pid == self) continue;
-      std::ifstream in(entry / "stat");
-      std::string stat;
-      std::getline(in, stat);
-      size_t close_paren = stat.rfind(')');  // the command may hold spaces and parentheses
-      if (close_paren == std::string::npos) continue;
-      std::istringstream rest(stat.substr(close_paren + 1));
-      char state = 0;
-      long ppid = 0, pgrp = 0, sid = 0;
-      if (!(rest >> state >> ppid >> pgrp >> sid) || sid != session || state == 'Z') continue;
       kill(pid, SIGKILL);
       found = true;
     }

@@ -7,6 +7,7 @@
 #include <string>
 
 #include "common/base64.h"
+#include "common/strings.h"
 
 namespace etna::api::codec {
 namespace {
@@ -66,30 +67,6 @@ class Reader {
 
 Status Malformed(std::string_view what) {
   return Status::InvalidArgument(fmt::format("malformed protobuf body: {}", what));
-}
-
-// Protobuf strings are UTF-8 (JSON needs it too): true when `s` is well-formed UTF-8.
-bool IsUtf8(std::string_view s) {
-  size_t i = 0;
-  while (i < s.size()) {
-    unsigned char c = static_cast<unsigned char>(s[i]);
-    int extra = c < 0x80           ? 0
-                : (c >> 5) == 0x6  ? 1
-                : (c >> 4) == 0xe  ? 2
-                : (c >> 3) == 0x1e ? 3
-                                   : -1;
-    if (extra < 0 || i + extra >= s.size()) return false;
-    uint32_t cp = extra == 0 ? c : c & (0x3f >> extra);
-    for (int k = 1; k <= extra; ++k) {
-      unsigned char cc = static_cast<unsigned char>(s[i + k]);
-      if ((cc >> 6) != 0x2) return false;
-      cp = (cp << 6) | (cc & 0x3f);
-    }
-    static constexpr uint32_t kMin[] = {0, 0x80, 0x800, 0x10000};
-    if (cp < kMin[extra] || cp > 0x10ffff || (cp >= 0xd800 && cp <= 0xdfff)) return false;
-    i += extra + 1;
-  }
-  return true;
 }
 
 // A string field's bytes, or InvalidArgument when they are not UTF-8.

@@ -21,6 +21,7 @@
 #include "api/codec/decode.h"
 #include "api/codec/decode_internal.h"
 #include "api/codec/yaml_scalar.h"
+#include "common/strings.h"
 
 namespace etna::api::codec {
 namespace {
@@ -35,43 +36,6 @@ constexpr size_t kScalarBytesPerInputByte = 4;
 std::string AtLine(const YAML::Mark& mark, std::string_view message) {
   if (mark.line < 0) return std::string(message);
   return fmt::format("line {}: {}", mark.line + 1, message);
-}
-
-// Returns the offset of the first byte that is not well-formed UTF-8, or npos. With
-// `controls_too`, C0 controls other than tab, LF and CR, and DEL, count as bad too: YAML does not
-// allow them, and yaml-cpp takes leading NULs as a UTF-16/32 byte order.
-size_t InvalidUtf8Offset(std::string_view s, bool controls_too = false) {
-  size_t i = 0;
-  while (i < s.size()) {
-    auto c = static_cast<unsigned char>(s[i]);
-    if (controls_too && ((c < 0x20 && c != '\t' && c != '\n' && c != '\r') || c == 0x7F)) {
-      return i;
-    }
-    size_t len = 0;
-    uint32_t min = 0;
-    uint32_t cp = 0;
-    if (c < 0x80) {
-      ++i;
-      continue;
-    } else if ((c & 0xE0) == 0xC0) {
-      len = 2, min = 0x80, cp = c & 0x1F;
-    } else if ((c & 0xF0) == 0xE0) {
-      len = 3, min = 0x800, cp = c & 0x0F;
-    } else if ((c & 0xF8) == 0xF0) {
-      len = 4, min = 0x10000, cp = c & 0x07;
-    } else {
-      return i;
-    }
-    if (i + len > s.size()) return i;
-    for (size_t k = 1; k < len; ++k) {
-      auto cc = static_cast<unsigned char>(s[i + k]);
-      if ((cc & 0xC0) != 0x80) return i;
-      cp = (cp << 6) | (cc & 0x3F);
-    }
-    if (cp < min || cp > 0x10FFFF || (cp >= 0xD800 && cp <= 0xDFFF)) return i;
-    i += len;
-  }
-  return std::string_view::npos;
 }
 
 // Thrown by the builder to stop yaml-cpp's parser.
