@@ -145,8 +145,7 @@ const Command& ControllersCommand() {
               {"controllers", 0, "LIST",
                "comma-separated subset of job,queue,podgroup,node,replicaset,deployment,daemonset,"
                "batch-job,cronjob,volcano-cronjob,hpa,keda,jobflow,jobtemplate,endpoints,scheduler-"
-               "names "
-               "(default: all)"},
+               "names,clusterrole-aggregation (default: all)"},
               {"hpa-sync-period", 0, "D",
                "how often each HorizontalPodAutoscaler reads its metrics and rescales", "5s"},
               {"lease-grace-seconds", 0, "N",

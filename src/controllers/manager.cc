@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include "controllers/batch_job_controller.h"
+#include "controllers/cluster_role_aggregation_controller.h"
 #include "controllers/cron_job_controller.h"
 #include "controllers/daemon_set_controller.h"
 #include "controllers/deployment_controller.h"
@@ -21,10 +22,23 @@
 namespace etna::controllers {
 
 const std::vector<std::string>& ControllerManager::AllControllers() {
-  static const std::vector<std::string> kAll = {
-      "job",        "queue",     "podgroup",  "node",        "replicaset",
-      "deployment", "daemonset", "batch-job", "cronjob",     "volcano-cronjob",
-      "hpa",        "keda",      "jobflow",   "jobtemplate", "endpoints"};
+  static const std::vector<std::string> kAll = {"job",
+                                                "queue",
+                                                "podgroup",
+                                                "node",
+                                                "replicaset",
+                                                "deployment",
+                                                "daemonset",
+                                                "batch-job",
+                                                "cronjob",
+                                                "volcano-cronjob",
+                                                "hpa",
+                                                "keda",
+                                                "jobflow",
+                                                "jobtemplate",
+                                                "endpoints",
+                                                "scheduler-names",
+                                                "clusterrole-aggregation"};
   return kAll;
 }
 
@@ -93,6 +107,9 @@ Status ControllerManager::CreateControllers() {
   if (wanted("endpoints")) controllers_.push_back(std::make_unique<EndpointsController>(o));
   if (wanted("scheduler-names")) {
     controllers_.push_back(std::make_unique<SchedulerNamesController>(o));
+  }
+  if (wanted("clusterrole-aggregation")) {
+    controllers_.push_back(std::make_unique<ClusterRoleAggregationController>(o));
   }
   return Status::Ok();
 }

@@ -87,8 +87,8 @@ TEST_F(ManagerTest, UnknownControllerIsRefused) {
 TEST_F(ManagerTest, ControllersShareOneInformerPerCollection) {
   Make();
   // batch/v1 Jobs, both kinds of CronJob, jobflows and jobtemplates among them; Services,
-  // Endpoints and EndpointSlices for the endpoints controller.
-  EXPECT_EQ(manager_->informer_count(), 21u);
+  // Endpoints and EndpointSlices for the endpoints controller; ClusterRoles for aggregation.
+  EXPECT_EQ(manager_->informer_count(), 22u);
   MustCreate("queues", "", {{"metadata", {{"name", "q1"}}}, {"spec", {{"weight", 1}}}});
   MustCreate("vcjob", "default", Job("shared", {{"queue", "q1"}}));
   Sync();

@@ -1,6 +1,7 @@
 #!/usr/bin/python3
-"""Two teams and two agents on one `etna server` (its YAML rules: each team may write its own
-namespace only): nobody sees or touches another's work.
+"""Two teams and two agents on one `etna server`, whose authorization is first its YAML rules,
+then Kubernetes RBAC (each team's group bound to ClusterRole admin in its own namespace):
+nobody sees or touches another's work.
 
 - Team A's token gets 403 for team B's pods and Volcano Jobs: get, list, watch (one namespace
   and all namespaces), log, exec, attach, port-forward, eviction, patch, delete, create; and for
@@ -10,6 +11,10 @@ namespace only): nobody sees or touches another's work.
 - An agent's credential touches only its own node's objects: not another Node, not a pod bound
   to another node, not a list of every pod, not another namespace's Secret.
 - No token appears in the server's log.
+- Under RBAC also: team A may not grant itself more (a RoleBinding to cluster-admin, a
+  ClusterRoleBinding, a binding in team B's namespace), `kubectl auth can-i` and `kubectl auth
+  whoami` answer for team A's user (and for an admin asking --as it), a ServiceAccount has
+  nothing until bound and then only its namespace.
 
 Usage: tenant_test.py ETNA_BINARY
 """
@@ -18,6 +23,7 @@ import json
 import os
 import shutil
 import ssl
+import subprocess
 import sys
 import tempfile
 
@@ -33,26 +39,28 @@ TOKENS = {
 
 
 class Server:
-    def __init__(self, etna, work):
+    def __init__(self, etna, work, rbac):
         tokens = os.path.join(work, "users.csv")
         with open(tokens, "w") as f:
             f.write(f'{TOKENS["alice"]},alice,1001,"team-a"\n')
             f.write(f'{TOKENS["bob"]},bob,1002,"team-b"\n')
             f.write(f'{TOKENS["n1"]},system:node:n1,2001,"system:nodes"\n')
             f.write(f'{TOKENS["n2"]},system:node:n2,2002,"system:nodes"\n')
-        rules = os.path.join(work, "rules.yaml")
-        with open(rules, "w") as f:
-            f.write("- group: team-a\n  namespaces: [team-a]\n  resources: ['*']\n"
-                    "  access: write\n"
-                    "- group: team-b\n  namespaces: [team-b]\n  resources: ['*']\n"
-                    "  access: write\n")
-        data = os.path.join(work, "data")
+        args = ["--tokens-file", tokens]
+        if not rbac:
+            rules = os.path.join(work, "rules.yaml")
+            with open(rules, "w") as f:
+                f.write("- group: team-a\n  namespaces: [team-a]\n  resources: ['*']\n"
+                        "  access: write\n"
+                        "- group: team-b\n  namespaces: [team-b]\n  resources: ['*']\n"
+                        "  access: write\n")
+            args += ["--authorization-file", rules]
+        self.data = os.path.join(work, "data")
         self.log_path = os.path.join(work, "server.log")
-        self.proc, self.port = start_etna_server(
-            etna, data, args=["--tokens-file", tokens, "--authorization-file", rules],
-            log_path=self.log_path)
-        self.ca = os.path.join(data, "pki", "ca.crt")
-        self.admin = open(os.path.join(data, "tokens.csv")).read().split(",")[0]
+        self.proc, self.port = start_etna_server(etna, self.data, args=args,
+                                                 log_path=self.log_path)
+        self.ca = os.path.join(self.data, "pki", "ca.crt")
+        self.admin = open(os.path.join(self.data, "tokens.csv")).read().split(",")[0]
 
     def connect(self):
         ctx = ssl.create_default_context(cafile=self.ca)
@@ -126,23 +134,121 @@ def watch_until(server, token, path, marker):
 
 
 def main(etna):
-    work = tempfile.mkdtemp(prefix="etna-tenant-")
-    server = Server(etna, work)
-    try:
-        run(server)
-        log = open(server.log_path, errors="replace").read()
-        for who, token in list(TOKENS.items()) + [("admin", server.admin)]:
-            check(token not in log, f"the server logged {who}'s token")
-    finally:
-        server.proc.terminate()
-        server.proc.wait()
-        shutil.rmtree(work, ignore_errors=True)
+    for rbac in (False, True):
+        print(f"tenant: authorization by {'RBAC' if rbac else 'the YAML rules'}")
+        work = tempfile.mkdtemp(prefix="etna-tenant-")
+        server = Server(etna, work, rbac)
+        try:
+            run(server, rbac)
+            if rbac:
+                run_rbac(server, work)
+            log = open(server.log_path, errors="replace").read()
+            for who, token in list(TOKENS.items()) + [("admin", server.admin)]:
+                check(token not in log, f"the server logged {who}'s token")
+        finally:
+            server.proc.terminate()
+            server.proc.wait()
+            shutil.rmtree(work, ignore_errors=True)
+    print("tenant: ok")
 
 
-def run(s):
+RBAC = "/apis/rbac.authorization.k8s.io/v1"
+
+
+def binding(name, kind, role, subjects):
+    return {"apiVersion": "rbac.authorization.k8s.io/v1", "kind": "RoleBinding",
+            "metadata": {"name": name},
+            "roleRef": {"apiGroup": "rbac.authorization.k8s.io", "kind": kind, "name": role},
+            "subjects": subjects}
+
+
+def group(name):
+    return [{"kind": "Group", "name": name, "apiGroup": "rbac.authorization.k8s.io"}]
+
+
+def kubectl(s, work, token, *args):
+    """Runs kubectl against the server as `token`; returns (exit code, output)."""
+    config = os.path.join(work, "kubeconfig-" + token[:8])
+    with open(config, "w") as f:
+        f.write(f"""apiVersion: v1
+kind: Config
+clusters:
+- name: etna
+  cluster: {{server: "https://127.0.0.1:{s.port}", certificate-authority: "{s.ca}"}}
+users:
+- name: u
+  user: {{token: "{token}"}}
+contexts:
+- name: c
+  context: {{cluster: etna, user: u}}
+current-context: c
+""")
+    p = subprocess.run(["kubectl", "--kubeconfig", config] + list(args), capture_output=True,
+                       text=True, timeout=60)
+    return p.returncode, (p.stdout + p.stderr).strip()
+
+
+def run_rbac(s, work):
+    """What RBAC adds: no escalation, access reviews, ServiceAccounts."""
+    a_bindings = f"{RBAC}/namespaces/team-a/rolebindings"
+    refused = 0
+    for path, body in [
+            (a_bindings, binding("a-root", "ClusterRole", "cluster-admin", group("team-a"))),
+            (f"{RBAC}/namespaces/team-b/rolebindings",
+             binding("a-in-b", "ClusterRole", "edit", group("team-a"))),
+            (f"{RBAC}/clusterrolebindings",
+             dict(binding("a-everywhere", "ClusterRole", "view", group("team-a")),
+                  kind="ClusterRoleBinding")),
+            (f"{RBAC}/namespaces/team-a/roles",
+             {"apiVersion": "rbac.authorization.k8s.io/v1", "kind": "Role",
+              "metadata": {"name": "nodes"},
+              "rules": [{"apiGroups": [""], "resources": ["nodes"], "verbs": ["*"]}]})]:
+        refused += forbidden(s, "alice", "POST", path, body)
+    status, data = s.request(TOKENS["alice"], "POST", a_bindings,
+                             binding("a-viewers", "ClusterRole", "view", group("auditors")))
+    check(status == 201, f"team A grants view in its own namespace: {status} {data[:300]}")
+    print(f"tenant: team A refused on {refused} attempts to grant itself more")
+
+    for who, args, want in [
+            ("alice", ["create", "pods", "-n", "team-a"], "yes"),
+            ("alice", ["create", "rolebindings", "-n", "team-a"], "yes"),
+            ("alice", ["list", "pods", "-n", "team-b"], "no"),
+            ("alice", ["delete", "jobs.batch.volcano.sh", "-n", "team-b"], "no"),
+            ("alice", ["patch", "queues.scheduling.volcano.sh"], "no"),
+            ("admin", ["list", "pods", "-n", "team-b", "--as", "alice", "--as-group", "team-a"],
+             "no"),
+            ("admin", ["list", "pods", "-n", "team-a", "--as", "alice", "--as-group", "team-a"],
+             "yes")]:
+        token = s.admin if who == "admin" else TOKENS[who]
+        code, out = kubectl(s, work, token, "auth", "can-i", *args)
+        check(want in out.splitlines() and (code == 0) == (want == "yes"),
+              f"kubectl auth can-i {' '.join(args)} as {who}: want {want}, got {code} {out}")
+    code, out = kubectl(s, work, TOKENS["alice"], "auth", "whoami", "-o", "json")
+    check(code == 0 and json.loads(out)["status"]["userInfo"]["username"] == "alice",
+          f"kubectl auth whoami: {code} {out}")
+    print("tenant: kubectl auth can-i and whoami answer for team A")
+
+    # A ServiceAccount has nothing until bound, then its namespace only.
+    token = s.must("POST", "/api/v1/namespaces/team-a/serviceaccounts/default/token",
+                   {"apiVersion": "authentication.k8s.io/v1", "kind": "TokenRequest",
+                    "spec": {}})["status"]["token"]
+    TOKENS["sa"] = token
+    forbidden(s, "sa", "GET", "/api/v1/namespaces/team-a/pods")
+    s.must("POST", a_bindings, binding("sa-view", "ClusterRole", "view",
+                                       [{"kind": "ServiceAccount", "name": "default"}]))
+    status, data = s.request(token, "GET", "/api/v1/namespaces/team-a/pods")
+    check(status == 200, f"a bound ServiceAccount lists its namespace's pods: {status}")
+    forbidden(s, "sa", "GET", "/api/v1/namespaces/team-b/pods")
+    print("tenant: a ServiceAccount reads its namespace once bound, and no other")
+
+
+def run(s, rbac):
     for ns in ("team-a", "team-b"):
         s.must("POST", "/api/v1/namespaces", {"apiVersion": "v1", "kind": "Namespace",
                                                "metadata": {"name": ns}})
+        if rbac:
+            s.must("POST", f"{RBAC}/namespaces/{ns}/rolebindings",
+                   binding(f"{ns}-admins", "ClusterRole", "admin", group(ns)))
     for n in ("n1", "n2"):
         s.must("POST", "/api/v1/nodes", {"apiVersion": "v1", "kind": "Node",
                                          "metadata": {"name": n}})
@@ -221,7 +327,6 @@ def run(s):
     status, data = s.request(TOKENS["n2"], "GET", b_pod)
     check(status == 200, f"agent n2 reads the pod bound to it: {status} {data[:200]}")
     print(f"tenant: agent n1 refused on {agent} requests for node n2's objects")
-    print("tenant: ok")
 
 
 if __name__ == "__main__":

@@ -28,6 +28,10 @@ Handler Find(const std::string& group, const std::string& kind) {
       {"", "Service", internal::AdmitService},
       {"coordination.k8s.io", "Lease", internal::AdmitLease},
       {"scheduling.k8s.io", "PriorityClass", internal::AdmitPriorityClass},
+      {"rbac.authorization.k8s.io", "Role", internal::AdmitRole},
+      {"rbac.authorization.k8s.io", "ClusterRole", internal::AdmitClusterRole},
+      {"rbac.authorization.k8s.io", "RoleBinding", internal::AdmitRoleBinding},
+      {"rbac.authorization.k8s.io", "ClusterRoleBinding", internal::AdmitClusterRoleBinding},
       {"apps", "Deployment", internal::AdmitDeployment},
       {"apps", "ReplicaSet", internal::AdmitReplicaSet},
       {"apps", "DaemonSet", internal::AdmitDaemonSet},
@@ -81,8 +85,11 @@ std::vector<FieldError> Admit(const resources::ResourceInfo& info, Operation op,
                               nlohmann::json& object, const nlohmann::json* old,
                               ObjectLookup& lookup) {
   internal::Errors errs;
-  bool name_is_label = info.group.empty() && info.kind == "Namespace";
-  internal::ValidateMetadata(object, info.namespaced, name_is_label, errs);
+  internal::NameRule names =
+      info.group.empty() && info.kind == "Namespace" ? internal::NameRule::kLabel
+      : info.group == "rbac.authorization.k8s.io"    ? internal::NameRule::kPathSegment
+                                                     : internal::NameRule::kSubdomain;
+  internal::ValidateMetadata(object, info.namespaced, names, errs);
   if (!object.is_object()) return std::move(errs.list());
   if (Handler h = Find(info.group, info.kind)) {
     internal::Context ctx{info, op, object, op == Operation::kUpdate ? old : nullptr, lookup, errs};

@@ -96,7 +96,14 @@ std::string LabelValueError(std::string_view s) {
       kLabelRegex);
 }
 
-void ValidateMetadata(const Json& object, bool namespaced, bool name_is_label, Errors& errs) {
+std::string PathSegmentNameError(std::string_view name) {
+  if (name == "." || name == "..") return fmt::format("may not be '{}'", name);
+  if (name.find('/') != std::string_view::npos) return "may not contain '/'";
+  if (name.find('%') != std::string_view::npos) return "may not contain '%'";
+  return "";
+}
+
+void ValidateMetadata(const Json& object, bool namespaced, NameRule rule, Errors& errs) {
   if (!object.is_object()) {
     errs.Invalid("", object, "must be an object");
     return;
@@ -108,7 +115,9 @@ void ValidateMetadata(const Json& object, bool namespaced, bool name_is_label, E
   if (!name || name->empty()) {
     errs.Required("metadata.name", "name or generateName is required");
   } else {
-    std::string e = name_is_label ? DNS1123LabelError(*name) : DNS1123SubdomainError(*name);
+    std::string e = rule == NameRule::kLabel         ? DNS1123LabelError(*name)
+                    : rule == NameRule::kPathSegment ? PathSegmentNameError(*name)
+                                                     : DNS1123SubdomainError(*name);
     if (!e.empty()) errs.Invalid("metadata.name", *name, e);
   }
   auto ns = GetString(*meta, "namespace", "metadata", errs);

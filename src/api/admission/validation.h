@@ -87,12 +87,16 @@ void CheckInt32(int64_t v, const std::string& path, Errors& errs);
 // Kubernetes' name validators; each returns the problem ("" when valid).
 std::string DNS1123LabelError(std::string_view s);
 std::string DNS1123SubdomainError(std::string_view s);
-std::string QualifiedNameError(std::string_view s);  // label/annotation keys
+std::string PathSegmentNameError(std::string_view s);  // RBAC kinds' names
+std::string QualifiedNameError(std::string_view s);    // label/annotation keys
 std::string LabelValueError(std::string_view s);
 
-// Validates metadata: name (DNS subdomain, or label when `name_is_label`), namespace when
-// `namespaced`, labels, annotations (total 256 KiB). Adds errors to `errs`.
-void ValidateMetadata(const Json& object, bool namespaced, bool name_is_label, Errors& errs);
+// How a kind's names are checked: a DNS subdomain (most kinds), a DNS label (Namespace), or a
+// path segment (RBAC kinds: "system:aggregate-to-edit"; not "." or "..", no "/" or "%").
+enum class NameRule { kSubdomain, kLabel, kPathSegment };
+// Validates metadata: name (by `rule`), namespace when `namespaced`, labels, annotations
+// (total 256 KiB). Adds errors to `errs`.
+void ValidateMetadata(const Json& object, bool namespaced, NameRule rule, Errors& errs);
 
 // Validates a label selector (matchLabels, matchExpressions) at `path`.
 void ValidateLabelSelector(const Json& selector, const std::string& path, Errors& errs);

@@ -269,6 +269,64 @@ const MessageSpec kDeployment{{{1, "metadata", Kind::kMessage, &kObjectMeta},
                                {2, "spec", Kind::kMessage, &kDeploymentSpec},
                                {3, "status", Kind::kSkip}},
                               "Deployment"};
+// rbac.authorization.k8s.io/v1 (what kubectl create role/rolebinding/... sends).
+const MessageSpec kPolicyRule{{{1, "verbs", Kind::kStrings},
+                               {2, "apiGroups", Kind::kStrings},
+                               {3, "resources", Kind::kStrings},
+                               {4, "resourceNames", Kind::kStrings},
+                               {5, "nonResourceURLs", Kind::kStrings}},
+                              "PolicyRule"};
+const MessageSpec kAggregationRule{{{1, "clusterRoleSelectors", Kind::kMessages, &kLabelSelector}},
+                                   "AggregationRule"};
+const MessageSpec kRole{
+    {{1, "metadata", Kind::kMessage, &kObjectMeta}, {2, "rules", Kind::kMessages, &kPolicyRule}},
+    "Role"};
+const MessageSpec kClusterRole{{{1, "metadata", Kind::kMessage, &kObjectMeta},
+                                {2, "rules", Kind::kMessages, &kPolicyRule},
+                                {3, "aggregationRule", Kind::kMessage, &kAggregationRule}},
+                               "ClusterRole"};
+const MessageSpec kSubject{{{1, "kind", Kind::kString},
+                            {2, "apiGroup", Kind::kString},
+                            {3, "name", Kind::kString},
+                            {4, "namespace", Kind::kString}},
+                           "Subject"};
+const MessageSpec kRoleRef{
+    {{1, "apiGroup", Kind::kString}, {2, "kind", Kind::kString}, {3, "name", Kind::kString}},
+    "RoleRef"};
+const MessageSpec kRoleBinding{{{1, "metadata", Kind::kMessage, &kObjectMeta},
+                                {2, "subjects", Kind::kMessages, &kSubject},
+                                {3, "roleRef", Kind::kMessage, &kRoleRef}},
+                               "RoleBinding"};
+// authorization.k8s.io/v1 reviews (kubectl auth can-i) and authentication.k8s.io/v1
+// SelfSubjectReview (kubectl auth whoami).
+const MessageSpec kResourceAttributes{{{1, "namespace", Kind::kString},
+                                       {2, "verb", Kind::kString},
+                                       {3, "group", Kind::kString},
+                                       {4, "version", Kind::kString},
+                                       {5, "resource", Kind::kString},
+                                       {6, "subresource", Kind::kString},
+                                       {7, "name", Kind::kString}},
+                                      "ResourceAttributes"};
+const MessageSpec kNonResourceAttributes{{{1, "path", Kind::kString}, {2, "verb", Kind::kString}},
+                                         "NonResourceAttributes"};
+const MessageSpec kAccessReviewSpec{
+    {{1, "resourceAttributes", Kind::kMessage, &kResourceAttributes},
+     {2, "nonResourceAttributes", Kind::kMessage, &kNonResourceAttributes},
+     {3, "user", Kind::kString},
+     {4, "groups", Kind::kStrings}},
+    "SubjectAccessReviewSpec"};
+const MessageSpec kAccessReview{{{1, "metadata", Kind::kMessage, &kObjectMeta},
+                                 {2, "spec", Kind::kMessage, &kAccessReviewSpec},
+                                 {3, "status", Kind::kSkip}},
+                                "SubjectAccessReview"};
+const MessageSpec kRulesReviewSpec{{{1, "namespace", Kind::kString}}, "SelfSubjectRulesReviewSpec"};
+const MessageSpec kRulesReview{{{1, "metadata", Kind::kMessage, &kObjectMeta},
+                                {2, "spec", Kind::kMessage, &kRulesReviewSpec},
+                                {3, "status", Kind::kSkip}},
+                               "SelfSubjectRulesReview"};
+const MessageSpec kSelfSubjectReview{
+    {{1, "metadata", Kind::kMessage, &kObjectMeta}, {2, "status", Kind::kSkip}},
+    "SelfSubjectReview"};
 
 Result<Json> DecodeMessage(std::string_view data, const MessageSpec& spec, int depth);
 
@@ -484,12 +542,26 @@ Result<Json> DecodeKubernetesProtobuf(std::string_view body) {
   if (api_version == "batch/v1" && kind == "Job") spec = &kJob;
   if (api_version == "batch/v1" && kind == "CronJob") spec = &kCronJob;
   if (api_version == "authentication.k8s.io/v1" && kind == "TokenRequest") spec = &kTokenRequest;
+  if (api_version == "rbac.authorization.k8s.io/v1") {
+    if (kind == "Role") spec = &kRole;
+    if (kind == "ClusterRole") spec = &kClusterRole;
+    if (kind == "RoleBinding" || kind == "ClusterRoleBinding") spec = &kRoleBinding;
+  }
+  if (api_version == "authorization.k8s.io/v1") {
+    if (kind == "SelfSubjectAccessReview" || kind == "SubjectAccessReview" ||
+        kind == "LocalSubjectAccessReview") {
+      spec = &kAccessReview;
+    }
+    if (kind == "SelfSubjectRulesReview") spec = &kRulesReview;
+  }
+  if (api_version == "authentication.k8s.io/v1" && kind == "SelfSubjectReview") {
+    spec = &kSelfSubjectReview;
+  }
   if (!spec) {
     return Status::InvalidArgument(fmt::format(
         "unsupported content type \"{}\" for {} {}: etna decodes protobuf only for Namespace, "
-        "ConfigMap, Secret, PriorityClass, Deployment, Job, CronJob and TokenRequest; send JSON "
-        "or YAML "
-        "(kubectl apply -f)",
+        "ConfigMap, Secret, PriorityClass, Deployment, Job, CronJob, TokenRequest, the RBAC "
+        "kinds and the access reviews; send JSON or YAML (kubectl apply -f)",
         kProtobufContentType, api_version, kind));
   }
   ETNA_ASSIGN_OR_RETURN(Json object, DecodeMessage(raw, *spec, 0));

@@ -5,10 +5,12 @@
 // coordination.k8s.io/v1 Lease; scheduling.k8s.io/v1 PriorityClass; apps/v1 Deployment;
 // autoscaling/v2 HorizontalPodAutoscaler; batch.volcano.sh/v1alpha1 Job;
 // scheduling.volcano.sh/v1beta1 Queue, PodGroup; bus.volcano.sh/v1alpha1 Command;
-// topology.volcano.sh/v1alpha1 HyperNode; and the seed's QueueBinding (scheduling.volcano.sh).
-// Also the computed metrics views: metrics.k8s.io/v1beta1 NodeMetrics and PodMetrics,
-// custom.metrics.k8s.io (pods/<metric>) and external.metrics.k8s.io (one per metric name).
-// Immutable after construction; thread-safe.
+// topology.volcano.sh/v1alpha1 HyperNode; and the seed's QueueBinding (scheduling.volcano.sh);
+// rbac.authorization.k8s.io/v1 Role, ClusterRole, RoleBinding, ClusterRoleBinding.
+// Also the access reviews (authorization.k8s.io/v1, authentication.k8s.io/v1
+// SelfSubjectReview), answered at each create, and the computed metrics views:
+// metrics.k8s.io/v1beta1 NodeMetrics and PodMetrics, custom.metrics.k8s.io (pods/<metric>) and
+// external.metrics.k8s.io (one per metric name). Immutable after construction; thread-safe.
 #pragma once
 
 #include <string>
@@ -43,8 +45,9 @@ struct ResourceInfo {
   std::vector<std::string> subresources;     // besides "status": "log", "binding", "eviction"
   std::vector<PrinterColumn> columns;        // Table columns, Name first (Event: last, as kubectl)
   std::vector<std::string> field_selectors;  // supported beyond metadata.name/namespace
-  // A read-only view computed at each request (the metrics APIs), not stored: routed to
-  // api/server/metrics_api.cc, left out of OpenAPI and of anything that walks stored kinds.
+  // Computed at each request, not stored: the metrics APIs' read-only views (routed to
+  // api/server/metrics_api.cc) and the access reviews (api/server/access_review.cc); left out
+  // of OpenAPI and of anything that walks stored kinds.
   bool computed = false;
 
   std::string GroupVersion() const;  // "v1" or "batch.volcano.sh/v1alpha1" (the apiVersion)

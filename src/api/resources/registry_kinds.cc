@@ -333,6 +333,51 @@ void AddVolcano(std::vector<ResourceInfo>& out) {
   AddVolcanoFlow(out);
 }
 
+// rbac.authorization.k8s.io/v1 (api/server/rbac.h evaluates them), with kubectl's columns; and
+// the access reviews of authorization.k8s.io/v1 and authentication.k8s.io/v1, answered at
+// each create and never stored (api/server/access_review.cc).
+void AddRbac(std::vector<ResourceInfo>& out) {
+  const std::string rbac = "rbac.authorization.k8s.io";
+  auto created_at = [] {
+    return Col("Created At", "date", "CreationTimestamp is the time the object was created.");
+  };
+  auto binding_columns = [] {
+    return std::vector<PrinterColumn>{
+        NameColumn(),
+        Col("Role", "string", "The role of the binding: kind/name."),
+        AgeColumn(),
+        Col("Users", "string", "Users in the binding", 1),
+        Col("Groups", "string", "Groups in the binding", 1),
+        Col("ServiceAccounts", "string", "ServiceAccounts in the binding", 1)};
+  };
+  out.push_back(
+      Make({rbac, "v1", "Role", "roles", {}, true, false, true}, {NameColumn(), created_at()}));
+  out.push_back(
+      Make({rbac, "v1", "RoleBinding", "rolebindings", {}, true, false, true}, binding_columns()));
+  out.push_back(Make({rbac, "v1", "ClusterRole", "clusterroles", {}, false, false, true},
+                     {NameColumn(), created_at()}));
+  out.push_back(
+      Make({rbac, "v1", "ClusterRoleBinding", "clusterrolebindings", {}, false, false, true},
+           binding_columns()));
+  auto review = [](std::string group, std::string kind, std::string plural, bool namespaced) {
+    ResourceInfo r = Make(
+        {std::move(group), "v1", std::move(kind), std::move(plural), {}, namespaced, false, true},
+        {NameColumn()});
+    r.verbs = {"create"};
+    r.computed = true;
+    return r;
+  };
+  out.push_back(
+      review("authorization.k8s.io", "SelfSubjectAccessReview", "selfsubjectaccessreviews", false));
+  out.push_back(
+      review("authorization.k8s.io", "SelfSubjectRulesReview", "selfsubjectrulesreviews", false));
+  out.push_back(
+      review("authorization.k8s.io", "SubjectAccessReview", "subjectaccessreviews", false));
+  out.push_back(review("authorization.k8s.io", "LocalSubjectAccessReview",
+                       "localsubjectaccessreviews", true));
+  out.push_back(review("authentication.k8s.io", "SelfSubjectReview", "selfsubjectreviews", false));
+}
+
 // KEDA's ScaledObject (keda.sh/v1alpha1), with the printer columns of KEDA's CRD.
 void AddKeda(std::vector<ResourceInfo>& out) {
   out.push_back(
@@ -384,6 +429,7 @@ std::vector<ResourceInfo> ServedResources() {
   std::vector<ResourceInfo> out;
   AddCore(out);
   AddKubernetesGroups(out);
+  AddRbac(out);
   AddVolcano(out);
   AddKeda(out);
   AddMetrics(out);

@@ -116,7 +116,8 @@ TEST(RegistryTest, GroupsInOrderWithoutCore) {
   EXPECT_EQ(R().Groups(),
             (std::vector<std::string>{
                 "coordination.k8s.io", "scheduling.k8s.io", "apps", "autoscaling", "batch",
-                "discovery.k8s.io", "batch.volcano.sh", "scheduling.volcano.sh", "volcano.sh",
+                "discovery.k8s.io", "rbac.authorization.k8s.io", "authorization.k8s.io",
+                "authentication.k8s.io", "batch.volcano.sh", "scheduling.volcano.sh", "volcano.sh",
                 "bus.volcano.sh", "topology.volcano.sh", "flow.volcano.sh", "keda.sh",
                 "metrics.k8s.io", "custom.metrics.k8s.io", "external.metrics.k8s.io"}));
 }
@@ -125,7 +126,8 @@ TEST(RegistryTest, GroupVersionAndSubresources) {
   const ResourceInfo* pod = R().Find("", "v1", "pods");
   ASSERT_NE(pod, nullptr);
   EXPECT_EQ(pod->GroupVersion(), "v1");
-  EXPECT_EQ(pod->subresources, (std::vector<std::string>{"log", "binding", "eviction", "exec", "attach", "portforward"}));
+  EXPECT_EQ(pod->subresources, (std::vector<std::string>{"log", "binding", "eviction", "exec",
+                                                         "attach", "portforward"}));
   EXPECT_EQ(pod->categories, (std::vector<std::string>{"all"}));
   EXPECT_EQ(pod->short_names, (std::vector<std::string>{"po"}));
   const ResourceInfo* job = R().Find("batch.volcano.sh", "v1alpha1", "jobs");

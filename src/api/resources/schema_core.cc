@@ -1,6 +1,7 @@
 // Schemas of core/v1 (Namespace, Node, Pod, Event, ConfigMap, Secret, Service, Endpoints,
 // ServiceAccount), discovery.k8s.io/v1 EndpointSlice,
-// coordination.k8s.io/v1 Lease and scheduling.k8s.io/v1 PriorityClass.
+// coordination.k8s.io/v1 Lease, scheduling.k8s.io/v1 PriorityClass and the
+// rbac.authorization.k8s.io/v1 kinds.
 #include "api/resources/schema_node.h"
 
 namespace etna::api::resources::schema {
@@ -120,6 +121,24 @@ void AddCoreSchemas(Table& table) {
       {"description", Scalar()},
       {"preemptionPolicy", Scalar()},
   });
+  auto rules = ArrayOf(Obj({{"verbs", ArrayOf(Scalar())},
+                            {"apiGroups", ArrayOf(Scalar())},
+                            {"resources", ArrayOf(Scalar())},
+                            {"resourceNames", ArrayOf(Scalar())},
+                            {"nonResourceURLs", ArrayOf(Scalar())}}));
+  auto binding = TopLevel({
+      {"roleRef", Obj({{"apiGroup", Scalar()}, {"kind", Scalar()}, {"name", Scalar()}})},
+      {"subjects", ArrayOf(Obj({{"kind", Scalar()},
+                                {"apiGroup", Scalar()},
+                                {"name", Scalar()},
+                                {"namespace", Scalar()}}))},
+  });
+  table[{"rbac.authorization.k8s.io", "Role"}] = TopLevel({{"rules", rules}});
+  table[{"rbac.authorization.k8s.io", "ClusterRole"}] =
+      TopLevel({{"rules", rules},
+                {"aggregationRule", Obj({{"clusterRoleSelectors", ArrayOf(LabelSelector())}})}});
+  table[{"rbac.authorization.k8s.io", "RoleBinding"}] = binding;
+  table[{"rbac.authorization.k8s.io", "ClusterRoleBinding"}] = binding;
 }
 
 }  // namespace etna::api::resources::schema

@@ -59,7 +59,7 @@ NodePtr TopLevel(FieldList fields);
 
 // Schemas by (group, kind), filled per group.
 using Table = std::map<std::pair<std::string, std::string>, NodePtr>;
-void AddCoreSchemas(Table& table);     // core/v1, coordination.k8s.io, scheduling.k8s.io
+void AddCoreSchemas(Table& table);     // core/v1, coordination, scheduling.k8s.io, rbac
 void AddAppsSchemas(Table& table);     // apps/v1, autoscaling/v2
 void AddVolcanoSchemas(Table& table);  // Volcano's groups and the seed's QueueBinding
 void AddKedaSchemas(Table& table);     // keda.sh ScaledObject

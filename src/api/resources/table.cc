@@ -124,6 +124,8 @@ std::optional<json> BuiltInCells(const ResourceInfo& info, const json& o, Clock:
     return json::array(
         {name, d != nullptr && d->is_array() ? static_cast<int64_t>(d->size()) : 0, age});
   }
+  if (kind == "Role" || kind == "ClusterRole") return RoleCells(o);
+  if (kind == "RoleBinding" || kind == "ClusterRoleBinding") return RoleBindingCells(o, now);
   if (kind == "PriorityClass") {
     const json* g = Find(o, {"globalDefault"});
     return json::array(

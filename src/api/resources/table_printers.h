@@ -52,6 +52,8 @@ json CronJobCells(const json& cron_job, Clock::time_point now);
 json ServiceCells(const json& service, Clock::time_point now);
 json EndpointsCells(const json& endpoints, Clock::time_point now);
 json EndpointSliceCells(const json& slice, Clock::time_point now);
+json RoleCells(const json& role);                                   // Role, ClusterRole
+json RoleBindingCells(const json& binding, Clock::time_point now);  // and ClusterRoleBinding
 
 // A CRD printer column: the value at the column's JSON path, typed as the column says.
 json CrdCell(const PrinterColumn& column, const json& object, Clock::time_point now);

@@ -8,6 +8,7 @@
 #include "api/server/api_error.h"
 #include "api/server/metrics_api.h"
 #include "api/server/node_access.h"
+#include "api/server/rbac_bootstrap.h"
 #include "api/server/request_info.h"
 #include "api/types/well_known.h"
 
@@ -74,6 +75,7 @@ ApiServer::ApiServer(store::Store* store, ApiServerOptions options)
       options_(std::move(options)),
       registry_(resources::ResourceRegistry::Default()),
       objects_(store, &registry_, options_.clock ? options_.clock : &system_clock_),
+      rbac_(store),
       summaries_(options_.summary_fetcher ? options_.summary_fetcher : FetchSummaryFromAgent,
                  options_.clock ? options_.clock : &system_clock_, options_.metrics_max_age_ms) {
   if (!options_.clock) options_.clock = &system_clock_;
@@ -89,6 +91,11 @@ ApiServer::ApiServer(store::Store* store, ApiServerOptions options)
 }
 
 ApiServer::~ApiServer() = default;
+
+Status ApiServer::Bootstrap() {
+  ETNA_RETURN_IF_ERROR(objects_.Bootstrap());
+  return BootstrapRbac(objects_);
+}
 
 std::chrono::system_clock::time_point ApiServer::Now() const {
   return std::chrono::system_clock::time_point(std::chrono::milliseconds(options_.clock->NowMs()));
@@ -127,6 +134,7 @@ net::http::Response ApiServer::Route(const net::http::Request& request, RequestL
   std::optional<UserInfo> user = options_.authenticator->Authenticate(request);
   if (!user) user = AuthenticateServiceAccount(request);
   if (!user) return ApiError::Unauthorized().ToResponse();
+  if (auto refused = Impersonate(request, *user)) return *refused;
   if (path == "/api" || path == "/apis" || path.rfind("/openapi", 0) == 0 ||
       (path.rfind("/api/", 0) == 0 && SplitPath(path).size() == 2) ||
       (path.rfind("/apis/", 0) == 0 && SplitPath(path).size() <= 3)) {
@@ -196,10 +204,15 @@ net::http::Response ApiServer::Resource(const net::http::Request& request, const
     labels.resource = ri->plural;
     return TokenReview(request, *ri, user);
   }
+  if ((ri->group == "authorization.k8s.io" || ri->group == "authentication.k8s.io") &&
+      registry_.Find(ri->group, ri->version, ri->plural)) {
+    labels.resource = ri->plural;
+    return AccessReview(request, *ri, user);
+  }
   if (IsMetricsGroup(ri->group)) {
     labels.resource = ri->group;  // metric names are the client's: not a label
     AccessRequest access{ri->verb, ri->plural + "." + ri->group, "", ri->ns, ri->name};
-    if (options_.authorizer->Decide(user, access) != AccessDecision::kAllow) {
+    if (Authorize(user, access) != AccessDecision::kAllow) {
       return ApiError::Forbidden(ForbiddenMessage(user, access)).ToResponse();
     }
     return metrics_api_->Handle(request, *ri);
@@ -235,7 +248,7 @@ net::http::Response ApiServer::Resource(const net::http::Request& request, const
       access.name = body->value("/metadata/name"_json_pointer, std::string());
     }
   }
-  AccessDecision decision = options_.authorizer->Decide(user, access);
+  AccessDecision decision = Authorize(user, access);
   if (decision == AccessDecision::kDeny) {
     return ApiError::Forbidden(ForbiddenMessage(user, access)).ToResponse();
   }
@@ -274,6 +287,11 @@ net::http::Response ApiServer::Resource(const net::http::Request& request, const
           .ToResponse();
     }
     return PodStream(request, *ri, *info, user);
+  }
+  if (info->group == "rbac.authorization.k8s.io" && !user.InGroup("system:masters")) {
+    net::http::Request guarded = request;
+    if (auto refused = GuardRbacWrite(guarded, *ri, *info, user)) return *refused;
+    return Dispatch(guarded, *ri, *info);
   }
   return Dispatch(request, *ri, *info);
 }

@@ -5,15 +5,17 @@
 // limit/continue, Table), watch (streams), create, update, patch (merge, JSON, strategic, apply),
 // delete and deletecollection, the status subresources, and pods/binding, pods/eviction and
 // pods/log (whose bytes come from the agent of the pod's node, through `log_fetcher`), and
-// nodes/proxy (GET of the node agent's gpus, metrics, stats/summary and healthz); and the
-// metrics APIs (metrics.k8s.io, custom.metrics.k8s.io, external.metrics.k8s.io: metrics_api.h)
-// from the agents' usage summaries.
+// nodes/proxy (GET of the node agent's gpus, metrics, stats/summary and healthz); RBAC
+// (rbac.h: the stored roles and bindings, escalation checks on their writes), impersonation
+// and the access reviews of `kubectl auth can-i`; and the metrics APIs (metrics.k8s.io,
+// custom.metrics.k8s.io, external.metrics.k8s.io: metrics_api.h) from the agents' usage summaries.
 // Thread-safety: Handle may be called concurrently from any number of threads.
 #pragma once
 
 #include <functional>
 #include <memory>
 #include <nlohmann/json.hpp>
+#include <optional>
 #include <string>
 
 #include "api/codec/decode.h"
@@ -23,6 +25,7 @@
 #include "api/server/auth.h"
 #include "api/server/metrics_api.h"
 #include "api/server/object_service.h"
+#include "api/server/rbac.h"
 #include "api/server/service_account_tokens.h"
 #include "api/server/ticker.h"
 #include "common/clock.h"
@@ -66,8 +69,8 @@ class ApiServer {
  public:
   ApiServer(store::Store* store, ApiServerOptions options);
   ~ApiServer();
-  // Creates the namespaces and queues every cluster starts with.
-  Status Bootstrap() { return objects_.Bootstrap(); }
+  // Creates the namespaces, queues and RBAC roles every cluster starts with.
+  Status Bootstrap();
   net::http::Response Handle(const net::http::Request& request);
   // The HTTP server's screen of a large body's head (net::http::ServerOptions): 401 when no
   // credential could pass (an unknown static token, a service-account token whose signature or
@@ -114,6 +117,30 @@ class ApiServer {
   // reads and writes spec.replicas (scale_subresource.cc).
   net::http::Response ScaleSubresource(const net::http::Request& request, const RequestInfo& ri,
                                        const resources::ResourceInfo& info);
+  // The combined decision: the fixed and YAML rules (options_.authorizer), then RBAC
+  // (access_review.cc).
+  AccessDecision Authorize(const UserInfo& user, const AccessRequest& access);
+  // Whether `user` may `verb` the non-resource `path` (masters, or an RBAC nonResourceURLs rule).
+  bool AuthorizePath(const UserInfo& user, const std::string& verb, const std::string& path);
+  // Applies the Impersonate-User/Impersonate-Group headers to `user` when it may impersonate
+  // them; the refusal (400, 403) otherwise.
+  std::optional<net::http::Response> Impersonate(const net::http::Request& request, UserInfo& user);
+  // POST of authorization.k8s.io/v1 access reviews and authentication.k8s.io/v1
+  // SelfSubjectReview (access_review.cc).
+  net::http::Response AccessReview(const net::http::Request& request, const RequestInfo& ri,
+                                   const UserInfo& user);
+  // A SelfSubjectRulesReview's status: what `user` may do in `ns`.
+  nlohmann::json RulesReview(const UserInfo& user, const std::string& ns);
+  // RBAC's escalation check on a create, update or patch of an RBAC kind (rbac_writes.cc): the
+  // refusal, or nullopt to go on (a patch's body then carries a resourceVersion precondition).
+  std::optional<net::http::Response> GuardRbacWrite(net::http::Request& request,
+                                                    const RequestInfo& ri,
+                                                    const resources::ResourceInfo& info,
+                                                    const UserInfo& user);
+  // Forbidden unless `user` holds every permission `rules` grant in `ns` ("": cluster scope).
+  std::optional<ApiError> CheckNoEscalation(const UserInfo& user,
+                                            const std::vector<PolicyRule>& rules,
+                                            const std::string& ns, const std::string& what);
   // The user of a ServiceAccount token this server issued (service_accounts.cc).
   std::optional<UserInfo> AuthenticateServiceAccount(const net::http::Request& request);
   // POST .../serviceaccounts/<name>/token (authentication.k8s.io/v1 TokenRequest).
@@ -137,6 +164,7 @@ class ApiServer {
   SystemClock system_clock_;
   const resources::ResourceRegistry& registry_;
   ObjectService objects_;
+  RbacAuthorizer rbac_;
   AgentSummaries summaries_;
   std::unique_ptr<MetricsApi> metrics_api_;
   Ticker ticker_;

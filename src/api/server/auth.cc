@@ -236,16 +236,28 @@ AccessDecision Authorizer::Decide(const UserInfo& user, const AccessRequest& req
   std::string node = user.AgentNode();
   if (!node.empty()) return DecideAgent(node, request);
   bool write = !IsRead(request.verb);
-  std::string resource = request.resource;
   for (const Rule& r : rules_) {
-    bool subject =
-        (!r.user.empty() && r.user == user.name) || (!r.group.empty() && user.InGroup(r.group));
-    if (!subject || (write && !r.write)) continue;
-    bool ns_ok = request.ns.empty() ? Contains(r.namespaces, "*") || Contains(r.namespaces, "")
-                                    : Contains(r.namespaces, request.ns);
-    if (ns_ok && Contains(r.resources, resource)) return AccessDecision::kAllow;
+    if ((write && !r.write) || !Applies(r, user, request.ns)) continue;
+    if (Contains(r.resources, request.resource)) return AccessDecision::kAllow;
   }
   return AccessDecision::kDeny;
+}
+
+bool Authorizer::Applies(const Rule& r, const UserInfo& user, const std::string& ns) {
+  bool subject =
+      (!r.user.empty() && r.user == user.name) || (!r.group.empty() && user.InGroup(r.group));
+  return subject && (ns.empty() ? Contains(r.namespaces, "*") || Contains(r.namespaces, "")
+                                : Contains(r.namespaces, ns));
+}
+
+void Authorizer::VisitRules(
+    const UserInfo& user, const std::string& ns,
+    const std::function<void(const std::string& resource, bool write)>& fn) const {
+  if (!user.AgentNode().empty()) return;
+  for (const Rule& r : rules_) {
+    if (!Applies(r, user, ns)) continue;
+    for (const std::string& resource : r.resources) fn(resource, r.write);
+  }
 }
 
 std::string ForbiddenMessage(const UserInfo& user, const AccessRequest& r) {

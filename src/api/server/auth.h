@@ -7,8 +7,9 @@
 // TOKEN | sha256sum), so the file does not hold it.
 // Tokens are kept only as SHA-256 digests and compared in constant time against every entry.
 //
-// Authorization file (YAML): a list of rules, each granting one subject read or write access
-// (write implies read) to resources in namespaces:
+// Authorization file (YAML; RBAC, rbac.h, is the Kubernetes alternative and is always on): a
+// list of rules, each granting one subject read or write access (write implies read; every
+// verb) to resources in namespaces:
 //   - user: alice            # or group: ml-team
 //     namespaces: [team-a]   # "*" = every namespace and the cluster-scoped resources
 //     resources: ["*"]       # plural ("pods") or plural.group ("jobs.batch.volcano.sh"), "*"
@@ -22,6 +23,7 @@
 #pragma once
 
 #include <array>
+#include <functional>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -95,8 +97,14 @@ class Authorizer {
   static Result<Authorizer> FromRulesText(std::string_view yaml_text);
   static Result<Authorizer> FromRulesFile(const std::string& path);
   AccessDecision Decide(const UserInfo& user, const AccessRequest& request) const;
+  // Calls `fn` with each resource ("pods", "jobs.batch.volcano.sh", "*") a rule grants `user`
+  // in namespace `ns` ("": the cluster scope), and whether it grants writes (every verb).
+  void VisitRules(const UserInfo& user, const std::string& ns,
+                  const std::function<void(const std::string& resource, bool write)>& fn) const;
 
  private:
+  // Whether rule `r` names `user` and reaches namespace `ns`.
+  static bool Applies(const Rule& r, const UserInfo& user, const std::string& ns);
   std::vector<Rule> rules_;
 };
 

@@ -125,6 +125,11 @@ class ObjectService : public admission::ObjectLookup {
   std::unordered_map<std::string, const resources::ResourceInfo*> by_store_resource_;
 };
 
+// `patch` applied to `current` as `type` says (the engine of ObjectService::Patch): 422 for a
+// JSON patch whose test failed, 400 for a patch that does not apply.
+ApiResult<nlohmann::json> ApplyPatch(PatchType type, const nlohmann::json& current,
+                                     const nlohmann::json& patch);
+
 // The PATCH flavour of a Content-Type; nullopt for an unsupported one.
 std::optional<PatchType> PatchTypeFor(std::string_view content_type);
 

@@ -130,6 +130,27 @@ ApiResult<json> ObjectService::Update(const ResourceInfo& info, const std::strin
   return ApiError::FromStatus(Status::Conflict(""), &info, name);
 }
 
+ApiResult<json> ApplyPatch(PatchType type, const json& current, const json& patch) {
+  Result<json> patched = Status::Internal("unreachable");
+  switch (type) {
+    case PatchType::kMerge:
+    case PatchType::kApply:
+      patched = codec::ApplyMergePatch(current, patch);
+      break;
+    case PatchType::kJson:
+      patched = codec::ApplyJsonPatch(current, patch);
+      break;
+    case PatchType::kStrategic:
+      patched = codec::ApplyStrategicMergePatch(current, patch);
+      break;
+  }
+  if (patched.ok()) return std::move(patched).value();
+  if (type == PatchType::kJson && patched.status().message().find("test") != std::string::npos) {
+    return ApiError{422, "Invalid", patched.status().message(), json::object()};
+  }
+  return ApiError::BadRequest(patched.status().message());
+}
+
 ApiResult<json> ObjectService::Patch(const ResourceInfo& info, const std::string& ns,
                                      const std::string& name, PatchType type, const json& patch,
                                      bool status_only, FieldValidation* fields) {
@@ -156,26 +177,8 @@ ApiResult<json> ObjectService::Patch(const ResourceInfo& info, const std::string
     }
     auto current = DecodeStored(kv->value, kv->mod_revision);
     if (!current.ok()) return ApiError::Internal(current.status().message());
-    Result<json> patched = Status::Internal("unreachable");
-    switch (type) {
-      case PatchType::kMerge:
-      case PatchType::kApply:
-        patched = codec::ApplyMergePatch(*current, patch);
-        break;
-      case PatchType::kJson:
-        patched = codec::ApplyJsonPatch(*current, patch);
-        break;
-      case PatchType::kStrategic:
-        patched = codec::ApplyStrategicMergePatch(*current, patch);
-        break;
-    }
-    if (!patched.ok()) {
-      if (type == PatchType::kJson &&
-          patched.status().message().find("test") != std::string::npos) {
-        return ApiError{422, "Invalid", patched.status().message(), json::object()};
-      }
-      return ApiError::BadRequest(patched.status().message());
-    }
+    auto patched = ApplyPatch(type, *current, patch);
+    if (!patched.ok()) return patched.error();
     store::Revision wanted = ResourceVersionOf(*patched);
     if (wanted != kv->mod_revision) {
       if (wanted <= 0) return ApiError::BadRequest("metadata.resourceVersion: must be a number");

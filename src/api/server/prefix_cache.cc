@@ -11,6 +11,7 @@ PrefixCache::~PrefixCache() {
 
 Status PrefixCache::ListLocked() {
   items_.reset();
+  ++changes_;
   if (watcher_) watcher_->Cancel();
   watcher_.reset();
   auto list = store_->List(prefix_, 0, "", 0);
@@ -34,6 +35,7 @@ Status PrefixCache::RefreshLocked() {
     if (!event.ok()) return ListLocked();  // closed (an overflow, a compaction)
     if (!*event) return Status::Ok();
     const store::Event& e = **event;
+    ++changes_;
     if (e.type == store::EventType::kDeleted) {
       items_->erase(e.key);
       continue;
@@ -73,6 +75,13 @@ Status PrefixCache::ForEach(const std::function<void(const nlohmann::json&)>& fn
   for (const auto& [key, object] : *items_) fn(object);
   if (!watcher_) items_.reset();
   return Status::Ok();
+}
+
+Result<uint64_t> PrefixCache::Changes() {
+  std::lock_guard<std::mutex> lock(mu_);
+  ETNA_RETURN_IF_ERROR(RefreshLocked());
+  if (!watcher_) items_.reset();
+  return changes_;
 }
 
 }  // namespace etna::api::server

@@ -41,6 +41,10 @@ class PrefixCache {
   // Calls `fn` on every object, in key order, under the cache's lock (no copies): `fn` must not
   // call back into the cache.
   Status ForEach(const std::function<void(const nlohmann::json&)>& fn);
+  // A count that grows with every change the cache applied (brought up to date first): two
+  // equal answers mean the objects did not change in between (RBAC rebuilds its view on a
+  // new one).
+  Result<uint64_t> Changes();
 
  private:
   // Applies the watch's events; lists again when there is no watch or it ended. items_ is then
@@ -53,6 +57,7 @@ class PrefixCache {
   std::mutex mu_;
   std::shared_ptr<store::Watcher> watcher_;
   std::optional<std::map<std::string, nlohmann::json>> items_;  // by key
+  uint64_t changes_ = 0;
 };
 
 }  // namespace etna::api::server

@@ -1,11 +1,13 @@
-// Test kit for the REST engine: an ApiServer over a MemoryStore with a fake clock, three
-// tokens (admin, alice with write access to team-a, and the agent of node n1), ServiceAccount
+// Test kit for the REST engine: an ApiServer over a MemoryStore with a fake clock, four
+// tokens (admin, alice with write access to team-a, bob with no rules of the YAML file (RBAC
+// tests bind him), and the agent of node n1), ServiceAccount
 // tokens (team-a's accounts may read its Volcano Jobs), and a Do()
 // that builds requests the way the HTTP layer does.
 #pragma once
 
 #include <gtest/gtest.h>
 
+#include <map>
 #include <memory>
 #include <nlohmann/json.hpp>
 #include <string>
@@ -33,7 +35,8 @@ class ServerTest : public ::testing::Test {
   void MakeServer(MetricRules metric_rules = {});
   Reply Do(const std::string& method, const std::string& target, const std::string& body = "",
            const std::string& content_type = "application/json",
-           const std::string& token = "admin-token", const std::string& accept = "");
+           const std::string& token = "admin-token", const std::string& accept = "",
+           const std::map<std::string, std::string>& headers = {});  // lower-case names
   // POST of a JSON object; expects 201 and returns the created object.
   nlohmann::json MustCreate(const std::string& collection, const nlohmann::json& object);
   // Drains what a stream has now into one string.

@@ -23,6 +23,7 @@ ServerTest::ServerTest() {
   authn_ = Authenticator::FromTokensText(
                "admin-token,admin,1,\"system:masters\"\n"
                "alice-token,alice,2\n"
+               "bob-token,bob,4\n"
                "node-token,system:node:n1,3,\"system:nodes\"\n",
                false)
                .value();
@@ -54,13 +55,15 @@ void ServerTest::MakeServer(MetricRules metric_rules) {
     return Status::Unavailable("no agent");
   };
   server_ = std::make_unique<ApiServer>(&store_, options);
-  EXPECT_TRUE(server_->Bootstrap().ok());
+  Status booted = server_->Bootstrap();
+  EXPECT_TRUE(booted.ok()) << booted.ToString();
 }
 
 Reply ServerTest::Do(const std::string& method, const std::string& target, const std::string& body,
                      const std::string& content_type, const std::string& token,
-                     const std::string& accept) {
+                     const std::string& accept, const std::map<std::string, std::string>& headers) {
   net::http::Request r;
+  r.headers = headers;
   r.method = method;
   r.target = target;
   size_t q = target.find('?');
