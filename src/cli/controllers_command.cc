@@ -3,8 +3,10 @@
 
 #include <algorithm>
 #include <atomic>
+#include <condition_variable>
 #include <cstdio>
 #include <memory>
+#include <mutex>
 #include <optional>
 #include <string>
 #include <thread>
@@ -89,29 +91,38 @@ int RunManager(Invocation& inv) {
         return l ? l->Describe() : std::string("leading (no leader election)");
       });
   if (!monitoring) return 1;
-  // As kube-controller-manager: the controllers start when this process leads (their first
-  // lists on a thread of their own, so the Lease keeps being renewed) and stop when it no
-  // longer does.
-  std::thread starting;
-  auto start = [&manager] {
+  // As kube-controller-manager, the controllers act only while this process leads; unlike it,
+  // a standby fills and keeps its informers' caches from the start (WarmUp), so a takeover
+  // reconciles at once. Both on a thread of their own, so the Lease keeps being renewed.
+  std::mutex lead_mu;
+  std::condition_variable lead_cv;
+  bool lead = !election->has_value();
+  bool quitting = false;
+  std::thread starting([&] {
+    Status warmed = manager.WarmUp();
+    if (!warmed.ok()) std::fprintf(stderr, "etna controllers: %s\n", warmed.message().c_str());
+    std::unique_lock lock(lead_mu);
+    lead_cv.wait(lock, [&] { return lead || quitting; });
+    if (quitting) return;
+    lock.unlock();
     Status started = manager.Start();
     if (!started.ok()) std::fprintf(stderr, "etna controllers: %s\n", started.message().c_str());
-  };
+  });
   std::unique_ptr<DaemonLeadership> campaign;
   if (*election) {
     campaign = std::make_unique<DaemonLeadership>(
         "etna controllers", **election, transports, &manager.metrics_registry(),
         [&] {
           writes_open = true;
-          starting = std::thread(start);
+          std::lock_guard lock(lead_mu);
+          lead = true;
+          lead_cv.notify_all();
         },
         // The controllers themselves stop below, on the way out (a worker may hang in a
         // request on a cut-off network until its timeout); closing the gate is what stops
         // acting.
         [&] { writes_open = false; });
     leadership = campaign.get();
-  } else {
-    start();
   }
   std::printf("etna controllers: running against %s:%u\n", kc.host.c_str(),
               static_cast<unsigned>(kc.port));
@@ -121,7 +132,12 @@ int RunManager(Invocation& inv) {
   if (!lost) std::printf("etna controllers: %s, shutting down\n", sig);
   leadership = nullptr;
   campaign.reset();
-  if (starting.joinable()) starting.join();
+  {
+    std::lock_guard lock(lead_mu);
+    quitting = true;
+    lead_cv.notify_all();
+  }
+  starting.join();
   manager.Stop();
   return lost ? 1 : 0;
 }

@@ -63,13 +63,23 @@ client::Informer* Controller::Watch(const std::string& path, Handler handler) {
 }
 
 bool Controller::Start(std::chrono::milliseconds sync_timeout) {
+  bool synced = StartInformers(sync_timeout);
+  StartWorkers();
+  return synced;
+}
+
+bool Controller::StartInformers(std::chrono::milliseconds sync_timeout) {
   for (auto& informer : informers_) informer->Start();
   bool synced = true;
   for (auto& informer : informers_) synced = informer->WaitForSync(sync_timeout) && synced;
+  return synced;
+}
+
+void Controller::StartWorkers() {
+  if (!workers_.empty()) return;
   for (int i = 0; i < std::max(1, options_.workers); ++i) {
     workers_.emplace_back([this, i] { RunWorker(i); });
   }
-  return synced;
 }
 
 void Controller::Stop() {

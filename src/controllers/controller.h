@@ -69,6 +69,10 @@ class Controller {
   // Starts the informers, waits for their first lists, then starts the worker. Returns false
   // when the informers did not sync within `sync_timeout` (the controller keeps trying).
   bool Start(std::chrono::milliseconds sync_timeout = std::chrono::seconds(20));
+  // Start in two steps: the informers (a leader-elected standby keeps its caches warm), and
+  // later the workers (on taking the lead). Start is the two in a row.
+  bool StartInformers(std::chrono::milliseconds sync_timeout);
+  void StartWorkers();
   void Stop();
   // No key due and none being processed.
   bool Idle() { return queue_.Idle(); }

@@ -65,6 +65,7 @@ Status ControllerManager::ValidateOptions() const {
 }
 
 Status ControllerManager::CreateControllers() {
+  if (!controllers_.empty()) return Status::Ok();  // made by WarmUp before Start
   ETNA_RETURN_IF_ERROR(ValidateOptions());
   // Kept if made before: controllers already made hold pointers to its informers.
   if (!informers_) informers_ = std::make_unique<SharedInformers>(options_.factory);
@@ -114,16 +115,26 @@ Status ControllerManager::CreateControllers() {
   return Status::Ok();
 }
 
-Status ControllerManager::Start(std::chrono::milliseconds sync_timeout) {
+Status ControllerManager::WarmUp(std::chrono::milliseconds sync_timeout) {
+  if (warm_) return Status::Ok();
   ETNA_RETURN_IF_ERROR(CreateControllers());
   std::vector<std::string> unsynced;
   for (auto& c : controllers_) {
-    if (!c->Start(sync_timeout)) unsynced.push_back(c->name());
+    if (!c->StartInformers(sync_timeout)) unsynced.push_back(c->name());
   }
   if (!unsynced.empty()) {
     return Status::Unavailable(fmt::format("controllers: {} could not list from the API server",
                                            fmt::join(unsynced, ", ")));
   }
+  warm_ = true;
+  return Status::Ok();
+}
+
+Status ControllerManager::Start(std::chrono::milliseconds sync_timeout) {
+  Status warmed = WarmUp(sync_timeout);
+  if (!warmed.ok() && controllers_.empty()) return warmed;  // nothing made: an invalid option
+  for (auto& c : controllers_) c->StartWorkers();           // unsynced ones keep trying, as before
+  if (!warmed.ok()) return warmed;
   ready_ = true;
   return Status::Ok();
 }

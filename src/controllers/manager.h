@@ -41,6 +41,10 @@ class ControllerManager {
   // the informers could not list within `sync_timeout` (the controllers keep running and
   // retrying).
   Status Start(std::chrono::milliseconds sync_timeout = std::chrono::seconds(20));
+  // A leader-elected standby's half of Start: makes the controllers and fills their informers'
+  // caches (kept current by their watches), starting no worker, so that Start on taking the
+  // lead reconciles at once instead of listing everything first. Errors as Start.
+  Status WarmUp(std::chrono::milliseconds sync_timeout = std::chrono::seconds(20));
   void Stop();
   // Every controller's queue is idle (for tests).
   bool Idle();
@@ -54,6 +58,8 @@ class ControllerManager {
   metrics::Registry& metrics_registry() { return metrics_.registry(); }
   // Every controller started and its informers synced.
   bool ready() const { return ready_; }
+  // WarmUp (or Start) has filled the informers' caches.
+  bool warm() const { return warm_; }
   // How many informers the controllers share (one per collection they read).
   size_t informer_count() const { return informers_ ? informers_->size() : 0; }
 
@@ -62,6 +68,7 @@ class ControllerManager {
   metrics::Registry own_registry_;
   ControllerMetrics metrics_;
   std::atomic<bool> ready_{false};
+  std::atomic<bool> warm_{false};
   std::unique_ptr<SharedInformers> informers_;  // stopped before the controllers go
   std::vector<std::unique_ptr<Controller>> controllers_;
 };

@@ -199,6 +199,25 @@ TEST_F(ManagerTest, BarePodGetsAPodGroup) {
   EXPECT_EQ(List("podgroups", "default").size(), 1u);  // none for the default-scheduler pod
 }
 
+// A leader-elected standby's WarmUp lists what its controllers read and keeps it current, but
+// reconciles nothing (here: a bare pod gets no PodGroup) until Start, which then needs no list.
+TEST_F(ManagerTest, AWarmStandbyWatchesButActsOnlyOnceStarted) {
+  manager_ = std::make_unique<ControllerManager>(ManagerOptions({"podgroup"}));
+  ASSERT_TRUE(manager_->WarmUp().ok());
+  EXPECT_TRUE(manager_->warm());
+  EXPECT_FALSE(manager_->ready());
+  json pod = MustCreate("pods", "default",
+                        {{"metadata", {{"name", "bare"}}},
+                         {"spec", {{"schedulerName", "volcano"}, {"containers", {Container()}}}}});
+  // The standby's controller saw the pod (its key is queued) yet wrote nothing.
+  ASSERT_TRUE(WaitFor([&] { return !manager_->Idle(); }));
+  EXPECT_TRUE(List("podgroups", "default").empty());
+  ASSERT_TRUE(manager_->Start().ok());
+  EXPECT_TRUE(manager_->ready());
+  std::string group = "podgroup-" + pod["metadata"]["uid"].get<std::string>();
+  ASSERT_TRUE(WaitFor([&] { return Get("podgroups", "default", group).has_value(); }));
+}
+
 // The seed's inference Deployment: its pods (owned by a ReplicaSet, template labelled
 // `queue: inference-service`) go to that queue, and their groups get the inference defaults
 // without any etna label on the Deployment.
