@@ -212,6 +212,56 @@ Result<std::vector<Revision>> EtcdStore::Txn(const std::vector<TxnOp>& ops) {
 // Reads every key the ops touch at one revision, plans the ops on that state (the shared
 // semantics: later ops see earlier ones), and writes each key's final state in one etcd
 // transaction guarded by every key's mod revision; a race with another writer starts over.
+LostTxnOutcome JudgeLostTxn(const std::map<std::string, std::optional<KeyValue>>& before,
+                            const std::map<std::string, std::optional<std::string>>& planned,
+                            const std::map<std::string, std::optional<KeyValue>>& now) {
+  auto state = [](const std::map<std::string, std::optional<KeyValue>>& m, const std::string& k) {
+    auto it = m.find(k);
+    return it == m.end() ? std::optional<KeyValue>() : it->second;
+  };
+  bool unchanged = true;
+  bool applied = true;
+  Revision revision = 0;
+  bool puts = false;
+  for (const auto& [key, value] : planned) {
+    const std::optional<KeyValue> was = state(before, key);
+    const std::optional<KeyValue> is = state(now, key);
+    unchanged = unchanged && was.has_value() == is.has_value() &&
+                (!was || was->mod_revision == is->mod_revision);
+    if (!value) {
+      applied = applied && !is;
+      continue;
+    }
+    puts = true;
+    const bool ours = is && is->value == *value && (!was || is->mod_revision > was->mod_revision) &&
+                      (revision == 0 || is->mod_revision == revision);
+    if (ours) revision = is->mod_revision;
+    applied = applied && ours;
+  }
+  if (unchanged) return {LostTxnVerdict::kNotApplied, 0};
+  if (applied && puts) return {LostTxnVerdict::kApplied, revision};
+  return {LostTxnVerdict::kUnknown, 0};
+}
+
+Result<std::map<std::string, std::optional<KeyValue>>> EtcdStore::ReadKeys(
+    const std::vector<std::string>& keys, Revision* revision) {
+  TxnRequest read;
+  for (const std::string& key : keys) AddRange(read.mutable_success(), EtcdKey(key));
+  ETNA_ASSIGN_OR_RETURN(TxnResponse snapshot, client_->Txn(read, RetrySafety::kIdempotent));
+  std::map<std::string, std::optional<KeyValue>> state;
+  for (size_t i = 0; i < keys.size(); ++i) {
+    const auto& range = snapshot.responses(static_cast<int>(i)).response_range();
+    state[keys[i]] = range.kvs_size() > 0
+                         ? std::optional<KeyValue>(FromEtcd(range.kvs(0), prefix_.size()))
+                         : std::nullopt;
+  }
+  if (revision) *revision = snapshot.header().revision();
+  return state;
+}
+
+// Reads every key the ops touch at one revision, plans the ops on that state (the shared
+// semantics: later ops see earlier ones), and writes each key's final state in one etcd
+// transaction guarded by every key's mod revision; a race with another writer starts over.
 Result<std::vector<Revision>> EtcdStore::MultiOpTxn(const std::vector<TxnOp>& ops) {
   std::vector<std::string> keys;
   for (const TxnOp& op : ops) {
@@ -220,24 +270,17 @@ Result<std::vector<Revision>> EtcdStore::MultiOpTxn(const std::vector<TxnOp>& op
     }
   }
   for (int attempt = 0; attempt < kTxnAttempts; ++attempt) {
-    TxnRequest read;
-    for (const std::string& key : keys) AddRange(read.mutable_success(), EtcdKey(key));
-    ETNA_ASSIGN_OR_RETURN(TxnResponse snapshot, client_->Txn(read, RetrySafety::kIdempotent));
-    std::map<std::string, std::optional<KeyValue>> state;
-    for (size_t i = 0; i < keys.size(); ++i) {
-      const auto& range = snapshot.responses(static_cast<int>(i)).response_range();
-      state[keys[i]] = range.kvs_size() > 0
-                           ? std::optional<KeyValue>(FromEtcd(range.kvs(0), prefix_.size()))
-                           : std::nullopt;
-    }
+    Revision read_revision = 0;
+    ETNA_ASSIGN_OR_RETURN(auto state, ReadKeys(keys, &read_revision));
     ETNA_ASSIGN_OR_RETURN(
         std::vector<PlannedWrite> plan,
         PlanWrites(
-            ops, snapshot.header().revision() + 1,
+            ops, read_revision + 1,
             [&](const std::string& key) -> Result<std::optional<KeyValue>> { return state[key]; }));
     std::map<std::string, const Event*> final_state;  // each key's last planned event
     for (const PlannedWrite& w : plan) final_state[w.event.key] = &w.event;
     TxnRequest write;
+    std::map<std::string, std::optional<std::string>> planned;
     for (const auto& [key, event] : final_state) {
       Compare* cmp = write.add_compare();
       cmp->set_key(EtcdKey(key));
@@ -248,14 +291,30 @@ Result<std::vector<Revision>> EtcdStore::MultiOpTxn(const std::vector<TxnOp>& op
         auto* put = write.add_success()->mutable_request_put();
         put->set_key(EtcdKey(key));
         put->set_value(event->value);
+        planned[key] = event->value;
       } else if (state[key]) {  // deleting what exists; a key made and removed here is no write
         write.add_success()->mutable_request_delete_range()->set_key(EtcdKey(key));
+        planned[key] = std::nullopt;
       }
     }
-    ETNA_ASSIGN_OR_RETURN(TxnResponse r, client_->Txn(write, RetrySafety::kOnlyIfUnsent));
-    if (r.succeeded()) {
-      AwaitDelivered(r.header().revision());
-      return std::vector<Revision>(ops.size(), r.header().revision());
+    bool outcome_unknown = false;
+    auto r = client_->Txn(write, RetrySafety::kOnlyIfUnsent, &outcome_unknown);
+    if (!r.ok()) {
+      if (!outcome_unknown) return r.status();
+      // The member went away with the request: judge it by what the keys hold on another one.
+      std::vector<std::string> written;
+      for (const auto& [key, value] : planned) written.push_back(key);
+      auto now = ReadKeys(written, nullptr);
+      if (!now.ok()) return r.status();
+      LostTxnOutcome judged = JudgeLostTxn(state, planned, *now);
+      if (judged.verdict == LostTxnVerdict::kNotApplied) continue;
+      if (judged.verdict == LostTxnVerdict::kUnknown) return r.status();
+      AwaitDelivered(judged.revision);
+      return std::vector<Revision>(ops.size(), judged.revision);
+    }
+    if (r->succeeded()) {
+      AwaitDelivered(r->header().revision());
+      return std::vector<Revision>(ops.size(), r->header().revision());
     }
   }
   return Status::Conflict(fmt::format("transaction on {} keys lost {} races with other writers",

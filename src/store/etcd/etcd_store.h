@@ -24,8 +24,10 @@
 #include <atomic>
 #include <condition_variable>
 #include <deque>
+#include <map>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <thread>
 
 #include "store/etcd/etcd_client.h"
@@ -43,6 +45,20 @@ struct EtcdStoreOptions {
   std::chrono::seconds compaction_interval{300};  // --etcd-compaction-interval; 0: never
   std::chrono::milliseconds publish_wait{5000};   // a write's longest wait for its watch event
 };
+
+// What a multi-key transaction whose answer was lost did, told from its keys' states: `before`,
+// each key's state it was guarded on (nullopt: absent), `planned`, each key's final value
+// (nullopt: deleted), `now`. Applied (at the revision all its puts share) when every put value
+// is there, written after `before`, and every deleted key is gone; not applied when every key is
+// as it was; unknown otherwise (a later writer changed a key; a transaction of deletes only).
+enum class LostTxnVerdict { kApplied, kNotApplied, kUnknown };
+struct LostTxnOutcome {
+  LostTxnVerdict verdict = LostTxnVerdict::kUnknown;
+  Revision revision = 0;  // when applied
+};
+LostTxnOutcome JudgeLostTxn(const std::map<std::string, std::optional<KeyValue>>& before,
+                            const std::map<std::string, std::optional<std::string>>& planned,
+                            const std::map<std::string, std::optional<KeyValue>>& now);
 
 class EtcdStore : public Store {
  public:
@@ -85,7 +101,12 @@ class EtcdStore : public Store {
   Result<WriteOutcome> GuardedWrite(const TxnOp& op);
   // nullopt when `op` was certainly not applied; an error when that cannot be told.
   Result<std::optional<WriteOutcome>> WasApplied(const TxnOp& op);
+  // A multi-key write whose outcome is unknown (its member went away) is judged by
+  // JudgeLostTxn on what its keys hold now, and planned again when it was not applied.
   Result<std::vector<Revision>> MultiOpTxn(const std::vector<TxnOp>& ops);
+  // The state of `keys` now, at one revision (absent keys: nullopt).
+  Result<std::map<std::string, std::optional<KeyValue>>> ReadKeys(
+      const std::vector<std::string>& keys, Revision* revision);
   // Waits until the shared watch has delivered `revision`.
   void AwaitDelivered(Revision revision);
   void NoteCompacted(Revision revision);

@@ -177,5 +177,43 @@ TEST_F(EtcdStoreTest, LosingOneOfThreeMembersIsInvisible) {
   EXPECT_FALSE(extra->has_value());
 }
 
+KeyValue Kv(const std::string& key, const std::string& value, Revision mod) {
+  KeyValue kv;
+  kv.key = key;
+  kv.value = value;
+  kv.mod_revision = mod;
+  return kv;
+}
+
+// A multi-key write whose member died with it is judged by what its keys hold now.
+TEST(JudgeLostTxnTest, AppliedUnappliedAndUntellable) {
+  const std::map<std::string, std::optional<KeyValue>> before = {
+      {"/a", Kv("/a", "a1", 5)}, {"/b", std::nullopt}, {"/c", Kv("/c", "c1", 6)}};
+  // Update /a, create /b, delete /c.
+  const std::map<std::string, std::optional<std::string>> planned = {
+      {"/a", "a2"}, {"/b", "b1"}, {"/c", std::nullopt}};
+  auto applied =
+      JudgeLostTxn(before, planned,
+                   {{"/a", Kv("/a", "a2", 9)}, {"/b", Kv("/b", "b1", 9)}, {"/c", std::nullopt}});
+  EXPECT_EQ(applied.verdict, LostTxnVerdict::kApplied);
+  EXPECT_EQ(applied.revision, 9);
+  auto untouched = JudgeLostTxn(before, planned, before);
+  EXPECT_EQ(untouched.verdict, LostTxnVerdict::kNotApplied);
+  // Another writer changed /a after us, or wrote the same keys at other revisions: no telling.
+  EXPECT_EQ(
+      JudgeLostTxn(before, planned,
+                   {{"/a", Kv("/a", "a3", 10)}, {"/b", Kv("/b", "b1", 9)}, {"/c", std::nullopt}})
+          .verdict,
+      LostTxnVerdict::kUnknown);
+  EXPECT_EQ(
+      JudgeLostTxn(before, planned,
+                   {{"/a", Kv("/a", "a2", 9)}, {"/b", Kv("/b", "b1", 11)}, {"/c", std::nullopt}})
+          .verdict,
+      LostTxnVerdict::kUnknown);
+  // Deletes only: gone keys do not say who deleted them.
+  EXPECT_EQ(JudgeLostTxn(before, {{"/c", std::nullopt}}, {{"/c", std::nullopt}}).verdict,
+            LostTxnVerdict::kUnknown);
+}
+
 }  // namespace
 }  // namespace etna::store
