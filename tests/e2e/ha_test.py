@@ -12,7 +12,8 @@ every daemon is given both servers (--server A,B). Jobs are submitted through bo
   - a leader whose only server sits behind a TCP proxy that goes dark stops acting before the
     standby takes its Lease (the two moments, as the logs show them, are compared), exits with
     code 1, and the jobs go on.
-Prints the failover times measured: kill -> Lease taken -> first bind by the new leader.
+Prints the failover times measured: kill -> Lease taken -> first bind (scheduler) or first
+pods made (controller manager) by the new leader.
 
 Usage: ha_test.py ETNA_BINARY
 """
@@ -223,6 +224,7 @@ def main():
             # The leading controller manager, server A and an etcd member die; everyone goes
             # on through server B (this test reads through B from here on).
             lead = leader(c, "controllers", "etna-controllers")
+            old = holder(c, "etna-controllers")
             c.stop(lead, signal.SIGKILL)
             killed = time.monotonic()
             c.port = c.port_b  # before A dies: the GPU watch polls through c.port
@@ -231,6 +233,14 @@ def main():
             third = [f"c-{i}" for i in range(4)]
             submit(c, [c.kubeconfig_b], third)
             etcd.restart(1)
+            c.wait(lambda: holder(c, "etna-controllers") not in ("", old),
+                   "the standby controller manager's Lease", timeout=30)
+            taken = time.monotonic()
+            c.wait(lambda: any(c.pods(n) for n in third), "pods made by the new leader",
+                   timeout=60)
+            print(f"controller manager failover: Lease taken {taken - killed:.1f} s after kill -9, "
+                  f"first pods made by the new leader {time.monotonic() - killed:.1f} s after it",
+                  flush=True)
             for n in first + second + third:
                 c.wait(lambda n=n: c.job_phase(n) == "Completed", f"{n} Completed", timeout=120)
                 pods = c.pods(n)
