@@ -31,7 +31,7 @@ test-core-asan: deps
 # libFuzzer targets (src/fuzz/, clang, ASan, UBSan): the API's decoders, selectors and patches,
 # kubeconfig, cluster profile and scheduler configuration. `make fuzz` runs every one for
 # FUZZ_SECONDS each (600, so about 1.5 h in all; `make fuzz FUZZ_SECONDS=60`, ARGS="kubeconfig
-# patch" for some). `make fuzz-smoke`, part of `make test`, runs 10 s each of all but
+# patch" for some). `make fuzz-smoke`, part of `make test`, runs 5 s each of all but
 # scheduler_conf, which compiles the whole scheduling core (about 10 min on one core).
 FUZZ_SECONDS ?= 600
 FUZZ_SMOKE_TARGETS ?= json_decode yaml_decode label_selector field_selector patch protobuf_decode \
@@ -40,7 +40,7 @@ fuzz: deps
 	@scripts/fuzz.sh $(FUZZ_SECONDS) $(ARGS)
 
 fuzz-smoke: deps
-	@scripts/fuzz.sh 10 $(FUZZ_SMOKE_TARGETS)
+	@scripts/fuzz.sh 5 $(FUZZ_SMOKE_TARGETS)
 
 # Not in `make test`: 30 minutes of churn on the whole cluster as separate processes (server,
 # scheduler, controllers, 4 agents): jobs of every shape submitted and deleted, preemption, the
