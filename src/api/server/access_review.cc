@@ -36,7 +36,11 @@ json UserJson(const UserInfo& user) { return {{"username", user.name}, {"groups"
 AccessDecision ApiServer::Authorize(const UserInfo& user, const AccessRequest& access) {
   AccessDecision decision = options_.authorizer->Decide(user, access);
   if (decision == AccessDecision::kAllow) return decision;
-  if (rbac_.Current()->Allows(user, access)) return AccessDecision::kAllow;
+  // As Kubernetes: a request for one Namespace counts as made in it, so a RoleBinding there
+  // (view's "namespaces" rule) lets its members read their own Namespace.
+  AccessRequest rbac = access;
+  if (rbac.resource == "namespaces" && rbac.ns.empty()) rbac.ns = rbac.name;
+  if (rbac_.Current()->Allows(user, rbac)) return AccessDecision::kAllow;
   return decision;
 }
 

@@ -70,6 +70,9 @@ TEST_F(RbacAccessTest, TheDefaultRolesExistAndEditGrantsOneNamespace) {
   EXPECT_EQ(Bob("DELETE", "/api/v1/namespaces/team-a/pods/q"), 200);
   EXPECT_EQ(Bob("GET", "/api/v1/namespaces/team-b/pods"), 403);
   EXPECT_EQ(Bob("GET", "/api/v1/pods"), 403);
+  EXPECT_EQ(Bob("GET", "/api/v1/namespaces/team-a"), 200);  // its own Namespace, not others
+  EXPECT_EQ(Bob("GET", "/api/v1/namespaces/team-b"), 403);
+  EXPECT_EQ(Bob("GET", "/api/v1/namespaces"), 403);
   EXPECT_EQ(Bob("GET", "/api/v1/nodes"), 403);
   EXPECT_EQ(Bob("GET", "/apis/scheduling.volcano.sh/v1beta1/queues"), 403);
   // edit may not grant: no roles or bindings.
