@@ -3,7 +3,7 @@ BUILD ?= build
 ASAN_BUILD ?= build-asan
 JOBS ?= $(shell nproc)
 
-.PHONY: deps build demo test test-core-asan fuzz fuzz-smoke soak bench bench-api bench-e2e bench-autoscale bench-runtime bench-hostile bench-openb bench-slurm format clean
+.PHONY: deps build demo test test-core-asan fuzz fuzz-smoke soak bench bench-api bench-e2e bench-autoscale bench-runtime bench-hostile bench-ui bench-openb bench-slurm format clean
 
 deps:
 	@scripts/install-deps.sh
@@ -76,6 +76,10 @@ bench-runtime: build
 # lines with the server's peak RSS. ARGS: e.g. ARGS='--seconds 10 --watches 2000'.
 bench-hostile: build
 	/usr/bin/python3 bench/hostile_bench.py $(BUILD)/src/cli/etna $(ARGS)
+
+# The dashboard's GPU map in headless Chromium at 1,000 nodes x 8 GPUs (docs/dashboard.md).
+bench-ui: build
+	/usr/bin/python3 bench/ui_bench.py $(BUILD)/src/cli/etna $(ARGS)
 
 # Replays the openb trace with every policy (seeds 42-51) and compares with the FGD paper.
 # `etna dev` in process with 200 Deployments of 1-20 GPU replicas, each with an HPA on its

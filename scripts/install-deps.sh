@@ -20,6 +20,10 @@ PACKAGES=(
   # Fault tests (issue 17): network namespaces and veth pairs (e2e_partition), a small tmpfs
   # mounted under the server (e2e_disk_full), an agent whose wall clock steps (e2e_clock).
   iproute2 mount faketime
+  # The web dashboard: its end-to-end tests (tests/e2e/browser.py) drive headless Chromium over
+  # the DevTools protocol (and a font so its screenshots render text); node runs its model's
+  # unit tests.
+  chromium fonts-dejavu-core nodejs
 )
 # kubectl: keep one that is installed (e.g. google-cloud-cli's dispatcher); else Debian's 1.20.
 if ! command -v kubectl >/dev/null 2>&1; then

@@ -60,6 +60,8 @@ Result<std::unique_ptr<ApiRuntime>> ApiRuntime::Start(const ApiRuntimeOptions& o
   api_options.authorizer = &rt->authz_;
   api_options.server_address = options.listen;
   api_options.metrics = rt->metrics_.get();
+  rt->history_ = std::make_unique<api::server::UsageHistory>();
+  api_options.usage_history = rt->history_.get();
   if (!options.metric_rules_file.empty()) {
     auto text = ReadFile(options.metric_rules_file);
     if (!text.ok()) {
@@ -74,6 +76,11 @@ Result<std::unique_ptr<ApiRuntime>> ApiRuntime::Start(const ApiRuntimeOptions& o
   }
   rt->api_ = std::make_unique<api::server::ApiServer>(served, api_options);
   if (Status st = rt->api_->Bootstrap(); !st.ok()) return st;
+  if (options.usage_sample_period.count() <= 0) {
+    return Status::InvalidArgument("--usage-sample-period: must be positive");
+  }
+  rt->history_->StartSampling(options.usage_sample_period,
+                              [api = rt->api_.get()] { return api->SampleUsage(); });
   net::http::ServerOptions http_options;
   http_options.listen = options.listen;
   if (options.tls) http_options.tls = files->certificates.serving;

@@ -14,6 +14,7 @@
 #include "api/server/api_metrics.h"
 #include "api/server/api_server.h"
 #include "api/server/data_dir.h"
+#include "api/server/usage_history.h"
 #include "client/transport.h"
 #include "common/status.h"
 #include "net/http/server.h"
@@ -40,6 +41,9 @@ struct ApiRuntimeOptions {
   std::string etcd_ca_file, etcd_cert_file, etcd_key_file;
   std::string etcd_prefix = "/registry";
   std::chrono::seconds etcd_compaction_interval{300};
+  // How often the server samples each queue's allocated GPUs for the dashboard's "over time"
+  // chart (api/server/usage_history.h).
+  std::chrono::milliseconds usage_sample_period{60000};
   // The registry /metrics renders (`etna dev` shares one with its scheduler and controllers);
   // null: the runtime's own.
   metrics::Registry* metrics = nullptr;
@@ -76,6 +80,8 @@ class ApiRuntime {
   api::server::Authorizer authz_;
   std::unique_ptr<api::server::ApiServer> api_;
   std::unique_ptr<net::http::HttpServer> http_;
+  // Last: its sampler reads through api_, so it stops first.
+  std::unique_ptr<api::server::UsageHistory> history_;
 };
 
 }  // namespace etna::cli

@@ -86,6 +86,12 @@ int RunCluster(Invocation& inv) {
   auto watch_cache = ParseBoolFlag(inv.Get("watch-cache"));
   if (!watch_cache.ok()) return inv.UsageError("--watch-cache: " + watch_cache.status().message());
   api_options.watch_cache = *watch_cache;
+  auto usage_period = ParseDuration(inv.Get("usage-sample-period"));
+  if (!usage_period.ok() || usage_period->count() <= 0) {
+    return inv.UsageError("--usage-sample-period \"" + inv.Get("usage-sample-period") +
+                          "\": want a positive duration such as 1m or 10s");
+  }
+  api_options.usage_sample_period = *usage_period;
   const std::string profile = inv.Get("profile");  // empty: the built-in profile
   auto period = ParseDuration(inv.Get("period"));
   if (!period.ok()) return inv.UsageError("--period: " + period.status().message());
@@ -172,6 +178,10 @@ int RunCluster(Invocation& inv) {
       "etna dev: metrics at %s/metrics; Prometheus targets in "
       "%s/prometheus-targets.json\n",
       (*api)->url().c_str(), api_options.data_dir.c_str());
+  std::printf(
+      "etna dev: dashboard at %s/ui/ (log in with the kubeconfig's token: kubectl --kubeconfig "
+      "%s config view --raw -o jsonpath='{.users[0].user.token}')\n",
+      (*api)->url().c_str(), (*api)->kubeconfig().c_str());
   std::printf("etna dev: ready. Try:\n");
   std::printf("  export KUBECONFIG=%s\n", (*api)->kubeconfig().c_str());
   std::printf("  kubectl get nodes\n");
@@ -211,6 +221,8 @@ const Command& DevCommand() {
               {"listen", 0, "HOST:PORT", "the API server's address", ApiRuntimeOptions().listen},
               {"metric-rules", 0, "FILE",
                "external metrics defined by Prometheus queries (YAML; see docs/autoscaling.md)"},
+              {"usage-sample-period", 0, "D",
+               "how often the dashboard's allocation history is sampled (docs/dashboard.md)", "1m"},
               {"watch-cache", 0, "BOOL",
                "serve gets and lists from memory, kept by one watch of the store", "false"},
               {"profile", 0, "FILE",

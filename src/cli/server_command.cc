@@ -33,6 +33,12 @@ int Serve(Invocation& inv) {
   auto watch_cache = ParseBoolFlag(inv.Get("watch-cache"));
   if (!watch_cache.ok()) return inv.UsageError("--watch-cache: " + watch_cache.status().message());
   flags.watch_cache = *watch_cache;
+  auto usage_period = ParseDuration(inv.Get("usage-sample-period"));
+  if (!usage_period.ok() || usage_period->count() <= 0) {
+    return inv.UsageError("--usage-sample-period \"" + inv.Get("usage-sample-period") +
+                          "\": want a positive duration such as 1m or 10s");
+  }
+  flags.usage_sample_period = *usage_period;
   flags.etcd_servers = SplitCommaList(inv.Get("etcd-servers"));
   flags.etcd_ca_file = inv.Get("etcd-cafile");
   flags.etcd_cert_file = inv.Get("etcd-certfile");
@@ -70,6 +76,8 @@ int Serve(Invocation& inv) {
   std::printf("etna server: serving %s (data in %s)\n", (*runtime)->url().c_str(), data.c_str());
   std::printf("etna server: kubectl --kubeconfig %s get queues\n",
               (*runtime)->kubeconfig().c_str());
+  std::printf("etna server: dashboard at %s/ui/ (log in with a bearer token)\n",
+              (*runtime)->url().c_str());
   std::fflush(stdout);
   const char* sig = WaitForStopSignal();
   std::printf("etna server: %s, shutting down\n", sig);
@@ -100,6 +108,8 @@ const Command& ServerCommand() {
            "--anonymous)"},
           {"metric-rules", 0, "FILE",
            "external metrics defined by Prometheus queries (YAML; see docs/autoscaling.md)"},
+          {"usage-sample-period", 0, "D",
+           "how often the dashboard's allocation history is sampled (docs/dashboard.md)", "1m"},
           {"watch-cache", 0, "BOOL",
            "serve gets and lists from memory, kept by one watch of the store (always on with "
            "--etcd-servers)",

@@ -176,8 +176,11 @@ TEST(SchedulerTest, ATerminatingPodOfADeletedJobKeepsItsGpus) {
   ASSERT_TRUE(kit.GetPod("old-0")["metadata"].contains("deletionTimestamp"));
   kit.AddGang("new", 1, 1, 2);
   ASSERT_TRUE(WaitFor([&] {
+    // Only new's job and task: the PodGroup and pod informers are separate streams, so one
+    // job and one task may still be old's (its group's delete not seen yet).
     auto a = s->cache().Assemble(0);
-    return a.snapshot.jobs.size() == 1 && a.snapshot.tasks.size() == 1;  // only new's
+    return a.snapshot.jobs.size() == 1 && a.snapshot.jobs[0].name == "new" &&
+           a.snapshot.tasks.size() == 1 && a.snapshot.tasks[0].name == "new-0";
   }));
   ASSERT_TRUE(s->RunOnce().ok());
   std::vector<int> given = GpuIds(kit.GetPod("new-0"));

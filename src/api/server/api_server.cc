@@ -7,10 +7,13 @@
 #include "api/resources/discovery.h"
 #include "api/server/api_error.h"
 #include "api/server/metrics_api.h"
+#include "api/server/multiplexed_watch.h"
 #include "api/server/node_access.h"
 #include "api/server/rbac_bootstrap.h"
 #include "api/server/request_info.h"
 #include "api/types/well_known.h"
+#include "net/http/wire.h"
+#include "ui/assets.h"
 
 namespace etna::api::server {
 namespace {
@@ -121,6 +124,7 @@ net::http::Response ApiServer::Handle(const net::http::Request& request) {
 
 net::http::Response ApiServer::Route(const net::http::Request& request, RequestLabels& labels) {
   const std::string& path = request.path;
+  if (path == "/" || path == "/ui" || path.rfind("/ui/", 0) == 0) return Dashboard(request);
   if (IsPublicPath(path)) {
     if (path == "/version") return JsonReply(200, resources::VersionInfo());
     if (path == "/metrics") {
@@ -146,6 +150,103 @@ net::http::Response ApiServer::Route(const net::http::Request& request, RequestL
     return Discovery(request);
   }
   return Resource(request, *user, labels);
+}
+
+net::http::Response ApiServer::Dashboard(const net::http::Request& request) {
+  // The dashboard's files hold no data: they are public, and every read or write they make is
+  // an API request with the user's token (docs/dashboard.md).
+  if (request.method != "GET" && request.method != "HEAD") {
+    return ApiError::MethodNotAllowed(
+               fmt::format("{} is not allowed on {}", request.method, request.path))
+        .ToResponse();
+  }
+  if (request.path == "/ui/watch") return WatchMany(request);
+  if (request.path == "/ui/history") return History(request);
+  net::http::Response r;
+  if (request.path == "/" || request.path == "/ui") {
+    r.status = 302;
+    r.headers.emplace_back("Location", "/ui/");
+    r.content_type = "text/plain; charset=utf-8";
+    r.body = "the dashboard is at /ui/\n";
+    return r;
+  }
+  auto asset = ui::FindAsset(std::string_view(request.path).substr(4));
+  if (!asset) return TextReply(404, fmt::format("no such file: {}\n", request.path));
+  r.content_type = std::string(asset->content_type);
+  r.body = std::string(asset->body);
+  r.headers.emplace_back("Cache-Control", "no-cache");
+  r.headers.emplace_back("X-Content-Type-Options", "nosniff");
+  r.headers.emplace_back("Content-Security-Policy",
+                         "default-src 'self'; img-src 'self' data:; frame-ancestors 'none'");
+  return r;
+}
+
+UsageHistory::Sample ApiServer::SampleUsage() {
+  auto list = [&](std::string_view group, std::string_view version, std::string_view plural) {
+    const ResourceInfo* info = registry_.Find(group, version, plural);
+    std::vector<json> out;
+    if (info == nullptr) return out;
+    auto got = objects_.List(*info, "");
+    if (got.ok()) out = std::move(*got);
+    return out;
+  };
+  return UsageHistory::Take(options_.clock->NowMs(),
+                            list("scheduling.volcano.sh", "v1beta1", "queues"),
+                            list("", "v1", "nodes"));
+}
+
+net::http::Response ApiServer::History(const net::http::Request& request) {
+  if (options_.usage_history == nullptr) return ApiError::NotFoundPath().ToResponse();
+  // Whoever may list the queues may see how much each held: the same request, authorized as
+  // any other.
+  net::http::Request probe = request;
+  probe.target = "/apis/scheduling.volcano.sh/v1beta1/queues?limit=1";
+  net::http::internal::ParseTarget(probe.target, &probe.path, &probe.query);
+  RequestLabels labels{"GET", "", ""};
+  net::http::Response allowed = Route(probe, labels);
+  if (allowed.status != 200) return allowed;
+  return JsonReply(200, options_.usage_history->ToJson());
+}
+
+net::http::Response ApiServer::WatchMany(const net::http::Request& request) {
+  std::vector<std::string> targets = request.QueryAll("watch");
+  if (targets.empty() || targets.size() > kMaxMultiplexedWatches) {
+    return ApiError::BadRequest(fmt::format("watch: between 1 and {} watch URLs, not {}",
+                                            kMaxMultiplexedWatches, targets.size()))
+        .ToResponse();
+  }
+  std::vector<std::shared_ptr<net::http::ResponseStream>> streams;
+  auto refuse = [&](net::http::Response reply) {
+    for (auto& s : streams) s->Cancel();
+    if (reply.stream) reply.stream->Cancel();
+    reply.stream.reset();
+    return reply;
+  };
+  for (size_t i = 0; i < targets.size(); ++i) {
+    net::http::Request child = request;
+    child.target = targets[i];
+    net::http::internal::ParseTarget(child.target, &child.path, &child.query);
+    if (child.path.rfind("/api/", 0) != 0 && child.path.rfind("/apis/", 0) != 0) {
+      return refuse(
+          ApiError::BadRequest(fmt::format("watch[{}]: {} is not an API path", i, child.path))
+              .ToResponse());
+    }
+    RequestLabels labels{"GET", "", ""};
+    net::http::Response reply = Route(child, labels);
+    if (reply.status != 200 || !reply.stream || labels.verb != "WATCH") {
+      if (reply.status == 200) {
+        reply = ApiError::BadRequest(
+                    fmt::format("watch[{}]: {} is not a watch (watch=true)", i, child.target))
+                    .ToResponse();
+      }
+      return refuse(std::move(reply));
+    }
+    streams.push_back(metrics_->CountOpenWatch(std::move(reply.stream), labels.resource));
+  }
+  net::http::Response r;
+  r.content_type = "application/x-ndjson";
+  r.stream = std::make_shared<MultiplexedWatch>(std::move(streams));
+  return r;
 }
 
 net::http::Response ApiServer::Discovery(const net::http::Request& request) {

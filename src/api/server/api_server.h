@@ -28,6 +28,7 @@
 #include "api/server/rbac.h"
 #include "api/server/service_account_tokens.h"
 #include "api/server/ticker.h"
+#include "api/server/usage_history.h"
 #include "common/clock.h"
 #include "net/http/message.h"
 #include "store/store.h"
@@ -61,6 +62,8 @@ struct ApiServerOptions {
   TimeMs metrics_max_age_ms = 1000;      // how long a fetched summary is reused
   MetricRules metric_rules;              // the operator's external metrics (--metric-rules)
   PrometheusFetcher prometheus_fetcher;  // empty: over HTTP
+  // The samples GET /ui/history serves (usage_history.h); null: it answers 404.
+  const UsageHistory* usage_history = nullptr;
   // Signs and checks ServiceAccount tokens; null: none are issued or accepted.
   const ServiceAccountTokens* service_account_tokens = nullptr;
 };
@@ -77,10 +80,19 @@ class ApiServer {
   // times fail), so nobody unauthenticated makes the server buffer megabytes. CPU only.
   std::optional<net::http::Response> ScreenLargeBody(const net::http::Request& head) const;
   ObjectService& objects() { return objects_; }
+  // This moment's queues' and nodes' GPUs, for the usage history.
+  UsageHistory::Sample SampleUsage();
   ApiMetrics& metrics() { return *metrics_; }
 
  private:
   net::http::Response Route(const net::http::Request& request, RequestLabels& labels);
+  // The web dashboard (docs/dashboard.md): / and /ui redirect to /ui/, its files under it.
+  net::http::Response Dashboard(const net::http::Request& request);
+  // GET /ui/watch?watch=URL&watch=...: the dashboard's watches in one stream
+  // (multiplexed_watch.h), each authorized as its own request.
+  net::http::Response WatchMany(const net::http::Request& request);
+  // GET /ui/history: the usage history, to whoever may list queues.
+  net::http::Response History(const net::http::Request& request);
   net::http::Response Discovery(const net::http::Request& request);
   net::http::Response Resource(const net::http::Request& request, const UserInfo& user,
                                RequestLabels& labels);

@@ -1,0 +1,89 @@
+// What `etna server` serves for the web dashboard: its files (public, they hold no data), the
+// redirect to them, and the usage history (to whoever may list queues).
+#include <gtest/gtest.h>
+
+#include "api/server/server_test_kit.h"
+
+namespace etna::api::server {
+namespace {
+
+using nlohmann::json;
+
+std::string Header(const testing::Reply& r, const std::string& name) {
+  for (const auto& [k, v] : r.headers) {
+    if (k == name) return v;
+  }
+  return "";
+}
+
+class DashboardTest : public testing::ServerTest {};
+
+TEST_F(DashboardTest, TheRootAndUiRedirectToTheDashboard) {
+  for (const char* path : {"/", "/ui"}) {
+    auto r = Do("GET", path, "", "", "");
+    EXPECT_EQ(r.status, 302) << path;
+    EXPECT_EQ(Header(r, "Location"), "/ui/") << path;
+  }
+}
+
+TEST_F(DashboardTest, FilesAreServedWithoutATokenAndWithTheirTypes) {
+  auto page = Do("GET", "/ui/", "", "", "");
+  ASSERT_EQ(page.status, 200);
+  EXPECT_EQ(page.content_type, "text/html; charset=utf-8");
+  EXPECT_NE(page.body.find("/ui/app.js"), std::string::npos);
+  EXPECT_NE(Header(page, "Content-Security-Policy").find("default-src 'self'"), std::string::npos);
+  auto script = Do("GET", "/ui/app.js", "", "", "");
+  ASSERT_EQ(script.status, 200);
+  EXPECT_EQ(script.content_type, "text/javascript; charset=utf-8");
+  EXPECT_EQ(Do("GET", "/ui/jobs", "", "", "").body, page.body) << "a page route gets the shell";
+  EXPECT_EQ(Do("GET", "/ui/missing.js", "", "", "").status, 404);
+  EXPECT_EQ(Do("POST", "/ui/app.js", "{}").status, 405);
+}
+
+TEST_F(DashboardTest, HistoryIsForWhoeverMayListQueues) {
+  usage_history_.Record(
+      UsageHistory::Take(1'800'000'000'000,
+                         {{{"metadata", {{"name", "research"}}},
+                           {"status", {{"allocated", {{"nvidia.com/gpu", "6"}, {"cpu", "48"}}}}}}},
+                         {{{"status",
+                            {{"allocatable", {{"nvidia.com/gpu", "8"}}},
+                             {"conditions", {{{"type", "Ready"}, {"status", "True"}}}}}}},
+                          {{"spec", {{"unschedulable", true}}},
+                           {"status", {{"allocatable", {{"nvidia.com/gpu", "8"}}}}}}}));
+  auto r = Do("GET", "/ui/history");
+  ASSERT_EQ(r.status, 200) << r.body;
+  json samples = r.Json()["samples"];
+  ASSERT_EQ(samples.size(), 1u);
+  EXPECT_EQ(samples[0]["clusterGpus"], 8) << "a cordoned node's GPUs are not the cluster's";
+  EXPECT_EQ(samples[0]["allocatedGpus"], 6);
+  EXPECT_EQ(samples[0]["queues"]["research"], 6);
+  EXPECT_EQ(samples[0]["time"], "2027-01-15T08:00:00Z");
+  EXPECT_EQ(Do("GET", "/ui/history", "", "", "").status, 401);
+  EXPECT_EQ(Do("GET", "/ui/history", "", "", "bob-token").status, 403);
+}
+
+TEST(UsageHistoryTest, KeepsOnlyTheNewestSamples) {
+  UsageHistory history(3);
+  for (int i = 0; i < 5; ++i) history.Record({1000LL * i, 8, 0, {}});
+  json samples = history.ToJson()["samples"];
+  ASSERT_EQ(samples.size(), 3u);
+  EXPECT_EQ(samples[0]["time"], "1970-01-01T00:00:02Z");
+}
+
+TEST(UsageHistoryTest, SamplesOnItsOwnUntilDestroyed) {
+  std::atomic<int> taken{0};
+  {
+    UsageHistory history;
+    history.StartSampling(std::chrono::milliseconds(1), [&] {
+      ++taken;
+      return UsageHistory::Sample{};
+    });
+    while (history.size() < 3) std::this_thread::yield();
+  }
+  int after = taken.load();
+  EXPECT_GE(after, 3);
+  EXPECT_EQ(taken.load(), after) << "no sample after destruction";
+}
+
+}  // namespace
+}  // namespace etna::api::server
