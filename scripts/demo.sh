@@ -72,6 +72,11 @@ echo
 echo "== kubectl get hpa -n inference (the seed's HPA on the replicas' GPU utilization)"
 k get hpa -n inference || true
 echo
+token=$(k config view --raw -o jsonpath='{.users[0].user.token}')
+echo "== the dashboard (docs/dashboard.md): GPUs, queues and jobs, live"
+echo "  https://$listen/ui/#token=$token"
+echo "  (a login link holding the admin token of $data/kubeconfig; the server's CA is $data/pki/ca.crt)"
+echo
 echo "etna dev keeps running (data in $data). Try:"
 echo "  kubectl --kubeconfig $data/kubeconfig get vcjob,podgroups,queues,pods"
 echo "  echo 450 > /tmp/etna-bert-load/total   # raise the inference replicas' GPU load: the HPA scales out"

@@ -15,6 +15,7 @@ import json
 import os
 import re
 import ssl
+import subprocess
 import sys
 import time
 import urllib.error
@@ -165,7 +166,13 @@ def main():
             page.wait_for("document.querySelector('#reason') !== null")
             wait_for(lambda: reason["message"] in page.eval("document.querySelector('#reason').textContent"),
                      "the scheduler's reason on the job page", timeout=10)
-            assert "Queue experiment-training: Open" in page.eval("document.querySelector('#reason').textContent")
+            # The whole of `etna explain too-big`, as the CLI prints it.
+            explained = page.eval("document.querySelector('#reason').textContent")
+            assert "Queue experiment-training: Open" in explained, explained
+            cli = subprocess.run([etna, "explain", "too-big", "--kubeconfig", dev.kubeconfig],
+                                 capture_output=True, text=True, check=True).stdout
+            assert cli.strip() in explained, f"page:\n{explained}\ncli:\n{cli}"
+            assert "Suggestion:" in explained, explained
             page.screenshot(os.path.join(artifacts, "job-pending.png"))
 
             page.navigate(f"{url}/ui/#/queues")

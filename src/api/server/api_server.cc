@@ -11,7 +11,9 @@
 #include "api/server/node_access.h"
 #include "api/server/rbac_bootstrap.h"
 #include "api/server/request_info.h"
+#include "api/types/job_explanation.h"
 #include "api/types/well_known.h"
+#include "common/strings.h"
 #include "net/http/wire.h"
 #include "ui/assets.h"
 
@@ -162,6 +164,7 @@ net::http::Response ApiServer::Dashboard(const net::http::Request& request) {
   }
   if (request.path == "/ui/watch") return WatchMany(request);
   if (request.path == "/ui/history") return History(request);
+  if (request.path == "/ui/explain") return Explain(request);
   net::http::Response r;
   if (request.path == "/" || request.path == "/ui") {
     r.status = 302;
@@ -195,17 +198,54 @@ UsageHistory::Sample ApiServer::SampleUsage() {
                             list("", "v1", "nodes"));
 }
 
+std::pair<net::http::Response, json> ApiServer::GetAs(const net::http::Request& request,
+                                                      const std::string& target) {
+  net::http::Request child = request;
+  child.method = "GET";
+  child.body.clear();
+  child.target = target;
+  child.headers["accept"] = "application/json";
+  net::http::internal::ParseTarget(child.target, &child.path, &child.query);
+  RequestLabels labels{"GET", "", ""};
+  net::http::Response reply = Route(child, labels);
+  json body;
+  if (reply.status == 200) body = json::parse(reply.body, nullptr, false);
+  return {std::move(reply), std::move(body)};
+}
+
 net::http::Response ApiServer::History(const net::http::Request& request) {
   if (options_.usage_history == nullptr) return ApiError::NotFoundPath().ToResponse();
-  // Whoever may list the queues may see how much each held: the same request, authorized as
-  // any other.
-  net::http::Request probe = request;
-  probe.target = "/apis/scheduling.volcano.sh/v1beta1/queues?limit=1";
-  net::http::internal::ParseTarget(probe.target, &probe.path, &probe.query);
-  RequestLabels labels{"GET", "", ""};
-  net::http::Response allowed = Route(probe, labels);
+  // Whoever may list the queues may see how much each held.
+  auto [allowed, _] = GetAs(request, "/apis/scheduling.volcano.sh/v1beta1/queues?limit=1");
   if (allowed.status != 200) return allowed;
   return JsonReply(200, options_.usage_history->ToJson());
+}
+
+net::http::Response ApiServer::Explain(const net::http::Request& request) {
+  std::string ns = request.Query("namespace");
+  std::string name = request.Query("name");
+  if (ns.empty() || name.empty()) {
+    return ApiError::BadRequest("explain: namespace and name are required").ToResponse();
+  }
+  auto [job_reply, job] =
+      GetAs(request, fmt::format("/apis/batch.volcano.sh/v1alpha1/namespaces/{}/jobs/{}",
+                                 QueryEscape(ns), QueryEscape(name)));
+  if (job_reply.status != 200) return job_reply;
+  auto [groups_reply, groups] = GetAs(
+      request,
+      fmt::format("/apis/scheduling.volcano.sh/v1beta1/namespaces/{}/podgroups", QueryEscape(ns)));
+  if (groups_reply.status != 200) return groups_reply;
+  auto [nodes_reply, nodes] = GetAs(request, "/api/v1/nodes");
+  if (nodes_reply.status != 200) return nodes_reply;
+  std::string queue_name = job.value("/spec/queue"_json_pointer, std::string("default"));
+  auto [queue_reply, queue] =
+      GetAs(request, "/apis/scheduling.volcano.sh/v1beta1/queues/" + QueryEscape(queue_name));
+  if (queue_reply.status != 200 && queue_reply.status != 404) return queue_reply;
+  std::vector<json> items = groups.value("items", json::array()).get<std::vector<json>>();
+  return TextReply(200,
+                   types::ExplainJob(ns, name, job, types::JobPodGroups(job, items),
+                                     nodes.value("items", json::array()).get<std::vector<json>>(),
+                                     queue_reply.status == 200 ? &queue : nullptr));
 }
 
 net::http::Response ApiServer::WatchMany(const net::http::Request& request) {

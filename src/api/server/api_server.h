@@ -93,6 +93,13 @@ class ApiServer {
   net::http::Response WatchMany(const net::http::Request& request);
   // GET /ui/history: the usage history, to whoever may list queues.
   net::http::Response History(const net::http::Request& request);
+  // GET /ui/explain?namespace=NS&name=JOB: the text `etna explain JOB` prints, made from what
+  // the caller may read (the job, its namespace's PodGroups, the nodes, the queue).
+  net::http::Response Explain(const net::http::Request& request);
+  // `request` again as a GET of `target` (its credentials, authorization and limits): the
+  // reply, and its body as JSON when it is a 200.
+  std::pair<net::http::Response, nlohmann::json> GetAs(const net::http::Request& request,
+                                                       const std::string& target);
   net::http::Response Discovery(const net::http::Request& request);
   net::http::Response Resource(const net::http::Request& request, const UserInfo& user,
                                RequestLabels& labels);

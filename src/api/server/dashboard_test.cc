@@ -62,6 +62,32 @@ TEST_F(DashboardTest, HistoryIsForWhoeverMayListQueues) {
   EXPECT_EQ(Do("GET", "/ui/history", "", "", "bob-token").status, 403);
 }
 
+TEST_F(DashboardTest, ExplainIsTheCliTextFromWhatTheCallerMayRead) {
+  MustCreate("/apis/batch.volcano.sh/v1alpha1/namespaces/default/jobs",
+             {{"metadata", {{"name", "train"}}},
+              {"spec",
+               {{"queue", "default"},
+                {"minAvailable", 1},
+                {"tasks",
+                 {{{"name", "w"},
+                   {"replicas", 1},
+                   {"template",
+                    {{"spec",
+                      {{"containers",
+                        {{{"name", "c"},
+                          {"image", "busybox"},
+                          {"resources", {{"limits", {{"nvidia.com/gpu", "2"}}}}}}}}}}}}}}}}}});
+  auto r = Do("GET", "/ui/explain?namespace=default&name=train");
+  ASSERT_EQ(r.status, 200) << r.body;
+  EXPECT_TRUE(r.body.starts_with("Job default/train: Pending\n")) << r.body;
+  EXPECT_NE(r.body.find("Queue default: Open"), std::string::npos) << r.body;
+  EXPECT_NE(r.body.find("Suggestion:"), std::string::npos) << r.body;
+  EXPECT_EQ(Do("GET", "/ui/explain?namespace=default&name=missing").status, 404);
+  EXPECT_EQ(Do("GET", "/ui/explain?namespace=default").status, 400);
+  EXPECT_EQ(Do("GET", "/ui/explain?namespace=default&name=train", "", "", "").status, 401);
+  EXPECT_EQ(Do("GET", "/ui/explain?namespace=default&name=train", "", "", "bob-token").status, 403);
+}
+
 TEST(UsageHistoryTest, KeepsOnlyTheNewestSamples) {
   UsageHistory history(3);
   for (int i = 0; i < 5; ++i) history.Record({1000LL * i, 8, 0, {}});

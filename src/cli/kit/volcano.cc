@@ -54,46 +54,10 @@ Result<std::string> CreateBusCommand(Api* api, const std::string& ns, const std:
 }
 
 Result<std::vector<json>> JobPodGroups(Api* api, const json& job) {
-  const json& meta = job["metadata"];
-  std::string ns = meta.value("namespace", "");
-  std::string uid = meta.value("uid", "");
-  std::string name = meta.value("name", "");
   const ResourceInfo* info = FindResource("podgroups.scheduling.volcano.sh");
-  auto list = api->Get(ResourcePath(*info, ns));
+  auto list = api->Get(ResourcePath(*info, job["metadata"].value("namespace", "")));
   if (!list.ok()) return list.status();
-  std::vector<json> owned, named;
-  for (json& pg : (*list)["items"]) {
-    const json& pm = pg["metadata"];
-    bool owns = false;
-    for (const json& ref : pm.value("ownerReferences", json::array())) {
-      if (ref.value("uid", "") == uid && !uid.empty()) owns = true;
-    }
-    std::string pg_name = pm.value("name", "");
-    if (owns) {
-      owned.push_back(pg);
-    } else if (pg_name == api::types::kPodGroupPrefix + name || pg_name == name + "-" + uid) {
-      named.push_back(pg);
-    }
-  }
-  return owned.empty() ? named : owned;
-}
-
-std::string Quantities(const json& map) {
-  if (!map.is_object() || map.empty()) return "<none>";
-  std::string out;
-  for (auto it = map.begin(); it != map.end(); ++it) {
-    std::string v = it->is_string() ? it->get<std::string>() : it->dump();
-    out += fmt::format("{}{}={}", out.empty() ? "" : ",", it.key(), v);
-  }
-  return out;
-}
-
-std::string QueueWindowNote(const json& queue) {
-  const api::types::Queue view(queue);
-  if (!view.outside_time_window()) return "";
-  std::string next = view.next_window_open();
-  return fmt::format("queue {} is outside its time windows; {}", view.name(),
-                     next.empty() ? "none opens again" : "the next opens at " + next);
+  return api::types::JobPodGroups(job, (*list)["items"].get<std::vector<json>>());
 }
 
 }  // namespace etna::cli

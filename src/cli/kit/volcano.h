@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "api/types/job_explanation.h"
 #include "cli/kit/api.h"
 #include "common/status.h"
 
@@ -22,11 +23,8 @@ Result<std::string> CreateBusCommand(Api* api, const std::string& ns, const std:
 // The PodGroups of a Volcano job: those it owns, else the ones named as Volcano names them.
 Result<std::vector<nlohmann::json>> JobPodGroups(Api* api, const nlohmann::json& job);
 
-// "queue dev-test is outside its time windows; the next opens at 2026-12-07T09:00:00+01:00"
-// from the Queue's status.timeWindow; "" when the queue is inside a window or has none.
-std::string QueueWindowNote(const nlohmann::json& queue);
-
-// {"cpu":"2","nvidia.com/gpu":"1"} → "cpu=2,nvidia.com/gpu=1"; "<none>" when empty.
-std::string Quantities(const nlohmann::json& map);
+// Shared with the API server (the dashboard's job page): api/types/job_explanation.h.
+using api::types::Quantities;
+using api::types::QueueWindowNote;
 
 }  // namespace etna::cli

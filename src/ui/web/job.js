@@ -1,7 +1,8 @@
 // A job's page (#/job/NS/NAME for a Volcano Job, #/job/NS/NAME/podgroup for a PodGroup of its
-// own): its phase and queue, why it waits in the scheduler's words (its PodGroup's conditions,
-// printed as `etna explain` prints them), its tasks and where each runs, its Events, each
-// pod's log followed live, and the suspend/resume/delete actions.
+// own): its phase and queue, why it waits (for a Volcano Job the text `etna explain` prints,
+// from the server's GET /ui/explain; for a PodGroup its conditions as explain prints them), its
+// tasks and where each runs, its Events, each pod's log followed live, and the
+// suspend/resume/delete actions.
 import * as api from './api.js';
 import {h, clear, confirmed} from './dom.js';
 import * as model from './model.js';
@@ -13,7 +14,8 @@ function quantities(map) {
   return entries.length ? entries.map(([k, v]) => `${k}=${v}`).join(',') : '<none>';
 }
 
-// The lines `etna explain` prints for the job's PodGroups and queue (src/cli/cmd/explain.cc).
+// The lines `etna explain` prints for PodGroups and a queue (api/types/job_explanation.cc), for
+// a PodGroup no Volcano Job owns.
 export function explainLines(groups, queue, queueName) {
   const lines = [];
   if (!groups.length) lines.push('PodGroup: none yet');
@@ -46,6 +48,7 @@ export function mount(main, cluster, params) {
   let following = null;
   let eventsTimer = null;
   let lastEvents = [];
+  let explanation = '';  // the server's `etna explain` text for a Volcano Job
 
   function find() {
     const key = `${ns}/${name}`;
@@ -106,10 +109,19 @@ export function mount(main, cluster, params) {
     try {
       const list = await api.get(`/api/v1/namespaces/${encodeURIComponent(ns)}/events`);
       lastEvents = list.items || [];
-      update();
     } catch (e) {
       lastEvents = [];
     }
+    if (!isGroup) {
+      const params = new URLSearchParams({namespace: ns, name});
+      try {
+        const response = await fetch(`/ui/explain?${params}`, {headers: {Authorization: `Bearer ${api.token()}`}});
+        explanation = response.ok ? await response.text() : `etna explain: ${response.status} ${(await response.text()).slice(0, 300)}`;
+      } catch (e) {
+        explanation = `etna explain: ${e.message}`;
+      }
+    }
+    update();
   }
 
   function update() {
@@ -137,8 +149,9 @@ export function mount(main, cluster, params) {
         .map((c) => `Pod ${p.metadata.name}: ${c.reason || 'Unschedulable'}: ${c.message}`));
     clear(why);
     why.append(h('h2', {id: 'why-title'}, ['Pending', 'Inqueue'].includes(phase) || waiting.length ? 'Why it waits' : 'Scheduler'),
-        h('div', {class: 'reason', id: 'reason'},
-            [...explainLines(groups, cluster.get('queues').get(queueName), queueName), ...podReasons].join('\n')));
+        h('div', {class: 'reason', id: 'reason'}, [
+          ...(isGroup ? explainLines(groups, cluster.get('queues').get(queueName), queueName) : [explanation.trimEnd() || 'Asking the server…']),
+          ...podReasons].join('\n')));
     clear(tasks);
     tasks.append(h('h2', {}, `Tasks (${pods.length} pods)`), h('table', {},
         h('thead', {}, h('tr', {}, ['Pod', 'Task', 'Phase', 'Node', 'GPUs', 'Restarts', 'Since', ''].map((t) => h('th', {scope: 'col'}, t)))),
