@@ -62,6 +62,12 @@ Result<std::unique_ptr<ApiRuntime>> ApiRuntime::Start(const ApiRuntimeOptions& o
   api_options.metrics = rt->metrics_.get();
   rt->history_ = std::make_unique<api::server::UsageHistory>();
   api_options.usage_history = rt->history_.get();
+  if (!options.prometheus_url.empty() && options.prometheus_url.rfind("http://", 0) != 0 &&
+      options.prometheus_url.rfind("https://", 0) != 0) {
+    return Status::InvalidArgument(fmt::format(
+        "--prometheus-url \"{}\": must start with http:// or https://", options.prometheus_url));
+  }
+  api_options.prometheus_url = options.prometheus_url;
   if (!options.metric_rules_file.empty()) {
     auto text = ReadFile(options.metric_rules_file);
     if (!text.ok()) {

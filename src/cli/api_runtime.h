@@ -44,6 +44,8 @@ struct ApiRuntimeOptions {
   // How often the server samples each queue's allocated GPUs for the dashboard's "over time"
   // chart (api/server/usage_history.h).
   std::chrono::milliseconds usage_sample_period{60000};
+  // --prometheus-url: the dashboard's history from this Prometheus; "": the server's samples.
+  std::string prometheus_url;
   // The registry /metrics renders (`etna dev` shares one with its scheduler and controllers);
   // null: the runtime's own.
   metrics::Registry* metrics = nullptr;

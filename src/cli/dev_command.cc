@@ -92,6 +92,7 @@ int RunCluster(Invocation& inv) {
                           "\": want a positive duration such as 1m or 10s");
   }
   api_options.usage_sample_period = *usage_period;
+  api_options.prometheus_url = inv.Get("prometheus-url");
   const std::string profile = inv.Get("profile");  // empty: the built-in profile
   auto period = ParseDuration(inv.Get("period"));
   if (!period.ok()) return inv.UsageError("--period: " + period.status().message());
@@ -221,6 +222,9 @@ const Command& DevCommand() {
               {"listen", 0, "HOST:PORT", "the API server's address", ApiRuntimeOptions().listen},
               {"metric-rules", 0, "FILE",
                "external metrics defined by Prometheus queries (YAML; see docs/autoscaling.md)"},
+              {"prometheus-url", 0, "URL",
+               "the Prometheus that scrapes this cluster: the dashboard's history comes from it "
+               "(with the GPUs' utilization)"},
               {"usage-sample-period", 0, "D",
                "how often the dashboard's allocation history is sampled (docs/dashboard.md)", "1m"},
               {"watch-cache", 0, "BOOL",

@@ -39,6 +39,7 @@ int Serve(Invocation& inv) {
                           "\": want a positive duration such as 1m or 10s");
   }
   flags.usage_sample_period = *usage_period;
+  flags.prometheus_url = inv.Get("prometheus-url");
   flags.etcd_servers = SplitCommaList(inv.Get("etcd-servers"));
   flags.etcd_ca_file = inv.Get("etcd-cafile");
   flags.etcd_cert_file = inv.Get("etcd-certfile");
@@ -108,6 +109,9 @@ const Command& ServerCommand() {
            "--anonymous)"},
           {"metric-rules", 0, "FILE",
            "external metrics defined by Prometheus queries (YAML; see docs/autoscaling.md)"},
+          {"prometheus-url", 0, "URL",
+           "the Prometheus that scrapes this cluster: the dashboard's history comes from it "
+           "(with the GPUs' utilization)"},
           {"usage-sample-period", 0, "D",
            "how often the dashboard's allocation history is sampled (docs/dashboard.md)", "1m"},
           {"watch-cache", 0, "BOOL",

@@ -159,6 +159,24 @@ TEST_F(ScaledObjectTest, IdleReplicaCountLetsATargetWithAFloorRestAtZero) {
   EXPECT_GE(Replicas(), 2);
 }
 
+TEST(PrometheusMatrix, ReadsARangeQuerysSeries) {
+  PrometheusQuery q{"http://p:9090", "up", "", true, net::http::PrometheusRange{0, 120, 60}};
+  auto m =
+      net::http::PrometheusMatrix(R"({"status":"success","data":{"resultType":"matrix","result":[)"
+                                  R"({"metric":{"job":"a"},"values":[[60,"1"],[120,"0.5"]]}]}})",
+                                  q);
+  ASSERT_TRUE(m.ok()) << m.status().ToString();
+  ASSERT_EQ(m->size(), 1u);
+  EXPECT_EQ((*m)[0].labels.at("job"), "a");
+  EXPECT_EQ((*m)[0].points, (std::vector<std::pair<double, double>>{{60, 1}, {120, 0.5}}));
+  auto vector =
+      PrometheusMatrix(R"({"status":"success","data":{"resultType":"vector","result":[]}})", q);
+  EXPECT_FALSE(vector.ok());
+  auto bad = net::http::PrometheusMatrix(
+      R"({"status":"success","data":{"resultType":"matrix","result":[{"values":[[60,"x"]]}]}})", q);
+  EXPECT_FALSE(bad.ok());
+}
+
 TEST(PrometheusValue, AsKedaReadsAnswers) {
   PrometheusQuery q{"http://p:9090", "avg(x)", "", true};
   auto v = PrometheusValue(

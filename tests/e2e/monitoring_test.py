@@ -93,13 +93,14 @@ def wait(what, check, timeout=90):
 class Dev:
     """`etna dev` in a temporary data dir."""
 
-    def __init__(self, etna, work):
+    def __init__(self, etna, work, prometheus_url):
         self.work = work
         self.data = os.path.join(work, "dev")
         self.log = open(os.path.join(work, "dev.log"), "w+")
         self.proc = subprocess.Popen(
             [etna, "dev", "--data-dir", self.data, "--listen", "127.0.0.1:0",
-             "--period", "200ms"], stdout=self.log, stderr=subprocess.STDOUT)
+             "--period", "200ms", "--prometheus-url", prometheus_url],
+            stdout=self.log, stderr=subprocess.STDOUT)
         wait("etna dev: ready", lambda: "etna dev: ready" in open(self.log.name).read()
              or self.proc.poll() is not None, timeout=60)
         assert self.proc.poll() is None, open(self.log.name).read()
@@ -118,6 +119,14 @@ class Dev:
                            capture_output=True, text=True, timeout=60)
         assert r.returncode == 0, f"kubectl {args}: {r.stderr}"
         return r.stdout
+
+    def api_get(self, path):
+        """GET of the dev's API server as its admin; the JSON answer."""
+        token = open(os.path.join(self.data, "tokens.csv")).read().split(",")[0]
+        request = urllib.request.Request(f"https://{self.server}{path}",
+                                         headers={"Authorization": f"Bearer {token}"})
+        with urllib.request.urlopen(request, context=self.tls, timeout=10) as r:
+            return json.loads(r.read())
 
     def metrics(self, address, tls):
         url = f"{'https' if tls else 'http'}://{address}/metrics"
@@ -216,7 +225,8 @@ def main():
     work = tempfile.mkdtemp(prefix="etna-monitoring-")
     dev = prom = None
     try:
-        dev = Dev(etna, work)
+        prom_port = free_port()  # the dashboard's history asks this Prometheus
+        dev = Dev(etna, work, f"http://127.0.0.1:{prom_port}")
         dev.kubectl("apply", "-f", "-", stdin=JOBS)
         wait("5 GPUs held by running pods",
              lambda: api_gpus_by_queue(dev) == {"research": 4, "default": 1})
@@ -237,7 +247,7 @@ def main():
                            capture_output=True, text=True)
         assert r.returncode == 0, f"check_exprs.py:\n{r.stdout}{r.stderr}"
 
-        prom = Prometheus(repo, work, dev)
+        prom = Prometheus(repo, work, dev, port=prom_port)
         def all_up():
             up = prom.query("up")
             ok = len(up) == 1 + len(dev.agents) and all(s["value"][1] == "1" for s in up)
@@ -253,6 +263,16 @@ def main():
             return got if all(got.get(q, 0) == n for q, n in expected.items()) else None
         got = wait("Prometheus' GPUs per queue to match the API", per_queue, timeout=60)
         print(f"GPUs allocated per queue: API {expected}, Prometheus {got}")
+
+        # The dashboard's history (GET /ui/history) from this Prometheus, with utilization.
+        def history():
+            body = dev.api_get("/ui/history")
+            last = body["samples"][-1] if body["samples"] else {}
+            ok = body["source"] == "prometheus" and all(
+                last.get("queues", {}).get(q, 0) == n for q, n in expected.items())
+            return body if ok and "utilizationPercent" in last else None
+        body = wait("the dashboard's history from Prometheus", history, timeout=60)
+        print(f"dashboard history: {len(body['samples'])} samples, last {body['samples'][-1]}")
 
         # The agents' GPU series name the pod that holds each GPU.
         held = wait("GPU series with a pod label", lambda: prom.query(

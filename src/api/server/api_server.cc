@@ -14,6 +14,8 @@
 #include "api/types/job_explanation.h"
 #include "api/types/well_known.h"
 #include "common/strings.h"
+#include "common/time.h"
+#include "net/http/prometheus.h"
 #include "net/http/wire.h"
 #include "ui/assets.h"
 
@@ -218,7 +220,69 @@ net::http::Response ApiServer::History(const net::http::Request& request) {
   // Whoever may list the queues may see how much each held.
   auto [allowed, _] = GetAs(request, "/apis/scheduling.volcano.sh/v1beta1/queues?limit=1");
   if (allowed.status != 200) return allowed;
-  return JsonReply(200, options_.usage_history->ToJson());
+  if (!options_.prometheus_url.empty()) return PrometheusHistory();
+  json history = options_.usage_history->ToJson();
+  history["source"] = "etna-server";
+  return JsonReply(200, history);
+}
+
+net::http::Response ApiServer::PrometheusHistory() {
+  constexpr int64_t kWindowS = 6 * 3600;
+  constexpr int64_t kStepS = 60;
+  const int64_t end_s = options_.clock->NowMs() / 1000;
+  // By Unix second: the sample the three queries' points make.
+  std::map<int64_t, json> samples;
+  auto query =
+      [&](const std::string& expr,
+          const std::function<void(json&, const net::http::PrometheusSeries&, double)>& merge)
+      -> Status {
+    net::http::PrometheusQuery q;
+    q.server_address = options_.prometheus_url;
+    q.query = expr;
+    q.range = net::http::PrometheusRange{end_s - kWindowS, end_s, kStepS};
+    auto body = options_.prometheus_fetcher ? options_.prometheus_fetcher(q)
+                                            : net::http::QueryPrometheus(q);
+    if (!body.ok()) return body.status();
+    ETNA_ASSIGN_OR_RETURN(auto matrix, net::http::PrometheusMatrix(*body, q));
+    for (const auto& series : matrix) {
+      for (const auto& [t, v] : series.points) {
+        json& s = samples[static_cast<int64_t>(t)];
+        if (s.is_null()) {
+          s = {{"time", FormatRfc3339(static_cast<TimeMs>(t) * 1000)},
+               {"clusterGpus", 0},
+               {"allocatedGpus", 0},
+               {"queues", json::object()}};
+        }
+        merge(s, series, v);
+      }
+    }
+    return Status::Ok();
+  };
+  Status st = query(
+      "sum by (queue_name) (volcano_queue_allocated_scalar_resources"
+      "{resource=\"nvidia.com/gpu\"}) / 1000",
+      [](json& s, const net::http::PrometheusSeries& series, double v) {
+        auto name = series.labels.find("queue_name");
+        if (name == series.labels.end()) return;
+        s["queues"][name->second] = v;
+        s["allocatedGpus"] = s["allocatedGpus"].get<double>() + v;
+      });
+  if (st.ok()) {
+    st = query("count(DCGM_FI_DEV_GPU_UTIL)",
+               [](json& s, const net::http::PrometheusSeries&, double v) { s["clusterGpus"] = v; });
+  }
+  if (st.ok()) {
+    st = query("avg(DCGM_FI_DEV_GPU_UTIL)", [](json& s, const net::http::PrometheusSeries&,
+                                               double v) { s["utilizationPercent"] = v; });
+  }
+  if (!st.ok()) {
+    return ApiError::Unavailable(fmt::format("history from --prometheus-url {}: {}",
+                                             options_.prometheus_url, st.message()))
+        .ToResponse();
+  }
+  json out = {{"source", "prometheus"}, {"periodSeconds", kStepS}, {"samples", json::array()}};
+  for (auto& [t, s] : samples) out["samples"].push_back(std::move(s));
+  return JsonReply(200, out);
 }
 
 net::http::Response ApiServer::Explain(const net::http::Request& request) {

@@ -64,6 +64,9 @@ struct ApiServerOptions {
   PrometheusFetcher prometheus_fetcher;  // empty: over HTTP
   // The samples GET /ui/history serves (usage_history.h); null: it answers 404.
   const UsageHistory* usage_history = nullptr;
+  // --prometheus-url: GET /ui/history asks this Prometheus instead (the last 6 hours, with the
+  // GPUs' utilization); "": the server's own samples.
+  std::string prometheus_url;
   // Signs and checks ServiceAccount tokens; null: none are issued or accepted.
   const ServiceAccountTokens* service_account_tokens = nullptr;
 };
@@ -96,6 +99,8 @@ class ApiServer {
   // GET /ui/explain?namespace=NS&name=JOB: the text `etna explain JOB` prints, made from what
   // the caller may read (the job, its namespace's PodGroups, the nodes, the queue).
   net::http::Response Explain(const net::http::Request& request);
+  // /ui/history's answer from --prometheus-url.
+  net::http::Response PrometheusHistory();
   // `request` again as a GET of `target` (its credentials, authorization and limits): the
   // reply, and its body as JSON when it is a 200.
   std::pair<net::http::Response, nlohmann::json> GetAs(const net::http::Request& request,

@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include "api/server/server_test_kit.h"
+#include "net/http/prometheus.h"
 
 namespace etna::api::server {
 namespace {
@@ -86,6 +87,51 @@ TEST_F(DashboardTest, ExplainIsTheCliTextFromWhatTheCallerMayRead) {
   EXPECT_EQ(Do("GET", "/ui/explain?namespace=default").status, 400);
   EXPECT_EQ(Do("GET", "/ui/explain?namespace=default&name=train", "", "", "").status, 401);
   EXPECT_EQ(Do("GET", "/ui/explain?namespace=default&name=train", "", "", "bob-token").status, 403);
+}
+
+TEST_F(DashboardTest, HistoryFromPrometheusWhenOneIsConfigured) {
+  prometheus_url_ = "http://prometheus:9090";
+  std::vector<net::http::PrometheusQuery> asked;
+  prometheus_fetcher_ = [&](const net::http::PrometheusQuery& q) -> Result<std::string> {
+    asked.push_back(q);
+    auto matrix = [](const json& result) {
+      return json{{"status", "success"}, {"data", {{"resultType", "matrix"}, {"result", result}}}}
+          .dump();
+    };
+    if (q.query.find("volcano_queue_allocated_scalar_resources") != std::string::npos) {
+      return matrix({{{"metric", {{"queue_name", "research"}}},
+                      {"values", {{1'800'000'000, "4"}, {1'800'000'060, "6"}}}},
+                     {{"metric", {{"queue_name", "batch"}}}, {"values", {{1'800'000'060, "2"}}}}});
+    }
+    if (q.query.starts_with("count(")) {
+      return matrix({{{"metric", json::object()}, {"values", {{1'800'000'060, "16"}}}}});
+    }
+    return matrix({{{"metric", json::object()}, {"values", {{1'800'000'060, "42.5"}}}}});
+  };
+  MakeServer();
+  auto r = Do("GET", "/ui/history");
+  ASSERT_EQ(r.status, 200) << r.body;
+  json body = r.Json();
+  EXPECT_EQ(body["source"], "prometheus");
+  ASSERT_EQ(body["samples"].size(), 2u) << body.dump();
+  json last = body["samples"][1];
+  EXPECT_EQ(last["queues"]["research"], 6);
+  EXPECT_EQ(last["queues"]["batch"], 2);
+  EXPECT_EQ(last["allocatedGpus"], 8);
+  EXPECT_EQ(last["clusterGpus"], 16);
+  EXPECT_EQ(last["utilizationPercent"], 42.5);
+  ASSERT_EQ(asked.size(), 3u);
+  ASSERT_TRUE(asked[0].range.has_value());
+  EXPECT_EQ(asked[0].range->end_s - asked[0].range->start_s, 6 * 3600);
+  EXPECT_EQ(asked[0].server_address, "http://prometheus:9090");
+
+  prometheus_fetcher_ = [](const net::http::PrometheusQuery&) -> Result<std::string> {
+    return Status::Unavailable("connection refused");
+  };
+  auto down = Do("GET", "/ui/history");
+  EXPECT_EQ(down.status, 503);
+  EXPECT_NE(down.body.find("--prometheus-url http://prometheus:9090"), std::string::npos)
+      << down.body;
 }
 
 TEST(UsageHistoryTest, KeepsOnlyTheNewestSamples) {

@@ -49,6 +49,8 @@ class ServerTest : public ::testing::Test {
   ServiceAccountTokens sa_tokens_{std::string(64, 'k')};
   // What GET /ui/history serves; tests record samples into it.
   UsageHistory usage_history_;
+  // --prometheus-url (set before MakeServer); "": /ui/history serves usage_history_.
+  std::string prometheus_url_;
   std::function<net::http::Response(const nlohmann::json&, const LogRequest&)> log_fetcher_;
   // The agents' summaries the metrics APIs read; unset: every agent is unreachable.
   SummaryFetcher summary_fetcher_;

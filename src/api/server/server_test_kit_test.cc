@@ -47,6 +47,7 @@ void ServerTest::MakeServer(MetricRules metric_rules) {
   options.clock = &clock_;
   options.service_account_tokens = &sa_tokens_;
   options.usage_history = &usage_history_;
+  options.prometheus_url = prometheus_url_;
   options.log_fetcher = [this](const nlohmann::json& node, const LogRequest& r) {
     if (log_fetcher_) return log_fetcher_(node, r);
     return net::http::Response{};

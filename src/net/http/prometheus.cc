@@ -31,10 +31,8 @@ Result<double> SampleValue(const json& sample, const PrometheusQuery& q) {
   return value;
 }
 
-}  // namespace
-
-Result<std::vector<PrometheusSample>> PrometheusSamples(const std::string& body,
-                                                        const PrometheusQuery& q) {
+// The "data" of a successful answer.
+Result<json> AnswerData(const std::string& body, const PrometheusQuery& q) {
   json answer = json::parse(body, nullptr, false);
   if (!answer.is_object()) {
     return Status::Unavailable(
@@ -45,7 +43,45 @@ Result<std::vector<PrometheusSample>> PrometheusSamples(const std::string& body,
                                                answer.value("errorType", "error"),
                                                answer.value("error", "")));
   }
-  const json& data = answer.value("data", json::object());
+  return answer.value("data", json::object());
+}
+
+std::map<std::string, std::string> Labels(const json& series) {
+  std::map<std::string, std::string> out;
+  const json metric = series.value("metric", json::object());
+  for (const auto& [k, v] : metric.items()) {
+    if (v.is_string()) out[k] = v.get<std::string>();
+  }
+  return out;
+}
+
+}  // namespace
+
+Result<std::vector<PrometheusSeries>> PrometheusMatrix(const std::string& body,
+                                                       const PrometheusQuery& q) {
+  ETNA_ASSIGN_OR_RETURN(json data, AnswerData(body, q));
+  const json& result = data.value("result", json());
+  if (data.value("resultType", "") != "matrix" || !result.is_array()) {
+    return Status::InvalidArgument(
+        fmt::format("prometheus range query \"{}\" returned a {}, not a matrix", q.query,
+                    data.value("resultType", "")));
+  }
+  std::vector<PrometheusSeries> out;
+  for (const json& series : result) {
+    PrometheusSeries s;
+    s.labels = Labels(series);
+    for (const json& point : series.value("values", json::array())) {
+      ETNA_ASSIGN_OR_RETURN(double v, SampleValue(point, q));
+      s.points.emplace_back(point[0].is_number() ? point[0].get<double>() : 0.0, v);
+    }
+    out.push_back(std::move(s));
+  }
+  return out;
+}
+
+Result<std::vector<PrometheusSample>> PrometheusSamples(const std::string& body,
+                                                        const PrometheusQuery& q) {
+  ETNA_ASSIGN_OR_RETURN(json data, AnswerData(body, q));
   const std::string type = data.value("resultType", "");
   const json& result = data.value("result", json());
   std::vector<PrometheusSample> out;
@@ -65,10 +101,7 @@ Result<std::vector<PrometheusSample>> PrometheusSamples(const std::string& body,
   }
   for (const json& series : result) {
     PrometheusSample sample;
-    const json metric = series.value("metric", json::object());
-    for (const auto& [k, v] : metric.items()) {
-      if (v.is_string()) sample.labels[k] = v.get<std::string>();
-    }
+    sample.labels = Labels(series);
     ETNA_ASSIGN_OR_RETURN(sample.value, SampleValue(series.value("value", json()), q));
     out.push_back(std::move(sample));
   }
@@ -117,7 +150,12 @@ Result<std::string> QueryPrometheus(const PrometheusQuery& q) {
         fmt::format("serverAddress \"{}\": no host and port", q.server_address));
   }
   o.port = static_cast<uint16_t>(port);
-  std::string target = prefix + "/api/v1/query?query=" + QueryEscape(q.query);
+  std::string target = prefix + (q.range ? "/api/v1/query_range" : "/api/v1/query") +
+                       "?query=" + QueryEscape(q.query);
+  if (q.range) {
+    target +=
+        fmt::format("&start={}&end={}&step={}", q.range->start_s, q.range->end_s, q.range->step_s);
+  }
   if (!q.ns.empty()) target += "&namespace=" + QueryEscape(q.ns);
   HttpClient http(o);
   auto reply = http.Do("GET", target);

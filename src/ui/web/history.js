@@ -1,6 +1,7 @@
 // Allocation over time (docs/dashboard.md): each queue's allocated GPUs stacked, the cluster's
-// GPUs as a dashed line, and the share allocated, from GET /ui/history (what the server keeps:
-// a sample a minute for the last hours). Drawn as SVG with a text summary beside it.
+// GPUs as a dashed line, the share allocated and, from a Prometheus, the GPUs' utilization (as
+// busy-GPU equivalents, a solid line); from GET /ui/history (the server's own samples, or its
+// --prometheus-url). Drawn as SVG with a text summary beside it.
 import * as api from './api.js';
 import {h, clear} from './dom.js';
 
@@ -39,6 +40,11 @@ export function chart(samples, colours) {
   }
   root.append(svg('polyline', {points: samples.map((s, i) => `${x(times[i])},${y(s.clusterGpus)}`).join(' '),
     fill: 'none', stroke: 'currentColor', 'stroke-dasharray': '4 3', 'stroke-width': '1.5'}));
+  const busy = samples.map((s, i) => [i, s.utilizationPercent]).filter(([, u]) => u !== undefined);
+  if (busy.length) {
+    root.append(svg('polyline', {class: 'utilization', fill: 'none', stroke: 'currentColor', 'stroke-width': '2',
+      points: busy.map(([i, u]) => `${x(times[i])},${y((samples[i].clusterGpus * u) / 100)}`).join(' ')}));
+  }
   for (const v of [0, top / 2, top]) {
     const text = svg('text', {x: PAD.left - 6, y: y(v) + 4, 'text-anchor': 'end', 'font-size': '11', fill: 'currentColor'});
     text.textContent = `${Math.round(v)}`;
@@ -77,7 +83,8 @@ export function mountHistory(section, colours) {
     section.append(chart(samples, colours()),
         h('p', {id: 'history-summary'}, `Now ${last.allocatedGpus} of ${last.clusterGpus} GPUs allocated (${share} %); `,
             Object.entries(last.queues).filter(([, v]) => v > 0).map(([q, v]) => `${q} ${v}`).join(', ') || 'no queue holds any',
-            `. ${samples.length} samples since ${since}; dashed: the cluster's GPUs.`));
+            last.utilizationPercent === undefined ? '' : `; GPU utilization ${Math.round(last.utilizationPercent)} % (solid line: busy GPUs)`,
+            `. ${samples.length} samples since ${since}, from ${body.source === 'prometheus' ? 'Prometheus' : 'the server'}; dashed: the cluster's GPUs.`));
   }
   load();
   timer = setInterval(load, 30000);
