@@ -156,7 +156,19 @@ def main():
             page.eval("document.querySelector('#gpumap').dispatchEvent("
                       "new KeyboardEvent('keydown', {key: 'ArrowRight'}))")
             page.wait_for("document.querySelector('#gpu-details h2') !== null")
+            # The agent's readings through the API's node proxy.
+            page.wait_for("document.querySelector('#gpu-details').textContent.includes('Temperature')",
+                          timeout=15)
             page.screenshot(os.path.join(artifacts, "gpus.png"))
+            # Cordon the selected GPU's node from the page: the API has it unschedulable.
+            node = page.eval("document.querySelector('#gpu-details h2').textContent.split(' ')[0]")
+            page.click("#cordon")
+            wait_for(lambda: dev.k("get", "node", node, "-o", "jsonpath={.spec.unschedulable}") == "true",
+                     f"{node} cordoned from the page", timeout=10)
+            page.wait_for("document.querySelector('#cordon').textContent === 'Uncordon'")
+            page.click("#cordon")
+            wait_for(lambda: dev.k("get", "node", node, "-o", "jsonpath={.spec.unschedulable}") == "",
+                     f"{node} uncordoned from the page", timeout=10)
 
             # A pending job's page shows the scheduler's reason.
             groups = json.loads(dev.k("get", "podgroups", "-o", "json"))["items"]
@@ -185,6 +197,10 @@ def main():
             summary = page.eval("document.querySelector('#history-summary').textContent")
             assert "production-training 4" in summary, summary
             page.screenshot(os.path.join(artifacts, "queues.png"))
+            # Close a queue from the page (a bus Command, as `etna queue operate` makes).
+            page.click("#queues button[data-queue=\"dev-test\"]")
+            wait_for(lambda: dev.k("get", "queue", "dev-test", "-o", "jsonpath={.status.state}") == "Closed",
+                     "dev-test closed from the page", timeout=15)
 
             # A job submitted with kubectl appears without a reload, within two seconds.
             page.navigate(f"{url}/ui/#/jobs")

@@ -364,7 +364,10 @@ export function mount(main, cluster) {
         }
       };
       await Promise.all(Array.from({length: READING_CONCURRENCY}, worker));
-      if (!stopped) draw();
+      if (!stopped) {
+        draw();
+        if (state.selected) showDetails();
+      }
       await new Promise((resolve) => setTimeout(resolve, READING_PERIOD_MS));
     }
   }

@@ -49,6 +49,7 @@ export function mount(main, cluster, params) {
   let eventsTimer = null;
   let lastEvents = [];
   let explanation = '';  // the server's `etna explain` text for a Volcano Job
+  let explainedVersion = '';  // the job's resourceVersion when it was asked last
 
   function find() {
     const key = `${ns}/${name}`;
@@ -105,6 +106,17 @@ export function mount(main, cluster, params) {
             h('td', {}, e.lastTimestamp || e.eventTime || ''))))) : h('p', {class: 'muted'}, 'No events.'));
   }
 
+  async function explain() {
+    const params = new URLSearchParams({namespace: ns, name});
+    try {
+      const response = await fetch(`/ui/explain?${params}`, {headers: {Authorization: `Bearer ${api.token()}`}});
+      explanation = response.ok ? await response.text() : `etna explain: ${response.status} ${(await response.text()).slice(0, 300)}`;
+    } catch (e) {
+      explanation = `etna explain: ${e.message}`;
+    }
+  }
+
+  // Events and the explanation (which also reads nodes and the queue) every few seconds.
   async function pollEvents() {
     try {
       const list = await api.get(`/api/v1/namespaces/${encodeURIComponent(ns)}/events`);
@@ -112,15 +124,7 @@ export function mount(main, cluster, params) {
     } catch (e) {
       lastEvents = [];
     }
-    if (!isGroup) {
-      const params = new URLSearchParams({namespace: ns, name});
-      try {
-        const response = await fetch(`/ui/explain?${params}`, {headers: {Authorization: `Bearer ${api.token()}`}});
-        explanation = response.ok ? await response.text() : `etna explain: ${response.status} ${(await response.text()).slice(0, 300)}`;
-      } catch (e) {
-        explanation = `etna explain: ${e.message}`;
-      }
-    }
+    if (!isGroup) await explain();
     update();
   }
 
@@ -135,6 +139,10 @@ export function mount(main, cluster, params) {
       return;
     }
     const {object, groups, pods} = found;
+    if (!isGroup && object.metadata.resourceVersion !== explainedVersion) {
+      explainedVersion = object.metadata.resourceVersion;  // the job changed: ask again now
+      explain().then(update);
+    }
     const phase = isGroup ? ((object.status || {}).phase || 'Pending') : ((object.status || {}).state || {}).phase || 'Pending';
     const queueName = (object.spec || {}).queue || 'default';
     header.append(
@@ -149,7 +157,7 @@ export function mount(main, cluster, params) {
         .map((c) => `Pod ${p.metadata.name}: ${c.reason || 'Unschedulable'}: ${c.message}`));
     clear(why);
     why.append(h('h2', {id: 'why-title'}, ['Pending', 'Inqueue'].includes(phase) || waiting.length ? 'Why it waits' : 'Scheduler'),
-        h('div', {class: 'reason', id: 'reason'}, [
+        h('div', {class: waiting.length || ['Pending', 'Inqueue'].includes(phase) ? 'reason' : 'reason settled', id: 'reason'}, [
           ...(isGroup ? explainLines(groups, cluster.get('queues').get(queueName), queueName) : [explanation.trimEnd() || 'Asking the server…']),
           ...podReasons].join('\n')));
     clear(tasks);
