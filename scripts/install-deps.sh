@@ -22,8 +22,10 @@ PACKAGES=(
   iproute2 mount faketime
   # The web dashboard: its end-to-end tests (tests/e2e/browser.py) drive headless Chromium over
   # the DevTools protocol (and a font so its screenshots render text); node runs its model's
-  # unit tests.
+  # unit tests. The same checks also run in headless Firefox over Marionette
+  # (tests/e2e/firefox.py).
   chromium fonts-dejavu-core nodejs
+  firefox-esr
 )
 # kubectl: keep one that is installed (e.g. google-cloud-cli's dispatcher); else Debian's 1.20.
 if ! command -v kubectl >/dev/null 2>&1; then

@@ -7,7 +7,8 @@ Checks, each against the API: an unauthenticated browser gets the login and no d
 map's per-queue counts are exactly the GPUs the API says are held; a pending job's page shows
 the scheduler's reason (its PodGroup's condition); a kubectl-submitted job appears on the jobs
 page within two seconds without a reload; Suspend on a job's page makes the job Aborted in the
-API; the queues page charts allocation over time from the server's samples. Saves a 1280x800 screenshot of each page in ARTIFACTS_DIR.
+API; the queues page charts allocation over time from the server's samples. The login, the map,
+a pending job's reason and a live change again in Firefox. Saves a 1280x800 screenshot of each page in ARTIFACTS_DIR.
 
 Usage: ui_test.py ETNA_BINARY SEED_DIR EXAMPLES_DIR ARTIFACTS_DIR
 """
@@ -23,6 +24,7 @@ import urllib.request
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from browser import Browser  # noqa: E402
+from firefox import Firefox  # noqa: E402
 from dev import Dev, wait_for  # noqa: E402
 
 def job_yaml(name, queue, gpus, command, labels="{}"):
@@ -102,6 +104,34 @@ def held_per_queue(dev):
 def legend_counts(page):
     return page.eval("""Object.fromEntries([...document.querySelectorAll('#legend li[data-queue]')]
         .map((li) => [li.dataset.queue, Number(li.dataset.gpus)]))""")
+
+
+def firefox_checks(dev, url, token, artifacts):
+    """The dashboard in Firefox too: the login, the map against the API, a pending job's
+    reason, and a change shown live (a job deleted with kubectl leaves the jobs page)."""
+    with Firefox() as browser:
+        page = browser.open(f"{url}/ui/")
+        page.wait_for("document.querySelector('#login') !== null")
+        page.type("#token", token)
+        page.click("#login button[type=submit]")
+        page.wait_for("document.querySelector('#gpumap') !== null && "
+                      "document.querySelector('#live').textContent === 'live'", timeout=20)
+        wait_for(lambda: legend_counts(page) == held_per_queue(dev), "Firefox's map to match the API",
+                 timeout=15)
+        page.screenshot(os.path.join(artifacts, "firefox-gpus.png"))
+        page.navigate(f"{url}/ui/#/job/default/too-big")
+        page.wait_for("document.querySelector('#reason') && "
+                      "document.querySelector('#reason').textContent.includes('Suggestion:')")
+        page.navigate(f"{url}/ui/#/jobs")
+        page.wait_for("[...document.querySelectorAll('#jobs a')].some((a) => a.textContent === 'from-kubectl')")
+        dev.k("delete", "vcjob", "from-kubectl", "--wait=false")
+        deleted = time.monotonic()
+        page.wait_for("![...document.querySelectorAll('#jobs a')].some((a) => a.textContent === 'from-kubectl')",
+                      timeout=2)
+        print(f"UI firefox job_gone_s={time.monotonic() - deleted:.2f}")
+        page.screenshot(os.path.join(artifacts, "firefox-jobs.png"))
+        errors = [m for m in page.console if "error" in str(m).lower()]
+        assert not errors, errors
 
 
 def main():
@@ -239,6 +269,7 @@ def main():
 
             errors = [m for m in page.console if "error" in str(m).lower()]
             assert not errors, errors
+        firefox_checks(dev, url, token, artifacts)
     print("e2e_ui: ok")
 
 
