@@ -38,9 +38,9 @@ function windowText(row) {
 export function mount(main, cluster) {
   const body = h('div', {id: 'queues'});
   const status = h('p', {role: 'status'});
-  const history = h('section', {id: 'history', 'aria-labelledby': 'history-title'});
-  main.append(h('h1', {}, 'Queues'), body, status, history);
-  const stopHistory = mountHistory(history, () => model.queueColours([...cluster.get('queues').keys()]));
+  const historySection = h('section', {id: 'history', 'aria-labelledby': 'history-title'});
+  main.append(h('h1', {}, 'Queues'), body, status, historySection);
+  const stopHistory = mountHistory(historySection, () => model.queueColours([...cluster.get('queues').keys()]));
 
   function action(row) {
     const queue = cluster.get('queues').get(row.name);
