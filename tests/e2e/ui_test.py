@@ -7,7 +7,8 @@ Checks, each against the API: an unauthenticated browser gets the login and no d
 map's per-queue counts are exactly the GPUs the API says are held; a pending job's page shows
 the scheduler's reason (its PodGroup's condition); a kubectl-submitted job appears on the jobs
 page within two seconds without a reload; Suspend on a job's page makes the job Aborted in the
-API; the queues page charts allocation over time from the server's samples. The login, the map,
+API; the queues page charts allocation over time from the server's samples; a team's user who may read only its namespace logs in naming it and sees
+its own jobs live and no other's. The login, the map,
 a pending job's reason and a live change again in Firefox. Saves a 1280x800 screenshot of each page in ARTIFACTS_DIR.
 
 Usage: ui_test.py ETNA_BINARY SEED_DIR EXAMPLES_DIR ARTIFACTS_DIR
@@ -25,7 +26,7 @@ import urllib.request
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from browser import Browser  # noqa: E402
 from firefox import Firefox  # noqa: E402
-from dev import Dev, wait_for  # noqa: E402
+from dev import KUBECTL, Dev, wait_for  # noqa: E402
 
 def job_yaml(name, queue, gpus, command, labels="{}"):
     """A one-pod Volcano Job in the default namespace."""
@@ -104,6 +105,49 @@ def held_per_queue(dev):
 def legend_counts(page):
     return page.eval("""Object.fromEntries([...document.querySelectorAll('#legend li[data-queue]')]
         .map((li) => [li.dataset.queue, Number(li.dataset.gpus)]))""")
+
+
+def team_checks(dev, page, url, token, artifacts):
+    """A team's user (a ServiceAccount with `admin` in its namespace only, under RBAC) logs in
+    naming its namespace: it sees its own jobs live, no other namespace's, and is told what it
+    may not read."""
+    path = os.path.join(dev.work, "team-a.yaml")
+    open(path, "w").write("apiVersion: v1\nkind: Namespace\nmetadata: {name: team-a}\n---\n"
+                          "apiVersion: v1\nkind: ServiceAccount\n"
+                          "metadata: {name: alice, namespace: team-a}\n")
+    dev.k("apply", "-f", path)
+    dev.k("create", "rolebinding", "alice-admin", "--clusterrole=admin",
+          "--serviceaccount=team-a:alice", "-n", "team-a")
+    team_token = dev.k("create", "token", "alice", "-n", "team-a").strip()
+    page.click("#logout")
+    page.wait_for("document.querySelector('#login') !== null")
+    page.type("#token", team_token)
+    page.click("#login button[type=submit]")
+    page.wait_for("document.querySelector('#live').textContent.includes('log in naming your namespace')")
+    page.click("#logout")
+    page.wait_for("document.querySelector('#login') !== null")
+    page.type("#token", team_token)
+    page.type("#namespace", "team-a")
+    page.click("#login button[type=submit]")
+    page.wait_for("document.querySelector('#live').textContent.startsWith('live (not allowed to read: nodes')")
+    page.navigate(f"{url}/ui/#/jobs")
+    page.wait_for("document.querySelector('#jobs table') !== null")
+    path = os.path.join(dev.work, "team.yaml")
+    open(path, "w").write(job_yaml("team-job", "default", 1, '["sleep", "600"]').replace(
+        "namespace: default", "namespace: team-a"))
+    subprocess.run([KUBECTL, "--server", url, "--insecure-skip-tls-verify", "--token", team_token,
+                    "apply", "-f", path], check=True, capture_output=True)
+    page.wait_for("[...document.querySelectorAll('#jobs a')].some((a) => a.textContent === 'team-job')",
+                  timeout=2)
+    names = page.eval("[...document.querySelectorAll('#jobs a')].map((a) => a.textContent)")
+    assert "too-big" not in names, names
+    page.screenshot(os.path.join(artifacts, "jobs-team.png"))
+    page.click("#logout")  # and back as the admin
+    page.wait_for("document.querySelector('#login') !== null")
+    page.type("#token", token)
+    page.type("#namespace", "")
+    page.click("#login button[type=submit]")
+    page.wait_for("document.querySelector('#live').textContent === 'live'")
 
 
 def firefox_checks(dev, url, token, artifacts):
@@ -261,6 +305,8 @@ def main():
                      in ("Aborting", "Aborted"), "from-kubectl suspended", timeout=30)
             page.wait_for("['Aborting', 'Aborted'].includes(document.querySelector('#job-phase').textContent)")
             page.screenshot(os.path.join(artifacts, "job.png"))
+
+            team_checks(dev, page, url, token, artifacts)
 
             page.set_dark(True)
             page.navigate(f"{url}/ui/#/gpus")

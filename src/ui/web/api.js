@@ -4,6 +4,7 @@
 // authentication or authorization.
 
 const TOKEN_KEY = 'etna-token';
+const NAMESPACE_KEY = 'etna-namespace';
 
 export function token() {
   return sessionStorage.getItem(TOKEN_KEY) || '';
@@ -12,6 +13,16 @@ export function token() {
 export function setToken(value) {
   if (value) sessionStorage.setItem(TOKEN_KEY, value);
   else sessionStorage.removeItem(TOKEN_KEY);
+}
+
+// The one namespace a user works in when they may not read every namespace ('' : all).
+export function namespace() {
+  return sessionStorage.getItem(NAMESPACE_KEY) || '';
+}
+
+export function setNamespace(value) {
+  if (value) sessionStorage.setItem(NAMESPACE_KEY, value);
+  else sessionStorage.removeItem(NAMESPACE_KEY);
 }
 
 // An API error: the HTTP status and the Status object's message.

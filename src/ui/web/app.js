@@ -7,14 +7,18 @@ import * as queues from './queues.js';
 import * as jobs from './jobs.js';
 import * as job from './job.js';
 
-// The resources every page reads, kept current by one informer each.
-const RESOURCES = {
-  nodes: '/api/v1/nodes',
-  pods: '/api/v1/pods',
-  podgroups: '/apis/scheduling.volcano.sh/v1beta1/podgroups',
-  queues: '/apis/scheduling.volcano.sh/v1beta1/queues',
-  jobs: '/apis/batch.volcano.sh/v1alpha1/jobs',
-};
+// The resources every page reads, kept current by one informer each: the namespaced ones in
+// every namespace, or in `ns` only (a team's user who may not read the others').
+function resources(ns) {
+  const scope = ns ? `/namespaces/${encodeURIComponent(ns)}` : '';
+  return {
+    nodes: '/api/v1/nodes',
+    pods: `/api/v1${scope}/pods`,
+    podgroups: `/apis/scheduling.volcano.sh/v1beta1${scope}/podgroups`,
+    queues: '/apis/scheduling.volcano.sh/v1beta1/queues',
+    jobs: `/apis/batch.volcano.sh/v1alpha1${scope}/jobs`,
+  };
+}
 
 // The cluster as the informers see it; subscribers are called at most once per frame.
 class Cluster {
@@ -26,7 +30,7 @@ class Cluster {
   }
   start() {
     this.stop();
-    this.hub = new api.WatchHub(RESOURCES, () => this.changed()).start();
+    this.hub = new api.WatchHub(resources(api.namespace()), () => this.changed()).start();
   }
   stop() {
     if (this.hub) this.hub.stop();
@@ -39,10 +43,14 @@ class Cluster {
     return this.hub ? this.hub.informers[name].items : new Map();
   }
   synced() {
-    return this.hub !== null && this.informers().every(([, i]) => i.synced);
+    return this.hub !== null && this.informers().every(([, i]) => i.synced || i.refused);
   }
   errors() {
-    return this.informers().filter(([, i]) => i.error).map(([n, i]) => `${n}: ${i.error}`);
+    return this.informers().filter(([, i]) => i.error && !i.refused).map(([n, i]) => `${n}: ${i.error}`);
+  }
+  // What the user may not read (a team's user and the nodes): said, but not as a fault.
+  refused() {
+    return this.informers().filter(([, i]) => i.refused).map(([n]) => n);
   }
   subscribe(fn) {
     this.listeners.add(fn);
@@ -74,6 +82,8 @@ function showLogin(message) {
   document.getElementById('live').textContent = '';
   const input = h('input', {id: 'token', type: 'password', autocomplete: 'off', required: true,
     'aria-describedby': 'token-help'});
+  const nsInput = h('input', {id: 'namespace', type: 'text', autocomplete: 'off', value: api.namespace(),
+    'aria-describedby': 'namespace-help'});
   const error = h('p', {class: 'error', role: 'alert'}, message || '');
   const form = h('form', {class: 'login', id: 'login'},
       h('h1', {}, 'Log in to etna'),
@@ -82,10 +92,14 @@ function showLogin(message) {
           'The token of your kubeconfig (kubectl config view --raw -o ',
           h('code', {}, "jsonpath='{.users[0].user.token}'"), '). Every read and action is an ' +
           'API request made with it, under the same authorization as kubectl.'),
+      h('label', {for: 'namespace'}, 'Namespace (optional)'), nsInput,
+      h('p', {id: 'namespace-help', class: 'muted'},
+          'Only this namespace’s jobs and pods, for a user who may not read every namespace.'),
       error, h('button', {type: 'submit'}, 'Log in'));
   form.addEventListener('submit', async (e) => {
     e.preventDefault();
     api.setToken(input.value.trim());
+    api.setNamespace(nsInput.value.trim());
     await login(error);
   });
   const main = document.getElementById('main');
@@ -97,7 +111,8 @@ function showLogin(message) {
 async function login(errorElement) {
   try {
     const user = await api.whoami();
-    document.getElementById('user').textContent = user.username || '';
+    const ns = api.namespace();
+    document.getElementById('user').textContent = `${user.username || ''}${ns ? ` in ${ns}` : ''}`;
   } catch (e) {
     api.setToken('');
     const text = e.status === 401 ? 'The server did not accept this token.' : e.message;
@@ -116,7 +131,10 @@ async function login(errorElement) {
 function updateLive() {
   const live = document.getElementById('live');
   const errors = cluster.errors();
-  live.textContent = errors.length ? `not live: ${errors.join('; ')}` : cluster.synced() ? 'live' : 'loading…';
+  const refused = cluster.refused();
+  live.textContent = errors.length ? `not live: ${errors.join('; ')}` : cluster.synced() ?
+    `live${refused.length ? ` (not allowed to read: ${refused.join(', ')}${refused.includes('pods') && !api.namespace() ?
+      '; log in naming your namespace' : ''})` : ''}` : 'loading…';
   live.classList.toggle('error', errors.length > 0);
 }
 
