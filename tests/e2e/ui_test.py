@@ -111,11 +111,8 @@ def team_checks(dev, page, url, token, artifacts):
     """A team's user (a ServiceAccount with `admin` in its namespace only, under RBAC) logs in
     naming its namespace: it sees its own jobs live, no other namespace's, and is told what it
     may not read."""
-    path = os.path.join(dev.work, "team-a.yaml")
-    open(path, "w").write("apiVersion: v1\nkind: Namespace\nmetadata: {name: team-a}\n---\n"
-                          "apiVersion: v1\nkind: ServiceAccount\n"
-                          "metadata: {name: alice, namespace: team-a}\n")
-    dev.k("apply", "-f", path)
+    dev.k("create", "namespace", "team-a")
+    dev.k("create", "serviceaccount", "alice", "-n", "team-a")  # a protobuf body
     dev.k("create", "rolebinding", "alice-admin", "--clusterrole=admin",
           "--serviceaccount=team-a:alice", "-n", "team-a")
     team_token = dev.k("create", "token", "alice", "-n", "team-a").strip()

@@ -198,6 +198,20 @@ const MessageSpec kToleration{{{1, "key", Kind::kString},
                                {5, "tolerationSeconds", Kind::kInt}},
                               "Toleration"};
 const MessageSpec kLocalObjectReference{{{1, "name", Kind::kString}}, "LocalObjectReference"};
+// v1 ServiceAccount (what `kubectl create serviceaccount` sends).
+const MessageSpec kObjectReference{{{1, "kind", Kind::kString},
+                                    {2, "namespace", Kind::kString},
+                                    {3, "name", Kind::kString},
+                                    {4, "uid", Kind::kString},
+                                    {5, "apiVersion", Kind::kString},
+                                    {6, "resourceVersion", Kind::kString},
+                                    {7, "fieldPath", Kind::kString}},
+                                   "ObjectReference"};
+const MessageSpec kServiceAccount{{{1, "metadata", Kind::kMessage, &kObjectMeta},
+                                   {2, "secrets", Kind::kMessages, &kObjectReference},
+                                   {3, "imagePullSecrets", Kind::kMessages, &kLocalObjectReference},
+                                   {4, "automountServiceAccountToken", Kind::kBool}},
+                                  "ServiceAccount"};
 const MessageSpec kPodSpec{{{2, "containers", Kind::kMessages, &kContainer},
                             {3, "restartPolicy", Kind::kString},
                             {4, "terminationGracePeriodSeconds", Kind::kInt},
@@ -537,6 +551,7 @@ Result<Json> DecodeKubernetesProtobuf(std::string_view body) {
   if (api_version == "v1" && kind == "Namespace") spec = &kNamespace;
   if (api_version == "v1" && kind == "ConfigMap") spec = &kConfigMap;
   if (api_version == "v1" && kind == "Secret") spec = &kSecret;
+  if (api_version == "v1" && kind == "ServiceAccount") spec = &kServiceAccount;
   if (api_version == "scheduling.k8s.io/v1" && kind == "PriorityClass") spec = &kPriorityClass;
   if (api_version == "apps/v1" && kind == "Deployment") spec = &kDeployment;
   if (api_version == "batch/v1" && kind == "Job") spec = &kJob;
@@ -560,7 +575,8 @@ Result<Json> DecodeKubernetesProtobuf(std::string_view body) {
   if (!spec) {
     return Status::InvalidArgument(fmt::format(
         "unsupported content type \"{}\" for {} {}: etna decodes protobuf only for Namespace, "
-        "ConfigMap, Secret, PriorityClass, Deployment, Job, CronJob, TokenRequest, the RBAC "
+        "ConfigMap, Secret, ServiceAccount, PriorityClass, Deployment, Job, CronJob, "
+        "TokenRequest, the RBAC "
         "kinds and the access reviews; send JSON or YAML (kubectl apply -f)",
         kProtobufContentType, api_version, kind));
   }

@@ -70,6 +70,21 @@ TEST(ProtobufTest, PriorityClassValue) {
   EXPECT_EQ((*decoded)["globalDefault"], false);
 }
 
+TEST(ProtobufTest, ServiceAccountAsKubectlCreateServiceAccountSendsIt) {
+  std::string meta = Field(1, "alice") + Field(3, "team-a");
+  std::string pull = Field(1, "registry-key");
+  auto decoded = DecodeKubernetesProtobuf(
+      Envelope("v1", "ServiceAccount", Field(1, meta) + Field(3, pull) + IntField(4, 0)));
+  ASSERT_TRUE(decoded.ok()) << decoded.status().ToString();
+  EXPECT_EQ((*decoded)["metadata"]["name"], "alice");
+  EXPECT_EQ((*decoded)["metadata"]["namespace"], "team-a");
+  EXPECT_EQ((*decoded)["imagePullSecrets"][0]["name"], "registry-key");
+  EXPECT_EQ((*decoded)["automountServiceAccountToken"], false);
+  auto unknown =
+      DecodeKubernetesProtobuf(Envelope("v1", "ServiceAccount", Field(1, meta) + Field(9, "x")));
+  EXPECT_FALSE(unknown.ok()) << "a field etna does not know is refused, not dropped";
+}
+
 TEST(ProtobufTest, TokenRequestAsKubectlCreateTokenSendsIt) {
   std::string bound = Field(1, "Pod") + Field(2, "v1") + Field(3, "trainer");
   std::string spec = Field(1, "api") + Field(3, bound) + IntField(4, 1200);
