@@ -60,14 +60,16 @@ Result<std::unique_ptr<ApiRuntime>> ApiRuntime::Start(const ApiRuntimeOptions& o
   api_options.authorizer = &rt->authz_;
   api_options.server_address = options.listen;
   api_options.metrics = rt->metrics_.get();
-  rt->history_ = std::make_unique<api::server::UsageHistory>();
-  api_options.usage_history = rt->history_.get();
   if (!options.prometheus_url.empty() && options.prometheus_url.rfind("http://", 0) != 0 &&
       options.prometheus_url.rfind("https://", 0) != 0) {
     return Status::InvalidArgument(fmt::format(
         "--prometheus-url \"{}\": must start with http:// or https://", options.prometheus_url));
   }
   api_options.prometheus_url = options.prometheus_url;
+  if (options.prometheus_url.empty()) {  // else the history is Prometheus': no samples to keep
+    rt->history_ = std::make_unique<api::server::UsageHistory>();
+    api_options.usage_history = rt->history_.get();
+  }
   if (!options.metric_rules_file.empty()) {
     auto text = ReadFile(options.metric_rules_file);
     if (!text.ok()) {
@@ -85,8 +87,10 @@ Result<std::unique_ptr<ApiRuntime>> ApiRuntime::Start(const ApiRuntimeOptions& o
   if (options.usage_sample_period.count() <= 0) {
     return Status::InvalidArgument("--usage-sample-period: must be positive");
   }
-  rt->history_->StartSampling(options.usage_sample_period,
-                              [api = rt->api_.get()] { return api->SampleUsage(); });
+  if (rt->history_) {
+    rt->history_->StartSampling(options.usage_sample_period,
+                                [api = rt->api_.get()] { return api->SampleUsage(); });
+  }
   net::http::ServerOptions http_options;
   http_options.listen = options.listen;
   if (options.tls) http_options.tls = files->certificates.serving;

@@ -6,6 +6,7 @@
 
 #include "api/resources/discovery.h"
 #include "api/server/api_error.h"
+#include "api/server/handler_util.h"
 #include "api/server/metrics_api.h"
 #include "api/server/node_access.h"
 #include "api/server/rbac_bootstrap.h"
@@ -24,14 +25,6 @@ net::http::Response JsonReply(int status, const json& body,
   r.status = status;
   r.body = body.dump();
   r.content_type = std::move(content_type);
-  return r;
-}
-
-net::http::Response TextReply(int status, std::string body) {
-  net::http::Response r;
-  r.status = status;
-  r.content_type = "text/plain; charset=utf-8";
-  r.body = std::move(body);
   return r;
 }
 

@@ -22,14 +22,6 @@ namespace {
 using nlohmann::json;
 using resources::ResourceInfo;
 
-net::http::Response TextReply(int status, std::string body) {
-  net::http::Response r;
-  r.status = status;
-  r.content_type = "text/plain; charset=utf-8";
-  r.body = std::move(body);
-  return r;
-}
-
 }  // namespace
 
 net::http::Response ApiServer::Dashboard(const net::http::Request& request) {
@@ -92,7 +84,9 @@ std::pair<net::http::Response, json> ApiServer::GetAs(const net::http::Request& 
 }
 
 net::http::Response ApiServer::History(const net::http::Request& request) {
-  if (options_.usage_history == nullptr) return ApiError::NotFoundPath().ToResponse();
+  if (options_.prometheus_url.empty() && options_.usage_history == nullptr) {
+    return ApiError::NotFoundPath().ToResponse();
+  }
   // Whoever may list the queues may see how much each held.
   auto [allowed, _] = GetAs(request, "/apis/scheduling.volcano.sh/v1beta1/queues?limit=1");
   if (allowed.status != 200) return allowed;

@@ -145,16 +145,17 @@ TEST(UsageHistoryTest, KeepsOnlyTheNewestSamples) {
 TEST(UsageHistoryTest, SamplesOnItsOwnUntilDestroyed) {
   std::atomic<int> taken{0};
   {
-    UsageHistory history;
+    UsageHistory history(2);
     history.StartSampling(std::chrono::milliseconds(1), [&] {
       ++taken;
-      return UsageHistory::Sample{};
+      return UsageHistory::Sample{1000LL * taken.load(), 0, 0, {}};
     });
-    while (history.size() < 3) std::this_thread::yield();
-  }
-  int after = taken.load();
-  EXPECT_GE(after, 3);
-  EXPECT_EQ(taken.load(), after) << "no sample after destruction";
+    while (taken.load() < 4) std::this_thread::yield();  // three recorded at least
+    // Sampled on its own, the oldest dropped past the capacity.
+    EXPECT_EQ(history.size(), 2u);
+    EXPECT_NE(history.ToJson()["samples"][0]["time"], "1970-01-01T00:00:01Z");
+  }  // the destructor stops the sampler and joins it: a sampler left running would hang here
+  EXPECT_GE(taken.load(), 3);
 }
 
 }  // namespace

@@ -46,6 +46,14 @@ net::http::Response ObjectReply(int status, const json& object) {
   return r;
 }
 
+net::http::Response TextReply(int status, std::string body) {
+  net::http::Response r;
+  r.status = status;
+  r.content_type = "text/plain; charset=utf-8";
+  r.body = std::move(body);
+  return r;
+}
+
 net::http::Response Reply(const ApiResult<json>& result, int success_status) {
   if (!result.ok()) return result.error().ToResponse();
   return ObjectReply(success_status, result.value());

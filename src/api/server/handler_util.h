@@ -21,6 +21,8 @@ ApiResult<nlohmann::json> DecodeWriteBody(const net::http::Request& request,
                                           const codec::DecodeLimits& limits,
                                           FieldValidation* fields);
 net::http::Response ObjectReply(int status, const nlohmann::json& object);
+// A text/plain reply (health checks, the dashboard's files and explanations).
+net::http::Response TextReply(int status, std::string body);
 net::http::Response Reply(const ApiResult<nlohmann::json>& result, int success_status);
 // DeleteOptions from the body (kind DeleteOptions, may be empty) and the query.
 ApiResult<DeleteOptions> DeleteOptionsOf(const net::http::Request& request,

@@ -60,14 +60,10 @@ UsageHistory::~UsageHistory() {
 void UsageHistory::StartSampling(std::chrono::milliseconds period, std::function<Sample()> take) {
   period_ = period;
   sampler_ = std::thread([this, period, take = std::move(take)] {
-    std::unique_lock lock(mu_);
-    while (!stop_) {
-      lock.unlock();
-      Sample s = take();
-      lock.lock();
-      samples_.push_back(std::move(s));
-      while (samples_.size() > capacity_) samples_.pop_front();
-      cv_.wait_for(lock, period, [this] { return stop_; });
+    for (;;) {
+      Record(take());
+      std::unique_lock lock(mu_);
+      if (cv_.wait_for(lock, period, [this] { return stop_; })) return;
     }
   });
 }

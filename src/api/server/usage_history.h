@@ -37,7 +37,6 @@ class UsageHistory {
   // Records take() every `period` on a thread of its own until destruction (the first sample
   // at once).
   void StartSampling(std::chrono::milliseconds period, std::function<Sample()> take);
-  std::chrono::milliseconds period() const { return period_; }
 
   // The sample of this moment from the stored queues and nodes (the objects as served).
   static Sample Take(TimeMs now_ms, const std::vector<nlohmann::json>& queues,
