@@ -97,7 +97,8 @@ class ApiServer {
   // GET /ui/history: the usage history, to whoever may list queues.
   net::http::Response History(const net::http::Request& request);
   // GET /ui/explain?namespace=NS&name=JOB: the text `etna explain JOB` prints, made from what
-  // the caller may read (the job, its namespace's PodGroups, the nodes, the queue).
+  // the caller may read (the job, its namespace's PodGroups, the nodes, the queue); with
+  // &kind=PodGroup, the lines it prints for a PodGroup no Volcano Job owns.
   net::http::Response Explain(const net::http::Request& request);
   // /ui/history's answer from --prometheus-url.
   net::http::Response PrometheusHistory();

@@ -161,6 +161,20 @@ net::http::Response ApiServer::Explain(const net::http::Request& request) {
   if (ns.empty() || name.empty()) {
     return ApiError::BadRequest("explain: namespace and name are required").ToResponse();
   }
+  auto queue_of = [&](const json& object) {
+    std::string queue_name = object.value("/spec/queue"_json_pointer, std::string("default"));
+    return GetAs(request, "/apis/scheduling.volcano.sh/v1beta1/queues/" + QueryEscape(queue_name));
+  };
+  if (request.Query("kind") == "PodGroup") {  // one of its own: no job, no nodes' fit
+    auto [group_reply, group] =
+        GetAs(request, fmt::format("/apis/scheduling.volcano.sh/v1beta1/namespaces/{}/podgroups/{}",
+                                   QueryEscape(ns), QueryEscape(name)));
+    if (group_reply.status != 200) return group_reply;
+    auto [queue_reply, queue] = queue_of(group);
+    if (queue_reply.status != 200 && queue_reply.status != 404) return queue_reply;
+    return TextReply(200,
+                     types::ExplainPodGroup(group, queue_reply.status == 200 ? &queue : nullptr));
+  }
   auto [job_reply, job] =
       GetAs(request, fmt::format("/apis/batch.volcano.sh/v1alpha1/namespaces/{}/jobs/{}",
                                  QueryEscape(ns), QueryEscape(name)));
@@ -171,9 +185,7 @@ net::http::Response ApiServer::Explain(const net::http::Request& request) {
   if (groups_reply.status != 200) return groups_reply;
   auto [nodes_reply, nodes] = GetAs(request, "/api/v1/nodes");
   if (nodes_reply.status != 200) return nodes_reply;
-  std::string queue_name = job.value("/spec/queue"_json_pointer, std::string("default"));
-  auto [queue_reply, queue] =
-      GetAs(request, "/apis/scheduling.volcano.sh/v1beta1/queues/" + QueryEscape(queue_name));
+  auto [queue_reply, queue] = queue_of(job);
   if (queue_reply.status != 200 && queue_reply.status != 404) return queue_reply;
   std::vector<json> items = groups.value("items", json::array()).get<std::vector<json>>();
   return TextReply(200,

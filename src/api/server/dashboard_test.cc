@@ -84,6 +84,14 @@ TEST_F(DashboardTest, ExplainIsTheCliTextFromWhatTheCallerMayRead) {
   EXPECT_NE(r.body.find("Queue default: Open"), std::string::npos) << r.body;
   EXPECT_NE(r.body.find("Suggestion:"), std::string::npos) << r.body;
   EXPECT_EQ(Do("GET", "/ui/explain?namespace=default&name=missing").status, 404);
+  MustCreate(
+      "/apis/scheduling.volcano.sh/v1beta1/namespaces/default/podgroups",
+      {{"metadata", {{"name", "alone"}}}, {"spec", {{"minMember", 2}, {"queue", "default"}}}});
+  auto group = Do("GET", "/ui/explain?namespace=default&name=alone&kind=PodGroup");
+  ASSERT_EQ(group.status, 200) << group.body;
+  EXPECT_TRUE(group.body.starts_with(
+      "PodGroup alone: Pending (minMember 2, running 0)\nQueue default: Open, weight 1"))
+      << group.body;
   EXPECT_EQ(Do("GET", "/ui/explain?namespace=default").status, 400);
   EXPECT_EQ(Do("GET", "/ui/explain?namespace=default&name=train", "", "", "").status, 401);
   EXPECT_EQ(Do("GET", "/ui/explain?namespace=default&name=train", "", "", "bob-token").status, 403);

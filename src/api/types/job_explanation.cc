@@ -283,6 +283,48 @@ std::string QueueWindowNote(const json& queue) {
                      next.empty() ? "none opens again" : "the next opens at " + next);
 }
 
+namespace {
+
+// The PodGroups' lines (phase, then each condition: the scheduler's reasons); adds each
+// condition's reason and message to *conditions.
+std::string PodGroupLines(const std::vector<json>& groups, std::string* conditions) {
+  std::string out;
+  if (groups.empty()) out += "PodGroup: none yet\n";
+  for (const json& pg : groups) {
+    const json& ps = pg.value("status", json::object());
+    out +=
+        fmt::format("PodGroup {}: {} (minMember {}, running {})\n",
+                    pg["metadata"].value("name", ""), ps.value("phase", "Pending"),
+                    pg.value("spec", json::object()).value("minMember", 0), ps.value("running", 0));
+    for (const json& c : ps.value("conditions", json::array())) {
+      out += fmt::format("  {}={} {}: {}\n", c.value("type", ""), c.value("status", ""),
+                         c.value("reason", ""), c.value("message", ""));
+      *conditions += c.value("reason", "") + " " + c.value("message", "") + "\n";
+    }
+  }
+  return out;
+}
+
+// The queue's line and its time window's note; "not found" when `queue` is null.
+std::string QueueLines(const std::string& qname, const json* queue) {
+  if (queue == nullptr) return fmt::format("Queue {}: not found\n", qname);
+  const Queue view(*queue);
+  std::string out = fmt::format(
+      "Queue {}: {}, weight {}, capability {}, allocated {}\n", qname, view.State(), view.weight(),
+      Quantities(view.capability()),
+      Quantities(queue->value("status", json::object()).value("allocated", json::object())));
+  if (std::string note = QueueWindowNote(*queue); !note.empty()) out += "  " + note + "\n";
+  return out;
+}
+
+}  // namespace
+
+std::string ExplainPodGroup(const json& group, const json* queue) {
+  std::string conditions;
+  return PodGroupLines({group}, &conditions) +
+         QueueLines(group.value("/spec/queue"_json_pointer, std::string("default")), queue);
+}
+
 std::string ExplainJob(const std::string& ns, const std::string& name, const json& job,
                        const std::vector<json>& groups, const std::vector<json>& nodes,
                        const json* queue) {
@@ -294,34 +336,15 @@ std::string ExplainJob(const std::string& ns, const std::string& name, const jso
     out += "  " + msg + "\n";
   }
   std::string conditions;
-  if (groups.empty()) out += "PodGroup: none yet\n";
-  for (const json& pg : groups) {
-    const json& ps = pg.value("status", json::object());
-    out +=
-        fmt::format("PodGroup {}: {} (minMember {}, running {})\n",
-                    pg["metadata"].value("name", ""), ps.value("phase", "Pending"),
-                    pg.value("spec", json::object()).value("minMember", 0), ps.value("running", 0));
-    for (const json& c : ps.value("conditions", json::array())) {
-      out += fmt::format("  {}={} {}: {}\n", c.value("type", ""), c.value("status", ""),
-                         c.value("reason", ""), c.value("message", ""));
-      conditions += c.value("reason", "") + " " + c.value("message", "") + "\n";
-    }
-  }
+  out += PodGroupLines(groups, &conditions);
   NodeFit fit = FitNodes(job, nodes);
   out += fit.report;
+  out += QueueLines(qname, queue);
   if (queue != nullptr) {
-    const Queue view(*queue);
-    out += fmt::format(
-        "Queue {}: {}, weight {}, capability {}, allocated {}\n", qname, view.State(),
-        view.weight(), Quantities(view.capability()),
-        Quantities(queue->value("status", json::object()).value("allocated", json::object())));
-    if (std::string note = QueueWindowNote(*queue); !note.empty()) out += "  " + note + "\n";
     for (const std::string& limit : QueueLimits(*queue, GangNeed(job, groups))) {
       out += "  queue limit reached: " + limit + "\n";
       conditions += "queue capability exceeded\n";
     }
-  } else {
-    out += fmt::format("Queue {}: not found\n", qname);
   }
   out += "Suggestion:\n";
   for (const std::string& s : Suggestions(job, groups, queue, conditions, fit.fixes)) {

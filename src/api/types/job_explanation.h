@@ -24,6 +24,10 @@ std::string QueueWindowNote(const nlohmann::json& queue);
 // {"cpu":"2","nvidia.com/gpu":"1"} → "cpu=2,nvidia.com/gpu=1"; "<none>" when empty.
 std::string Quantities(const nlohmann::json& map);
 
+// The lines ExplainJob prints for a PodGroup of its own (no Volcano Job owns it: a Deployment's,
+// a bare pod group's): its phase and conditions, and its queue (null: not found).
+std::string ExplainPodGroup(const nlohmann::json& group, const nlohmann::json* queue);
+
 // The explanation of Volcano Job `job` (`name` in `ns`): `groups` its PodGroups, `nodes` every
 // node, `queue` its queue (null: not found).
 std::string ExplainJob(const std::string& ns, const std::string& name, const nlohmann::json& job,

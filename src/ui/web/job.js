@@ -1,38 +1,12 @@
 // A job's page (#/job/NS/NAME for a Volcano Job, #/job/NS/NAME/podgroup for a PodGroup of its
-// own): its phase and queue, why it waits (for a Volcano Job the text `etna explain` prints,
-// from the server's GET /ui/explain; for a PodGroup its conditions as explain prints them), its
-// tasks and where each runs, its Events, each pod's log followed live, and the
-// suspend/resume/delete actions.
+// own): its phase and queue, why it waits (the text `etna explain` prints, from the server's
+// GET /ui/explain, which makes it with the CLI's code), its tasks and where each runs, its
+// Events, each pod's log followed live, and the suspend/resume/delete actions.
 import * as api from './api.js';
 import {h, clear, confirmed} from './dom.js';
 import * as model from './model.js';
 
 const EVENTS_PERIOD_MS = 3000;
-
-function quantities(map) {
-  const entries = Object.entries(map || {});
-  return entries.length ? entries.map(([k, v]) => `${k}=${v}`).join(',') : '<none>';
-}
-
-// The lines `etna explain` prints for PodGroups and a queue (api/types/job_explanation.cc), for
-// a PodGroup no Volcano Job owns.
-export function explainLines(groups, queue, queueName) {
-  const lines = [];
-  if (!groups.length) lines.push('PodGroup: none yet');
-  for (const pg of groups) {
-    const s = pg.status || {};
-    lines.push(`PodGroup ${pg.metadata.name}: ${s.phase || 'Pending'} (minMember ${(pg.spec || {}).minMember || 0}, running ${s.running || 0})`);
-    for (const c of s.conditions || []) lines.push(`  ${c.type}=${c.status} ${c.reason || ''}: ${c.message || ''}`);
-  }
-  if (queue) {
-    const spec = queue.spec || {};
-    const state = (queue.status && queue.status.state) || spec.state || 'Open';
-    lines.push(`Queue ${queueName}: ${state}, weight ${spec.weight || 1}, capability ${quantities(spec.capability)}, allocated ${quantities((queue.status || {}).allocated)}`);
-  } else {
-    lines.push(`Queue ${queueName}: not found`);
-  }
-  return lines;
-}
 
 export function mount(main, cluster, params) {
   const [ns, name, kind] = params;
@@ -48,8 +22,8 @@ export function mount(main, cluster, params) {
   let following = null;
   let eventsTimer = null;
   let lastEvents = [];
-  let explanation = '';  // the server's `etna explain` text for a Volcano Job
-  let explainedVersion = '';  // the job's resourceVersion when it was asked last
+  let explanation = '';  // the server's `etna explain` text
+  let explainedVersion = '';  // the object's resourceVersion when it was asked last
 
   function find() {
     const key = `${ns}/${name}`;
@@ -107,7 +81,7 @@ export function mount(main, cluster, params) {
   }
 
   async function explain() {
-    const params = new URLSearchParams({namespace: ns, name});
+    const params = new URLSearchParams({namespace: ns, name, ...(isGroup ? {kind: 'PodGroup'} : {})});
     try {
       const response = await fetch(`/ui/explain?${params}`, {headers: {Authorization: `Bearer ${api.token()}`}});
       explanation = response.ok ? await response.text() : `etna explain: ${response.status} ${(await response.text()).slice(0, 300)}`;
@@ -124,7 +98,7 @@ export function mount(main, cluster, params) {
     } catch (e) {
       lastEvents = [];
     }
-    if (!isGroup) await explain();
+    await explain();
     update();
   }
 
@@ -138,9 +112,9 @@ export function mount(main, cluster, params) {
       clear(tasks);
       return;
     }
-    const {object, groups, pods} = found;
-    if (!isGroup && object.metadata.resourceVersion !== explainedVersion) {
-      explainedVersion = object.metadata.resourceVersion;  // the job changed: ask again now
+    const {object, pods} = found;
+    if (object.metadata.resourceVersion !== explainedVersion) {
+      explainedVersion = object.metadata.resourceVersion;  // it changed: ask again now
       explain().then(update);
     }
     const phase = isGroup ? ((object.status || {}).phase || 'Pending') : ((object.status || {}).state || {}).phase || 'Pending';
@@ -157,9 +131,8 @@ export function mount(main, cluster, params) {
         .map((c) => `Pod ${p.metadata.name}: ${c.reason || 'Unschedulable'}: ${c.message}`));
     clear(why);
     why.append(h('h2', {id: 'why-title'}, ['Pending', 'Inqueue'].includes(phase) || waiting.length ? 'Why it waits' : 'Scheduler'),
-        h('div', {class: waiting.length || ['Pending', 'Inqueue'].includes(phase) ? 'reason' : 'reason settled', id: 'reason'}, [
-          ...(isGroup ? explainLines(groups, cluster.get('queues').get(queueName), queueName) : [explanation.trimEnd() || 'Asking the server…']),
-          ...podReasons].join('\n')));
+        h('div', {class: waiting.length || ['Pending', 'Inqueue'].includes(phase) ? 'reason' : 'reason settled', id: 'reason'},
+            [explanation.trimEnd() || 'Asking the server…', ...podReasons].join('\n')));
     clear(tasks);
     tasks.append(h('h2', {}, `Tasks (${pods.length} pods)`), h('table', {},
         h('thead', {}, h('tr', {}, ['Pod', 'Task', 'Phase', 'Node', 'GPUs', 'Restarts', 'Since', ''].map((t) => h('th', {scope: 'col'}, t)))),
