@@ -17,7 +17,6 @@ Chromium dies every call raises AssertionError with the tail of its stderr.
 Chromium comes from Debian's `chromium` package (scripts/install-deps.sh installs it). It runs
 with --no-sandbox, so it also works as root in a container.
 """
-import base64
 import fcntl
 import itertools
 import json
@@ -28,6 +27,8 @@ import subprocess
 import tempfile
 import threading
 import time
+
+from scripted_page import ScriptedPage
 
 WIDTH, HEIGHT = 1280, 800
 
@@ -276,7 +277,7 @@ class Browser:
         return page
 
 
-class Page:
+class Page(ScriptedPage):
     """One tab, made by Browser.open.
 
     console: what the page logged ("log: text", "error: text", ...) and the exceptions it did
@@ -347,47 +348,8 @@ class Page:
                                  f"{_exception_text(result['exceptionDetails'])}")
         return result["result"].get("value")
 
-    def wait_for(self, expression, timeout=10):
-        """Evaluates `expression` every 50 ms until its value is truthy and returns that value.
-        An evaluation that throws counts as falsy. On timeout, raises AssertionError naming the
-        expression, with its last value or exception and the console messages so far."""
-        deadline = time.monotonic() + timeout
-        while True:
-            try:
-                last = self.eval(expression)
-                if last:
-                    return last
-            except AssertionError as e:
-                if self.crashed or self.browser._dead:
-                    raise
-                last = e
-            if time.monotonic() >= deadline:
-                raise AssertionError(f"timed out after {timeout} s waiting for {expression!r} "
-                                     f"(last: {last!r}); console: {self.console}")
-            time.sleep(0.05)
-
-    def click(self, selector):
-        """Clicks the first element matching the CSS `selector` (element.click()); raises
-        AssertionError when there is none. A confirm() it opens is answered per dialog_accept."""
-        self.eval(f"""(() => {{
-            const el = document.querySelector({json.dumps(selector)});
-            if (!el) throw new Error("no element matches " + {json.dumps(selector)});
-            el.click();
-        }})()""")
-
-    def type(self, selector, text):
-        """Sets the value of the input, textarea or select matching `selector` to `text` and
-        dispatches `input` and `change` events, as if the user had typed it."""
-        self.eval(f"""(() => {{
-            const el = document.querySelector({json.dumps(selector)});
-            if (!el) throw new Error("no element matches " + {json.dumps(selector)});
-            el.focus();
-            // The prototype's setter, so frameworks that wrap `value` see the change.
-            Object.getOwnPropertyDescriptor(Object.getPrototypeOf(el), "value")
-                .set.call(el, {json.dumps(text)});
-            el.dispatchEvent(new Event("input", {{bubbles: true}}));
-            el.dispatchEvent(new Event("change", {{bubbles: true}}));
-        }})()""")
+    def _gone(self):
+        return self.crashed or self.browser._dead
 
     def set_dark(self, dark=True):
         """Emulates prefers-color-scheme: dark (True) or light (False)."""
@@ -397,11 +359,7 @@ class Page:
 
     def screenshot(self, path):
         """Writes a PNG of the viewport to `path`, creating its directories; returns path."""
-        data = self.send("Page.captureScreenshot", {"format": "png"})["data"]
-        os.makedirs(os.path.dirname(os.path.abspath(path)), exist_ok=True)
-        with open(path, "wb") as f:
-            f.write(base64.b64decode(data))
-        return path
+        return self.write_png(path, self.send("Page.captureScreenshot", {"format": "png"})["data"])
 
     def close(self):
         """Closes this tab."""

@@ -1,10 +1,11 @@
-"""Self-test of tests/e2e/browser.py: serves a small page on 127.0.0.1 and checks eval,
-wait_for, click, type, confirm() handling, the console, dark mode and screenshots against it.
+"""Self-test of the browser drivers, tests/e2e/browser.py (Chromium) and tests/e2e/firefox.py
+(Firefox): serves a small page on 127.0.0.1 and checks eval, wait_for, click, type, confirm()
+handling, the console, dark mode and screenshots against it, in the browser named.
 
-    python3 tests/e2e/browser_selftest.py
+    python3 tests/e2e/browser_selftest.py chromium|firefox
 
-Exits 0 when all pass, else 1 with the failure. Fails (does not skip) where Chromium is not
-installed: scripts/install-deps.sh installs it.
+Exits 0 when all pass, else 1 with the failure. Fails (does not skip) where the browser is not
+installed: scripts/install-deps.sh installs both (Debian's chromium and firefox-esr).
 """
 import http.server
 import os
@@ -18,6 +19,11 @@ import zlib
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from browser import Browser, find_chromium  # noqa: E402
+from firefox import Firefox, find_firefox  # noqa: E402
+
+# name: (driver, how to find it, its Debian package)
+DRIVERS = {"chromium": (Browser, find_chromium, "chromium"),
+           "firefox": (Firefox, find_firefox, "firefox-esr")}
 
 PAGE = b"""<!doctype html>
 <html><head><meta charset="utf-8"><title>selftest</title>
@@ -96,8 +102,8 @@ def png_info(path):
     return width, height, tuple(first_row[1:4])
 
 
-def run(url, out):
-    with Browser() as b:
+def run(name, url, out):
+    with DRIVERS[name][0]() as b:
         page = b.open(url)
         check("title", page.eval("document.title"), "selftest")
         check("viewport", page.eval("[window.innerWidth, window.innerHeight]"), [1280, 800])
@@ -155,33 +161,49 @@ def run(url, out):
             raise AssertionError("navigating to a #fragment waited for a load event")
         check("hashchange", page.wait_for("hashes.length == 2 && hashes"), ["#/jobs", "#/queues"])
 
-        b.proc.kill()  # a dead Chromium makes calls fail quickly, not hang
+        if name == "firefox":
+            # Another site (a new content process under Fission) is hooked too: the console
+            # from its start, and confirm().
+            other = url.replace("127.0.0.1", "localhost") + "?other"
+            page.navigate(other)
+            check("navigate to another site", page.eval("location.href"), other)
+            check("console of the other site", page.console[-1], "log: dashboard ready 42")
+            page.click("#delete")
+            page.wait_for(STATUS + " == 'deleted'")
+            check("dialogs of the other site", len(page.dialogs), 3)
+
+        b.proc.kill()  # a dead browser makes calls fail quickly, not hang
         start = time.monotonic()
-        raises("eval after chromium died", lambda: page.eval("1"), "chromium died")
+        raises(f"eval after {name} died", lambda: page.eval("1"), f"{name} died")
         if time.monotonic() - start > 5:
-            raise AssertionError("noticing chromium's death took over 5 s")
+            raise AssertionError(f"noticing {name}'s death took over 5 s")
         return b.dir
 
 
 def main():
-    if not find_chromium():
-        print("FAIL: chromium is not installed; run scripts/install-deps.sh", file=sys.stderr)
+    name = sys.argv[1] if len(sys.argv) > 1 else "chromium"
+    if name not in DRIVERS:
+        print(f"usage: browser_selftest.py {'|'.join(DRIVERS)}", file=sys.stderr)
+        return 2
+    if not DRIVERS[name][1]():
+        print(f"FAIL: {DRIVERS[name][2]} is not installed; run scripts/install-deps.sh",
+              file=sys.stderr)
         return 1
     server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Handler)
     threading.Thread(target=server.serve_forever, daemon=True).start()
     start = time.monotonic()
     try:
-        with tempfile.TemporaryDirectory(prefix="browser-selftest-") as out:
-            profile = run(f"http://127.0.0.1:{server.server_address[1]}/", out)
+        with tempfile.TemporaryDirectory(prefix=f"{name}-selftest-") as out:
+            profile = run(name, f"http://127.0.0.1:{server.server_address[1]}/", out)
             if os.path.exists(profile):
-                raise AssertionError(f"Browser left its directory {profile} behind")
+                raise AssertionError(f"{name} left its directory {profile} behind")
     except Exception as e:  # noqa: BLE001 -- any failure is reported the same way
         traceback.print_exc()
         print(f"FAIL: {e}", file=sys.stderr)
         return 1
     finally:
         server.shutdown()
-    print(f"browser selftest: OK in {time.monotonic() - start:.1f} s")
+    print(f"{name} selftest: OK in {time.monotonic() - start:.1f} s")
     return 0
 
 

@@ -37,8 +37,8 @@ How the Chromium driver's events are emulated (Marionette has no events):
     it was thrown, without the stack; errors outside scripts (CSP violations, failed loads) are
     not caught; messages reach the browser asynchronously, a few milliseconds late at worst.
     Frame scripts (Services.mm.loadFrameScript) are an old Firefox API, still there in 153
-    ESR; should a later Firefox remove it, Firefox.__enter__ raises (firefox_selftest.py also
-    checks that the hook still sees what pages log).
+    ESR; should a later Firefox remove it, Firefox.__enter__ raises (`browser_selftest.py firefox`
+    also checks that the hook still sees what pages log).
   * dialogs never open: alert() returns at once; confirm() returns dialog_accept; prompt()
     returns its default value ("" without one) when dialog_accept, else null. Their messages
     go to Page.dialogs. (beforeunload prompts are off under Marionette.)
@@ -52,7 +52,6 @@ The page's Content-Security-Policy does not block eval().
 
 Firefox comes from Debian's `firefox-esr` package (scripts/install-deps.sh installs it).
 """
-import base64
 import itertools
 import json
 import os
@@ -62,6 +61,8 @@ import socket
 import subprocess
 import tempfile
 import time
+
+from scripted_page import ScriptedPage
 
 WIDTH, HEIGHT = 1280, 800
 
@@ -426,7 +427,7 @@ class Firefox:
         return self.page
 
 
-class Page:
+class Page(ScriptedPage):
     """The tab of a Firefox, made by Firefox.open.
 
     console: what the page logged ("log: text", "error: text", ...) and the exceptions it did
@@ -509,47 +510,8 @@ class Page:
             raise AssertionError(f"{expression!r} threw: {value['__etnaError']}")
         return value
 
-    def wait_for(self, expression, timeout=10):
-        """Evaluates `expression` every 50 ms until its value is truthy and returns that value.
-        An evaluation that throws counts as falsy. On timeout, raises AssertionError naming the
-        expression, with its last value or exception and the console messages so far."""
-        deadline = time.monotonic() + timeout
-        while True:
-            try:
-                last = self.eval(expression)
-                if last:
-                    return last
-            except AssertionError as e:
-                if self.browser._dead:
-                    raise
-                last = e
-            if time.monotonic() >= deadline:
-                raise AssertionError(f"timed out after {timeout} s waiting for {expression!r} "
-                                     f"(last: {last!r}); console: {self.console}")
-            time.sleep(0.05)
-
-    def click(self, selector):
-        """Clicks the first element matching the CSS `selector` (element.click()); raises
-        AssertionError when there is none. A confirm() it calls returns dialog_accept."""
-        self.eval(f"""(() => {{
-            const el = document.querySelector({json.dumps(selector)});
-            if (!el) throw new Error("no element matches " + {json.dumps(selector)});
-            el.click();
-        }})()""")
-
-    def type(self, selector, text):
-        """Sets the value of the input, textarea or select matching `selector` to `text` and
-        dispatches `input` and `change` events, as if the user had typed it."""
-        self.eval(f"""(() => {{
-            const el = document.querySelector({json.dumps(selector)});
-            if (!el) throw new Error("no element matches " + {json.dumps(selector)});
-            el.focus();
-            // The prototype's setter, so frameworks that wrap `value` see the change.
-            Object.getOwnPropertyDescriptor(Object.getPrototypeOf(el), "value")
-                .set.call(el, {json.dumps(text)});
-            el.dispatchEvent(new Event("input", {{bubbles: true}}));
-            el.dispatchEvent(new Event("change", {{bubbles: true}}));
-        }})()""")
+    def _gone(self):
+        return self.browser._dead
 
     def set_dark(self, dark=True):
         """Makes prefers-color-scheme match dark (True) or light (False), in this page and the
@@ -561,11 +523,7 @@ class Page:
     def screenshot(self, path):
         """Writes a PNG of the viewport (1280x800) to `path`, creating its directories; returns
         path."""
-        data = self.send("WebDriver:TakeScreenshot", {"full": False})["value"]
-        os.makedirs(os.path.dirname(os.path.abspath(path)), exist_ok=True)
-        with open(path, "wb") as f:
-            f.write(base64.b64decode(data))
-        return path
+        return self.write_png(path, self.send("WebDriver:TakeScreenshot", {"full": False})["value"])
 
     def close(self):
         """Leaves the page for about:blank (the tab itself stays: Firefox has only this one)."""
