@@ -93,6 +93,10 @@ int RunCluster(Invocation& inv) {
   }
   api_options.usage_sample_period = *usage_period;
   api_options.prometheus_url = inv.Get("prometheus-url");
+  if (!api_options.prometheus_url.empty() && inv.Has("usage-sample-period")) {
+    return inv.UsageError(
+        "--usage-sample-period: with --prometheus-url the history is Prometheus'; give one");
+  }
   const std::string profile = inv.Get("profile");  // empty: the built-in profile
   auto period = ParseDuration(inv.Get("period"));
   if (!period.ok()) return inv.UsageError("--period: " + period.status().message());

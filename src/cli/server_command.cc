@@ -40,6 +40,10 @@ int Serve(Invocation& inv) {
   }
   flags.usage_sample_period = *usage_period;
   flags.prometheus_url = inv.Get("prometheus-url");
+  if (!flags.prometheus_url.empty() && inv.Has("usage-sample-period")) {
+    return inv.UsageError(
+        "--usage-sample-period: with --prometheus-url the history is Prometheus'; give one");
+  }
   flags.etcd_servers = SplitCommaList(inv.Get("etcd-servers"));
   flags.etcd_ca_file = inv.Get("etcd-cafile");
   flags.etcd_cert_file = inv.Get("etcd-certfile");

@@ -178,6 +178,12 @@ def firefox_checks(dev, url, token, artifacts):
 def main():
     etna, seed, examples, artifacts = sys.argv[1:5]
     os.makedirs(artifacts, exist_ok=True)
+    # A history sampled by the server and one from Prometheus are not both given: refused by name.
+    for command in ("server", "dev"):
+        r = subprocess.run([etna, command, "--data-dir", os.path.join(artifacts, "unused"),
+                            "--prometheus-url", "http://127.0.0.1:9", "--usage-sample-period", "5s"],
+                           capture_output=True, text=True, timeout=30)
+        assert r.returncode == 2 and "--usage-sample-period" in r.stderr, (command, r.stderr)
     with Dev(etna, prefix="etna-ui-", args=["--usage-sample-period", "1s"]) as dev:
         assert "dashboard at https://" in dev.output(), dev.output()
         url = server_url(dev)
