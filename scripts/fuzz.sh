@@ -22,7 +22,7 @@ FUZZ_DIR="$ROOT/src/fuzz"
 OUT=${FUZZ_OUT:-$ROOT/build-fuzz}
 CXX=${FUZZ_CXX:-clang++-14}
 JOBS=${FUZZ_JOBS:-2}
-COMMON=(-std=c++20 -O1 -g -fno-omit-frame-pointer -I"$ROOT/src")
+COMMON=(-std=c++20 -O1 -gline-tables-only -fno-omit-frame-pointer -I"$ROOT/src")
 SAN=(-fsanitize=address,undefined -fno-sanitize-recover=all)
 LIBS=(-lyaml-cpp -lfmt)
 
