@@ -65,7 +65,7 @@ DecisionApplier::~DecisionApplier() {
 }
 
 void DecisionApplier::Apply(const Assembled& view, const std::vector<sched::Node>& nodes,
-                            const sched::Decision& decision) {
+                            const sched::Decision& decision, QueueUsage& usage, TimeMs now) {
   std::unordered_map<std::string_view, const sched::Node*> by_name;
   for (const auto& n : nodes) by_name[n.name] = &n;
   std::vector<BindJob> jobs;
@@ -88,7 +88,7 @@ void DecisionApplier::Apply(const Assembled& view, const std::vector<sched::Node
   cv_.notify_all();
   for (const auto& e : decision.evictions) Evict(e);
   UpdateJobs(view, decision);
-  UpdateQueues(view, decision);
+  UpdateQueues(view, decision, usage, now);
 }
 
 void DecisionApplier::Post(std::function<void()> work) {
@@ -283,7 +283,8 @@ json QueueWindowJson(const QueueWindowStatus& w) {
 
 }  // namespace
 
-void DecisionApplier::UpdateQueues(const Assembled& view, const sched::Decision& decision) {
+void DecisionApplier::UpdateQueues(const Assembled& view, const sched::Decision& decision,
+                                   QueueUsage& usage, TimeMs now) {
   const auto& s = view.snapshot;
   std::vector<ResourceVector> allocated = view.queue_allocated;
   for (const auto& b : decision.binds) {
@@ -305,13 +306,22 @@ void DecisionApplier::UpdateQueues(const Assembled& view, const sched::Decision&
     auto& last = queue_allocated_[s.queues[q].name];
     json window = QueueWindowJson(view.queue_windows[q]);
     auto& last_window = queue_window_[s.queues[q].name];
-    if (next == last && window == last_window) continue;
-    json list = json::object();
-    for (const auto& [k, _] : last) list[k] = nullptr;  // dropped resources
-    for (const auto& [k, v] : next) list[k] = v;
-    json status = {{"allocated", list}};
+    const sched::QueueReport* report =  // the session reports queues in snapshot order
+        q < decision.queues.size() && decision.queues[q].name == s.queues[q].name
+            ? &decision.queues[q]
+            : nullptr;
+    json usage_status = usage.DueStatus(s.queues[q].name, now, report);
+    if (next == last && window == last_window && usage_status.is_null()) continue;
+    json status = json::object();
+    if (next != last) {
+      json list = json::object();
+      for (const auto& [k, _] : last) list[k] = nullptr;  // dropped resources
+      for (const auto& [k, v] : next) list[k] = v;
+      status["allocated"] = list;
+    }
     // A merge patch replaces the whole object (nextOpen goes when the window is open).
     if (window != last_window) status["timeWindow"] = window;
+    if (!usage_status.is_null()) status["usage"] = usage_status;
     auto r = rest_->MergePatch(client::Path("queues", "", s.queues[q].name), {{"status", status}},
                                "status");
     if (!r.ok()) {
@@ -321,6 +331,7 @@ void DecisionApplier::UpdateQueues(const Assembled& view, const sched::Decision&
     }
     last = std::move(next);
     last_window = std::move(window);
+    if (!usage_status.is_null()) usage.Written(s.queues[q].name, now);
     std::lock_guard<std::mutex> lock(mu_);
     ++stats_.queue_patches;
   }

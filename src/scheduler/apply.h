@@ -48,8 +48,9 @@ class DecisionApplier {
   ~DecisionApplier();
 
   // `nodes` are the snapshot's nodes as the cycle saw them (for device UUIDs and MIG ids).
+  // `usage` gives each queue's status.usage when it is due (written as of `now`).
   void Apply(const Assembled& view, const std::vector<sched::Node>& nodes,
-             const sched::Decision& decision);
+             const sched::Decision& decision, QueueUsage& usage, TimeMs now);
   // Blocks until every bind and patch handed out so far has been answered.
   void WaitForBinds();
   ApplyStats stats() const;
@@ -77,7 +78,8 @@ class DecisionApplier {
                      const json& status);
   void Evict(const sched::EvictDecision& e);
   void UpdateJobs(const Assembled& view, const sched::Decision& decision);
-  void UpdateQueues(const Assembled& view, const sched::Decision& decision);
+  void UpdateQueues(const Assembled& view, const sched::Decision& decision, QueueUsage& usage,
+                    TimeMs now);
 
   client::RestClient* rest_;
   Cache* cache_;

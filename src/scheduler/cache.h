@@ -40,6 +40,7 @@ struct Assembled {
   std::vector<std::string> job_keys;   // "<ns>/<podgroup>" per job; empty for a pod's own job
   std::vector<ResourceVector> queue_allocated;   // per queue: requests of tasks holding nodes
   std::vector<QueueWindowStatus> queue_windows;  // per queue: its time window, for its status
+  std::vector<StoredUsage> queue_stored_usage;   // per queue: its status.usage
 };
 
 struct CacheStats {

@@ -63,6 +63,7 @@ Assembled Cache::Assemble(TimeMs now_ms) {
   }
   out.queue_allocated.resize(s.queues.size());
   out.queue_windows.resize(s.queues.size());
+  for (const auto& [name, q] : queues_) out.queue_stored_usage.push_back(q.stored_usage);
   {
     size_t i = 0;
     for (const auto& [name, q] : queues_) {

@@ -28,6 +28,7 @@
 #include "common/time_window.h"
 #include "sched/framework/decision.h"
 #include "sched/model/snapshot.h"
+#include "scheduler/queue_usage.h"
 
 namespace etna::scheduler {
 
@@ -85,6 +86,7 @@ struct QueueRecord {
   sched::Queue queue;  // parent unresolved; window resolved per cycle (Cache::Assemble)
   std::string parent;
   std::vector<TimePolicy> time_policies;  // spec.timePolicies
+  StoredUsage stored_usage;               // status.usage
 };
 
 Result<QueueRecord> ConvertQueue(const json& queue);

@@ -216,6 +216,7 @@ Result<QueueRecord> ConvertQueue(const json& queue) {
     r.time_policies.push_back(p);
   }
   q.window.suspend = view.time_policy_action() == "Suspend";
+  r.stored_usage = ParseStoredUsage(view.usage());
   return r;
 }
 

@@ -10,6 +10,7 @@
 #include "api/types/fields.h"
 #include "api/types/well_known.h"
 #include "client/lease.h"
+#include "sched/fairness/fairshare.h"
 #include "sched/framework/cycle.h"
 #include "sched/framework/registry.h"
 
@@ -220,10 +221,22 @@ Result<CycleStats> Scheduler::Cycle() {
     std::lock_guard<std::mutex> lock(conf_mu_);
     conf = conf_;
   }
+  // Usage is kept whether or not a plugin reads it (metrics, status), with the default half-life
+  // when none keeps fair share.
+  auto fairshare = sched::fairness::FairshareOf(conf);
+  const TimeMs now = clock_->NowMs();
+  usage_.Advance(now,
+                 fairshare.ok() && fairshare->enabled ? fairshare->half_life_ms
+                                                      : sched::kDefaultUsageHalfLifeMs,
+                 snap, view.queue_allocated, view.queue_stored_usage);
   auto t1 = std::chrono::steady_clock::now();
   // The core takes its snapshot by value; the applier still needs the indices' meaning.
-  Assembled kept{sched::Snapshot{}, std::move(view.task_keys), std::move(view.job_keys),
-                 std::move(view.queue_allocated), std::move(view.queue_windows)};
+  Assembled kept{sched::Snapshot{},
+                 std::move(view.task_keys),
+                 std::move(view.job_keys),
+                 std::move(view.queue_allocated),
+                 std::move(view.queue_windows),
+                 {}};
   kept.snapshot.jobs = snap.jobs;
   kept.snapshot.queues = snap.queues;
   kept.snapshot.tasks.reserve(snap.tasks.size());
@@ -269,7 +282,7 @@ Result<CycleStats> Scheduler::Cycle() {
     reservations_.push_back({r.job_uid, std::move(by_name)});
   }
   CarryNominations(kept.snapshot, decision->nominations);
-  applier_->Apply(kept, nodes, *decision);
+  applier_->Apply(kept, nodes, *decision, usage_, now);
   stats.apply_ms = MsSince(t2);
   stats.binds = decision->binds.size();
   stats.evictions = decision->evictions.size();

@@ -179,6 +179,7 @@ class Scheduler {
   std::vector<std::pair<std::string, std::vector<std::pair<std::string, ResourceVector>>>>
       reservations_;  // carried between cycles by job uid and node name
   std::map<std::string, sched::Backoff> backoff_;  // by job uid
+  QueueUsage usage_;  // each queue's decayed usage, for fair share and status.usage
   // Job::evicted_in_run as the last cycle left it, by job uid: the PodGroup's status.evictedInRun
   // carries it across restarts, this until the watch delivers the applier's write.
   std::map<std::string, std::pair<ResourceVector, TimeMs>> evicted_in_run_;

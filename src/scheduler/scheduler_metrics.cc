@@ -54,7 +54,15 @@ SchedulerMetrics::SchedulerMetrics(metrics::Registry* r)
                              {"queue_name"})),
       oldest_pending_(r->Gauge("etna_queue_oldest_pending_job_seconds",
                                "Age of the queue's longest-waiting pending job (0: none)",
-                               {"queue_name"})) {
+                               {"queue_name"})),
+      usage_gpu_seconds_(r->Gauge("etna_queue_usage_gpu_seconds",
+                                  "GPU-seconds the queue held, each second weighted by "
+                                  "2^(-age/half-life) (fair share over time)",
+                                  {"queue_name"})),
+      fairshare_factor_(r->Gauge("etna_queue_fairshare_factor",
+                                 "2^(-usage/share): 1 for a queue that used nothing, 0.5 for one "
+                                 "that used exactly its share (when fair share is on)",
+                                 {"queue_name"})) {
   for (const char* q : {"allocated", "request", "deserved", "capacity", "real_capacity"}) {
     std::string what = q;
     std::replace(what.begin(), what.end(), '_', ' ');
@@ -132,7 +140,7 @@ void SchedulerMetrics::ObserveCycle(const sched::Snapshot& before, const sched::
 void SchedulerMetrics::ObserveQueues(const sched::Snapshot& before, const sched::Decision& decision,
                                      const std::vector<int>& waiting, TimeMs now_ms) {
   std::map<std::string, std::map<LabelValues, double>> cpu, memory, scalar;
-  std::map<LabelValues, double> share, weight, overused, pending, oldest;
+  std::map<LabelValues, double> share, weight, overused, pending, oldest, usage, factor;
   int dims = ResourceNames::Global().size();
   for (const sched::QueueReport& q : decision.queues) {
     // A dimension without a limit is reported as the cluster's whole (real capability).
@@ -161,9 +169,11 @@ void SchedulerMetrics::ObserveQueues(const sched::Snapshot& before, const sched:
     share[{q.name}] = q.share;
     weight[{q.name}] = q.weight;
     overused[{q.name}] = q.overused ? 1 : 0;
+    if (q.fairshare) factor[{q.name}] = q.fairshare_factor;
     pending[{q.name}] = 0;
     oldest[{q.name}] = 0;
   }
+  for (const sched::Queue& q : before.queues) usage[{q.name}] = q.usage.Get(kGpu) / 1000.0;
   std::unordered_map<sched::JobIdx, sched::PodGroupPhase> phase_now;
   for (const auto& u : decision.jobs) phase_now[u.job] = u.phase;
   for (size_t j = 0; j < before.jobs.size(); ++j) {
@@ -191,6 +201,8 @@ void SchedulerMetrics::ObserveQueues(const sched::Snapshot& before, const sched:
   overused_.ReplaceAll(std::move(overused));
   pending_jobs_.ReplaceAll(std::move(pending));
   oldest_pending_.ReplaceAll(std::move(oldest));
+  usage_gpu_seconds_.ReplaceAll(std::move(usage));
+  fairshare_factor_.ReplaceAll(std::move(factor));
 }
 
 }  // namespace etna::scheduler

@@ -1,7 +1,8 @@
 // SchedulerMetrics: the scheduler's metrics under Volcano's names (docs/monitoring.md): cycle,
 // action and plugin latency, task and job scheduling latency, schedule attempts, preemptions,
 // unschedulable jobs and tasks, and per queue the allocated / request / deserved / capacity /
-// real capacity gauges, share, weight and overused, plus etna's pending-job gauges per queue.
+// real capacity gauges, share, weight and overused, plus etna's pending-job gauges per queue and
+// fair share over time: the decayed GPU-seconds and, when a plugin keeps it, the factor.
 // Scalar resources are reported in milli-units as Volcano does (one GPU is 1000).
 // Thread-safety: ObserveCycle from the scheduler's loop (one cycle at a time); the registry is
 // rendered from any thread.
@@ -48,6 +49,8 @@ class SchedulerMetrics {
   metrics::GaugeFamily& overused_;
   metrics::GaugeFamily& pending_jobs_;
   metrics::GaugeFamily& oldest_pending_;
+  metrics::GaugeFamily& usage_gpu_seconds_;
+  metrics::GaugeFamily& fairshare_factor_;
   // By quantity ("allocated", "request", ...) the milli_cpu, memory_bytes and scalar families.
   struct QuantityFamilies {
     metrics::GaugeFamily* milli_cpu;

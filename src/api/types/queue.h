@@ -47,6 +47,9 @@ class Queue : public ObjectView {
   std::string next_window_open() const {
     return String(json(), {"status", "timeWindow", "nextOpen"});
   }
+  // status.usage, as the scheduler writes it (scheduler/queue_usage.h): decayed usage for fair
+  // share over time.
+  const Json& usage() const { return Object(json(), {"status", "usage"}); }
 };
 
 }  // namespace etna::api::types

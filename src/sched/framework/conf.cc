@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <set>
 
+#include "sched/fairness/fairshare.h"
 #include "sched/framework/registry.h"
 
 namespace etna::sched {
@@ -221,6 +222,8 @@ Result<SchedulerConf> ParseSchedulerConf(std::string_view yaml, const Registry& 
       if (!plugin.ok()) return plugin.status();
     }
   }
+  // The plugins that keep fair share over time must agree on its half-life.
+  if (auto fairshare = fairness::FairshareOf(conf); !fairshare.ok()) return fairshare.status();
   for (const auto& name : conf.actions) {
     Arguments args;
     if (auto it = conf.action_arguments.find(name); it != conf.action_arguments.end()) {
@@ -243,6 +246,9 @@ tiers:
   - name: drf
   - name: predicates
   - name: capacity
+    arguments:
+      fairshare: true
+      fairshare.halfLife: 168h
   - name: nodeorder
   - name: binpack
     arguments:

@@ -57,6 +57,7 @@ Result<SchedulerConf> ParseSchedulerConf(std::string_view yaml, const Registry& 
 // The configuration used when none is given: Volcano's default plus the actions and plugins the
 // seed relies on (preempt and reclaim, capacity-style queues, binpack). workload-defaults carries
 // the seed's placement rules (docs/design.md) and weighs 10 so that they win over plain binpack.
+// capacity keeps fair share over time (fairness/fairshare.h) with Slurm's 7-day half-life.
 std::string_view DefaultSchedulerConfYaml();
 
 }  // namespace etna::sched

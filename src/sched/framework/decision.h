@@ -68,6 +68,10 @@ struct QueueReport {
   ResourceVector real_capability;  // capability less the other queues' guarantees
   double share = 0;                // allocated / deserved, dominant over deserved's dimensions
   bool overused = false;
+  // Fair share over time (fairness/fairshare.h), when a plugin keeps it.
+  bool fairshare = false;
+  double usage_share = 0;       // u: the share of the cluster the queue held, decayed
+  double fairshare_factor = 1;  // F = 2^(−u/s)
 };
 
 // Where a cycle's time went, in milliseconds; filled only when RunCycle is given a clock.

@@ -104,6 +104,10 @@ void Session::ReportQueues() {
         fairness::RealCapability(cluster_total(), total_guarantee, q.guarantee, q.capability);
     r.share = r.deserved.empty() ? 0 : fairness::ShareOfLimit(q.allocated, r.deserved).ToDouble();
     r.overused = Overused(q);
+    const QueueFairshareReport& fs = queue_fairshare(static_cast<QueueIdx>(i));
+    r.fairshare = fs.reported;
+    r.usage_share = fs.usage_share;
+    r.fairshare_factor = fs.factor;
     decision().queues.push_back(std::move(r));
   }
 }

@@ -7,6 +7,7 @@ namespace etna::sched {
 SessionOutcomes::SessionOutcomes(const Snapshot& snap) {
   job_outcomes_.resize(snap.jobs.size());
   queue_deserved_.resize(snap.queues.size());
+  queue_fairshare_.resize(snap.queues.size());
   for (size_t j = 0; j < snap.jobs.size(); ++j) {
     job_outcomes_[j].original_phase = snap.jobs[j].phase;
   }
@@ -63,6 +64,10 @@ void SessionOutcomes::SetReservations(std::vector<Reservation> reservations) {
 
 void SessionOutcomes::ReportQueueDeserved(QueueIdx q, const ResourceLimit& deserved) {
   queue_deserved_[q] = deserved;
+}
+
+void SessionOutcomes::ReportQueueFairshare(QueueIdx q, double usage_share, double factor) {
+  queue_fairshare_[q] = {true, usage_share, factor};
 }
 
 PodGroupPhase SessionOutcomes::DerivePhase(const Snapshot& snap, JobIdx ji) const {

@@ -36,6 +36,8 @@ class SessionOutcomes {
   void SetReservations(std::vector<Reservation> reservations);
   // The fair-share plugin's deserved share of queue `q` this cycle (for the queue reports).
   void ReportQueueDeserved(QueueIdx q, const ResourceLimit& deserved);
+  // The fair-share plugin's normalized usage and factor of queue `q` (fairness/fairshare.h).
+  void ReportQueueFairshare(QueueIdx q, double usage_share, double factor);
   // Operations committed so far this session; unchanged means no decision was taken since.
   size_t committed_ops() const { return committed_ops_; }
 
@@ -47,6 +49,12 @@ class SessionOutcomes {
   // A job appended to the session (incremental use) with phase `phase`.
   void AddJob(PodGroupPhase phase);
   const ResourceLimit& queue_deserved(QueueIdx q) const { return queue_deserved_[q]; }
+  struct QueueFairshareReport {
+    bool reported = false;
+    double usage_share = 0;
+    double factor = 1;
+  };
+  const QueueFairshareReport& queue_fairshare(QueueIdx q) const { return queue_fairshare_[q]; }
   Decision& decision() { return decision_; }
   // Fills the decision's job updates (phase, condition, backoff after a failed attempt, what
   // evictions took from the job in its run, given this cycle's per job in `evicted`) and its
@@ -70,6 +78,7 @@ class SessionOutcomes {
 
   std::vector<JobOutcome> job_outcomes_;
   std::vector<ResourceLimit> queue_deserved_;
+  std::vector<QueueFairshareReport> queue_fairshare_;
   std::vector<Reservation> next_reservations_;
   bool reservations_set_ = false;
   size_t committed_ops_ = 0;

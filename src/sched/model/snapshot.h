@@ -15,6 +15,7 @@
 #include "common/clock.h"
 #include "common/resource.h"
 #include "sched/model/labels.h"
+#include "sched/model/usage.h"
 
 namespace etna::sched {
 
@@ -119,6 +120,9 @@ struct Queue {
     bool suspend = false;      // spec.timePolicyAction Suspend: outside, its running jobs go too
   };
   TimeWindow window;
+  // What the queue (itself, not its children) held in the past, decayed to the snapshot's time
+  // by the caller with the fair-share half-life; zero when nobody keeps it.
+  DecayedUsage usage;
 
   // Session accounting.
   ResourceVector allocated;  // tasks occupying nodes (incl. pipelined)

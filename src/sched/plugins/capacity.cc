@@ -13,7 +13,9 @@ namespace etna::sched {
 using fairness::ExceedOnRequest;
 
 Result<std::unique_ptr<Plugin>> CapacityPlugin::Create(PluginBuildContext& ctx) {
-  return std::unique_ptr<Plugin>(new CapacityPlugin(ctx.hierarchy));
+  fairness::FairshareOptions fairshare;
+  ETNA_RETURN_IF_ERROR(fairness::ReadFairshareArguments(ctx.arguments, &fairshare));
+  return std::unique_ptr<Plugin>(new CapacityPlugin(ctx.hierarchy, fairshare));
 }
 
 void CapacityPlugin::OnSessionOpen(Session& s) {
@@ -25,9 +27,18 @@ void CapacityPlugin::OnSessionOpen(Session& s) {
   Register(s);
 }
 
-void CapacityPlugin::ComputeAttrs(const Session& s) {
+void CapacityPlugin::ComputeAttrs(Session& s) {
   const auto n = static_cast<QueueIdx>(s.queues().size());
   attrs_.assign(n, Attr{});
+  for (QueueIdx q = 0; q < n; ++q) attrs_[q].fill_weight = s.queue(q).weight;
+  if (fairshare_.enabled) {
+    auto fs =
+        fairness::ComputeFairshare(s.queues(), *tree_, s.cluster_total(), fairshare_.half_life_ms);
+    for (QueueIdx q = 0; q < n; ++q) {
+      attrs_[q].fill_weight = fairness::OverQuotaWeight(s.queue(q).weight, fs[q].factor);
+      s.ReportQueueFairshare(q, fs[q].usage, fs[q].factor);
+    }
+  }
   std::map<QueueIdx, ResourceVector> child_guarantee;  // by parent (kNone = root)
   for (QueueIdx q = 0; q < n; ++q)
     child_guarantee[tree_->Parent(q)] += s.queue(q).guarantee.value();
@@ -75,7 +86,7 @@ void CapacityPlugin::ComputeDeserved(const Session& s) {
       const ResourceVector& guarantee = queue.guarantee.value();
       pool -= guarantee;
       filled.push_back(q);
-      fill.push_back({queue.weight,
+      fill.push_back({attrs_[q].fill_weight,
                       (request[q] - guarantee).ClampedAtZero(),
                       (attrs_[q].real_capability - guarantee).ClampedAtZero(),
                       {}});
@@ -120,8 +131,12 @@ void CapacityPlugin::Register(Session& s) {
   s.AddQueueOrderFn([this, &s](const Queue& l, const Queue& r) {
     if (l.priority != r.priority) return l.priority > r.priority ? -1 : 1;
     return tree_->Compare(s.IndexOf(l), s.IndexOf(r), [this](QueueIdx a, QueueIdx b) {
-      return fairness::CompareShares(fairness::ShareOfLimit(tree_->Subtree(a), attrs_[a].deserved),
-                                     fairness::ShareOfLimit(tree_->Subtree(b), attrs_[b].deserved));
+      int by_share =
+          fairness::CompareShares(fairness::ShareOfLimit(tree_->Subtree(a), attrs_[a].deserved),
+                                  fairness::ShareOfLimit(tree_->Subtree(b), attrs_[b].deserved));
+      int32_t wa = attrs_[a].fill_weight, wb = attrs_[b].fill_weight;
+      if (by_share != 0 || !fairshare_.enabled || wa == wb) return by_share;
+      return wa > wb ? -1 : 1;
     });
   });
 

@@ -24,13 +24,20 @@
 //
 // enableHierarchy: queues form a tree through Queue::parent (kNone = child of the root); queue
 // order compares the ancestors at the first level where two queues' chains differ. Without it
-// parents are ignored. No arguments. Thread-safety: none; built per session.
+// parents are ignored.
+//
+// Arguments: `fairshare` and `fairshare.halfLife` (fairness/fairshare.h, on in etna's default
+// configuration): the weighted water-fill uses weight · F, the factor of each queue's decayed
+// usage (its subtree's under a hierarchy), and equal shares order the queue with the larger
+// weight · F first. Guarantees and explicit deserved stay as written.
+// Thread-safety: none; built per session.
 #pragma once
 
 #include <memory>
 #include <vector>
 
 #include "common/resource.h"
+#include "sched/fairness/fairshare.h"
 #include "sched/fairness/queue_tree.h"
 #include "sched/framework/plugin.h"
 #include "sched/framework/session.h"
@@ -40,7 +47,8 @@ namespace etna::sched {
 class CapacityPlugin : public Plugin {
  public:
   static Result<std::unique_ptr<Plugin>> Create(PluginBuildContext& ctx);
-  explicit CapacityPlugin(bool hierarchy) : hierarchy_(hierarchy) {}
+  CapacityPlugin(bool hierarchy, fairness::FairshareOptions fairshare)
+      : hierarchy_(hierarchy), fairshare_(fairshare) {}
   std::string_view name() const override { return "capacity"; }
   void OnSessionOpen(Session& session) override;
 
@@ -48,9 +56,10 @@ class CapacityPlugin : public Plugin {
   struct Attr {
     ResourceLimit deserved;
     ResourceVector real_capability;
-    ResourceVector inqueue;  // of the subtree
+    ResourceVector inqueue;   // of the subtree
+    int32_t fill_weight = 1;  // weight, or weight · F with fair share on
   };
-  void ComputeAttrs(const Session& s);
+  void ComputeAttrs(Session& s);
   // Explicit deserved, else the weighted water-fill among siblings (see the header comment).
   void ComputeDeserved(const Session& s);
   void Register(Session& s);
@@ -60,6 +69,7 @@ class CapacityPlugin : public Plugin {
                                   bool with_inqueue) const;
 
   bool hierarchy_;
+  fairness::FairshareOptions fairshare_;
   std::vector<Attr> attrs_;
   std::unique_ptr<fairness::QueueTree> tree_;
 };

@@ -10,7 +10,14 @@ using fairness::CompareShares;
 using fairness::DominantShare;
 
 Result<std::unique_ptr<Plugin>> DrfPlugin::Create(PluginBuildContext& ctx) {
-  return std::unique_ptr<Plugin>(new DrfPlugin(ctx.hierarchy));
+  fairness::FairshareOptions fairshare;
+  ETNA_RETURN_IF_ERROR(fairness::ReadFairshareArguments(ctx.arguments, &fairshare));
+  if (fairshare.enabled && !ctx.hierarchy) {
+    return Status::InvalidArgument(
+        "fairshare: drf orders queues only with enableHierarchy: true; set it, or use "
+        "fairshare on proportion or capacity");
+  }
+  return std::unique_ptr<Plugin>(new DrfPlugin(ctx.hierarchy, fairshare));
 }
 
 void DrfPlugin::OnSessionOpen(Session& s) {
@@ -60,14 +67,26 @@ void DrfPlugin::OnSessionOpen(Session& s) {
   if (hierarchy_) RegisterHierarchy(s);
 }
 
+int64_t DrfPlugin::Weight(const Session& s, QueueIdx q) const {
+  return fair_weight_.empty() ? std::max(1, s.queue(q).weight) : fair_weight_[q];
+}
+
 int DrfPlugin::CompareQueues(const Session& s, QueueIdx l, QueueIdx r,
                              const std::vector<ResourceVector>& subtree) const {
   return CompareShares(DominantShare(subtree[l], total_), DominantShare(subtree[r], total_),
-                       std::max(1, s.queue(l).weight), std::max(1, s.queue(r).weight));
+                       Weight(s, l), Weight(s, r));
 }
 
 void DrfPlugin::RegisterHierarchy(Session& s) {
   tree_ = std::make_unique<fairness::QueueTree>(s.queues(), /*use_parents=*/true);
+  fair_weight_.clear();
+  if (fairshare_.enabled) {
+    auto fs = fairness::ComputeFairshare(s.queues(), *tree_, total_, fairshare_.half_life_ms);
+    for (size_t q = 0; q < fs.size(); ++q) {
+      fair_weight_.push_back(fairness::OverQuotaWeight(s.queues()[q].weight, fs[q].factor));
+      s.ReportQueueFairshare(static_cast<QueueIdx>(q), fs[q].usage, fs[q].factor);
+    }
+  }
   auto current = [this]() {
     std::vector<ResourceVector> subtree(tree_->TopDown().size());
     for (size_t q = 0; q < subtree.size(); ++q)
@@ -78,8 +97,7 @@ void DrfPlugin::RegisterHierarchy(Session& s) {
   s.AddQueueOrderFn([this, &s](const Queue& l, const Queue& r) {
     return tree_->Compare(s.IndexOf(l), s.IndexOf(r), [&](QueueIdx a, QueueIdx b) {
       return CompareShares(DominantShare(tree_->Subtree(a), total_),
-                           DominantShare(tree_->Subtree(b), total_), std::max(1, s.queue(a).weight),
-                           std::max(1, s.queue(b).weight));
+                           DominantShare(tree_->Subtree(b), total_), Weight(s, a), Weight(s, b));
     });
   });
 

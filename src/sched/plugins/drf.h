@@ -13,12 +13,15 @@
 // victim when the reclaimer's queue, with the task added, would still order before the victim's
 // queue with the victim removed. Shares follow allocations through event handlers.
 //
-// No arguments. Thread-safety: none; built per session.
+// Arguments: `fairshare` (with enableHierarchy only: without it drf orders no queues) and
+// `fairshare.halfLife` (fairness/fairshare.h): queue weights become weight · F, the factor of
+// each queue's decayed usage. Thread-safety: none; built per session.
 #pragma once
 
 #include <memory>
 #include <vector>
 
+#include "sched/fairness/fairshare.h"
 #include "sched/fairness/queue_tree.h"
 #include "sched/fairness/share.h"
 #include "sched/framework/plugin.h"
@@ -28,7 +31,8 @@ namespace etna::sched {
 class DrfPlugin : public Plugin {
  public:
   static Result<std::unique_ptr<Plugin>> Create(PluginBuildContext& ctx);
-  explicit DrfPlugin(bool hierarchy) : hierarchy_(hierarchy) {}
+  DrfPlugin(bool hierarchy, fairness::FairshareOptions fairshare)
+      : hierarchy_(hierarchy), fairshare_(fairshare) {}
   std::string_view name() const override { return "drf"; }
   void OnSessionOpen(Session& session) override;
 
@@ -37,8 +41,12 @@ class DrfPlugin : public Plugin {
   // Compares queues' weighted shares given each queue's subtree allocation.
   int CompareQueues(const Session& s, QueueIdx l, QueueIdx r,
                     const std::vector<ResourceVector>& subtree) const;
+  // The queue's weight, times its fair-share factor when fair share is on.
+  int64_t Weight(const Session& s, QueueIdx q) const;
 
   bool hierarchy_;
+  fairness::FairshareOptions fairshare_;
+  std::vector<int32_t> fair_weight_;  // per queue, with fair share on
   ResourceVector total_;
   std::vector<fairness::Share> job_share_;
   std::unique_ptr<fairness::QueueTree> tree_;

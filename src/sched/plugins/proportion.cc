@@ -10,8 +10,10 @@ namespace etna::sched {
 
 using fairness::ExceedOnRequest;
 
-Result<std::unique_ptr<Plugin>> ProportionPlugin::Create(PluginBuildContext&) {
-  return std::unique_ptr<Plugin>(new ProportionPlugin());
+Result<std::unique_ptr<Plugin>> ProportionPlugin::Create(PluginBuildContext& ctx) {
+  fairness::FairshareOptions fairshare;
+  ETNA_RETURN_IF_ERROR(fairness::ReadFairshareArguments(ctx.arguments, &fairshare));
+  return std::unique_ptr<Plugin>(new ProportionPlugin(fairshare));
 }
 
 void ProportionPlugin::OnSessionOpen(Session& s) {
@@ -22,8 +24,18 @@ void ProportionPlugin::OnSessionOpen(Session& s) {
   Register(s);
 }
 
-void ProportionPlugin::ComputeAttrs(const Session& s) {
+void ProportionPlugin::ComputeAttrs(Session& s) {
   attrs_.assign(s.queues().size(), Attr{});
+  for (size_t q = 0; q < s.queues().size(); ++q) attrs_[q].fill_weight = s.queues()[q].weight;
+  if (fairshare_.enabled) {
+    fairness::QueueTree flat(s.queues(), /*use_parents=*/false);
+    auto fs =
+        fairness::ComputeFairshare(s.queues(), flat, s.cluster_total(), fairshare_.half_life_ms);
+    for (size_t q = 0; q < fs.size(); ++q) {
+      attrs_[q].fill_weight = fairness::OverQuotaWeight(s.queues()[q].weight, fs[q].factor);
+      s.ReportQueueFairshare(static_cast<QueueIdx>(q), fs[q].usage, fs[q].factor);
+    }
+  }
   ResourceVector total_guarantee;
   std::vector<ResourceVector> requests = s.QueueRequests();
   for (size_t q = 0; q < s.queues().size(); ++q) {
@@ -40,7 +52,8 @@ void ProportionPlugin::ComputeAttrs(const Session& s) {
     const Queue& queue = s.queues()[q];
     attrs_[q].real_capability = fairness::RealCapability(s.cluster_total(), total_guarantee,
                                                          queue.guarantee, queue.capability);
-    fill[q] = {queue.weight, attrs_[q].request, attrs_[q].real_capability, queue.guarantee.value()};
+    fill[q] = {attrs_[q].fill_weight, attrs_[q].request, attrs_[q].real_capability,
+               queue.guarantee.value()};
   }
   auto deserved = fairness::WaterFill(s.cluster_total(), fill);
   for (size_t q = 0; q < attrs_.size(); ++q) attrs_[q].deserved = deserved[q];
@@ -51,9 +64,11 @@ void ProportionPlugin::Register(Session& s) {
     if (l.priority != r.priority) return l.priority > r.priority ? -1 : 1;
     const Attr& la = attrs_[s.IndexOf(l)];
     const Attr& ra = attrs_[s.IndexOf(r)];
-    return fairness::CompareShares(
+    int by_share = fairness::CompareShares(
         fairness::ShareOfLimit(l.allocated, fairness::FullLimit(la.deserved)),
         fairness::ShareOfLimit(r.allocated, fairness::FullLimit(ra.deserved)));
+    if (by_share != 0 || !fairshare_.enabled || la.fill_weight == ra.fill_weight) return by_share;
+    return la.fill_weight > ra.fill_weight ? -1 : 1;
   });
 
   s.AddOverusedFn([this, &s](const Queue& q) {

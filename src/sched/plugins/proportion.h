@@ -14,12 +14,15 @@
 //     job's part shrinks as its tasks are allocated (event handler).
 // Deserved never exceeds the real capability, so the capability is never exceeded.
 //
-// No arguments. Thread-safety: none; built per session.
+// Arguments: `fairshare` and `fairshare.halfLife` (fairness/fairshare.h): the water-fill uses
+// weight · F, the factor of each queue's decayed usage, and equal shares order the queue with the
+// larger weight · F first. Thread-safety: none; built per session.
 #pragma once
 
 #include <vector>
 
 #include "common/resource.h"
+#include "sched/fairness/fairshare.h"
 #include "sched/framework/plugin.h"
 #include "sched/model/snapshot.h"
 
@@ -28,6 +31,7 @@ namespace etna::sched {
 class ProportionPlugin : public Plugin {
  public:
   static Result<std::unique_ptr<Plugin>> Create(PluginBuildContext& ctx);
+  explicit ProportionPlugin(fairness::FairshareOptions fairshare) : fairshare_(fairshare) {}
   std::string_view name() const override { return "proportion"; }
   void OnSessionOpen(Session& session) override;
 
@@ -36,13 +40,15 @@ class ProportionPlugin : public Plugin {
     ResourceVector request;
     ResourceVector real_capability;
     ResourceVector deserved;
-    ResourceVector inqueue;  // min_resources of admitted jobs not yet allocated
+    ResourceVector inqueue;   // min_resources of admitted jobs not yet allocated
+    int32_t fill_weight = 1;  // weight, or weight · F with fair share on
   };
-  void ComputeAttrs(const Session& s);
+  void ComputeAttrs(Session& s);
   void Register(Session& s);
   // Sets the job's inqueue part to min_resources − allocated (0 when not admitted).
   void SetInqueue(const Job& job, JobIdx j, bool admitted);
 
+  fairness::FairshareOptions fairshare_;
   std::vector<Attr> attrs_;
   std::vector<ResourceVector> job_inqueue_;
 };
