@@ -76,4 +76,25 @@ int32_t OverQuotaWeight(int32_t weight, double factor) {
   return static_cast<int32_t>(scaled);
 }
 
+std::vector<int32_t> FairWeights(Session& s, const QueueTree& tree,
+                                 const FairshareOptions& options) {
+  std::vector<int32_t> out;
+  out.reserve(s.queues().size());
+  if (!options.enabled) {
+    for (const Queue& q : s.queues()) out.push_back(q.weight);
+    return out;
+  }
+  auto fs = ComputeFairshare(s.queues(), tree, s.cluster_total(), options.half_life_ms);
+  for (size_t q = 0; q < fs.size(); ++q) {
+    out.push_back(OverQuotaWeight(s.queues()[q].weight, fs[q].factor));
+    s.ReportQueueFairshare(static_cast<QueueIdx>(q), fs[q].usage, fs[q].factor);
+  }
+  return out;
+}
+
+int ThenByFairWeight(int by_share, const FairshareOptions& options, int32_t l, int32_t r) {
+  if (by_share != 0 || !options.enabled || l == r) return by_share;
+  return l > r ? -1 : 1;
+}
+
 }  // namespace etna::sched::fairness

@@ -20,6 +20,7 @@
 #include "common/status.h"
 #include "sched/fairness/queue_tree.h"
 #include "sched/framework/arguments.h"
+#include "sched/framework/session.h"
 #include "sched/model/snapshot.h"
 
 namespace etna::sched {
@@ -56,5 +57,14 @@ std::vector<QueueFairshare> ComputeFairshare(const std::vector<Queue>& queues,
 // queue order use with fair share on. The scale rounds away usage too small to matter (u/s
 // under about 0.0007), so minutes of usage do not reorder queues with equal shares.
 int32_t OverQuotaWeight(int32_t weight, double factor);
+
+// The weight each queue of `s` shares what is above guarantees with: OverQuotaWeight with fair
+// share on (each queue's u and F reported to the session), its spec.weight as written otherwise.
+std::vector<int32_t> FairWeights(Session& s, const QueueTree& tree,
+                                 const FairshareOptions& options);
+
+// Queue order's last word: `by_share` when it decides or fair share is off, else the larger fair
+// weight first.
+int ThenByFairWeight(int by_share, const FairshareOptions& options, int32_t l, int32_t r);
 
 }  // namespace etna::sched::fairness

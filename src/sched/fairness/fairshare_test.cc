@@ -168,6 +168,32 @@ TEST(FairshareTest, AHotQueueIsReclaimedFurther) {
   EXPECT_EQ(victims(true), 7u);
 }
 
+TEST(FairshareTest, HierarchicalDrfDividesEachQueuesShareByItsFairWeight) {
+  constexpr char kDrf[] = R"(
+actions: "allocate"
+tiers:
+- plugins:
+  - name: drf
+    enableHierarchy: true
+    arguments: {fairshare: true, fairshare.halfLife: 1h}
+)";
+  ClusterBuilder b;
+  b.Node("n1").Resources("cpu=64").Gpus(8);
+  b.Queue("a");
+  b.Queue("b");
+  b.Job("ja").InQueue("a").MinAvailable(1).Running("w", 2, "nvidia.com/gpu=1", "n1");
+  b.Job("jb").InQueue("b").MinAvailable(1).Running("w", 2, "nvidia.com/gpu=1", "n1");
+  Snapshot snap = b.Build();
+  {
+    OpenSession s(snap, kDrf);
+    EXPECT_LT(s->CompareQueues(s.Queue("a"), s.Queue("b")), 0)
+        << "same share, same usage: the session's tie-break puts a first";
+  }
+  Q(snap, "a").usage.Accrue(Res("nvidia.com/gpu=4"), 3 * kHour, kHour);
+  OpenSession s(snap, kDrf);
+  EXPECT_LT(s->CompareQueues(s.Queue("b"), s.Queue("a")), 0) << "a ran hot";
+}
+
 TEST(FairshareTest, TheDecisionReportsEachQueuesUsageAndFactor) {
   ClusterBuilder b;
   b.Node("n1").Resources("cpu=64").Gpus(8);

@@ -30,15 +30,8 @@ void CapacityPlugin::OnSessionOpen(Session& s) {
 void CapacityPlugin::ComputeAttrs(Session& s) {
   const auto n = static_cast<QueueIdx>(s.queues().size());
   attrs_.assign(n, Attr{});
-  for (QueueIdx q = 0; q < n; ++q) attrs_[q].fill_weight = s.queue(q).weight;
-  if (fairshare_.enabled) {
-    auto fs =
-        fairness::ComputeFairshare(s.queues(), *tree_, s.cluster_total(), fairshare_.half_life_ms);
-    for (QueueIdx q = 0; q < n; ++q) {
-      attrs_[q].fill_weight = fairness::OverQuotaWeight(s.queue(q).weight, fs[q].factor);
-      s.ReportQueueFairshare(q, fs[q].usage, fs[q].factor);
-    }
-  }
+  std::vector<int32_t> weights = fairness::FairWeights(s, *tree_, fairshare_);
+  for (QueueIdx q = 0; q < n; ++q) attrs_[q].fill_weight = weights[q];
   std::map<QueueIdx, ResourceVector> child_guarantee;  // by parent (kNone = root)
   for (QueueIdx q = 0; q < n; ++q)
     child_guarantee[tree_->Parent(q)] += s.queue(q).guarantee.value();
@@ -131,12 +124,10 @@ void CapacityPlugin::Register(Session& s) {
   s.AddQueueOrderFn([this, &s](const Queue& l, const Queue& r) {
     if (l.priority != r.priority) return l.priority > r.priority ? -1 : 1;
     return tree_->Compare(s.IndexOf(l), s.IndexOf(r), [this](QueueIdx a, QueueIdx b) {
-      int by_share =
+      return fairness::ThenByFairWeight(
           fairness::CompareShares(fairness::ShareOfLimit(tree_->Subtree(a), attrs_[a].deserved),
-                                  fairness::ShareOfLimit(tree_->Subtree(b), attrs_[b].deserved));
-      int32_t wa = attrs_[a].fill_weight, wb = attrs_[b].fill_weight;
-      if (by_share != 0 || !fairshare_.enabled || wa == wb) return by_share;
-      return wa > wb ? -1 : 1;
+                                  fairness::ShareOfLimit(tree_->Subtree(b), attrs_[b].deserved)),
+          fairshare_, attrs_[a].fill_weight, attrs_[b].fill_weight);
     });
   });
 

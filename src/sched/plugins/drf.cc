@@ -67,26 +67,17 @@ void DrfPlugin::OnSessionOpen(Session& s) {
   if (hierarchy_) RegisterHierarchy(s);
 }
 
-int64_t DrfPlugin::Weight(const Session& s, QueueIdx q) const {
-  return fair_weight_.empty() ? std::max(1, s.queue(q).weight) : fair_weight_[q];
-}
+int64_t DrfPlugin::Weight(QueueIdx q) const { return std::max(1, fair_weight_[q]); }
 
-int DrfPlugin::CompareQueues(const Session& s, QueueIdx l, QueueIdx r,
+int DrfPlugin::CompareQueues(QueueIdx l, QueueIdx r,
                              const std::vector<ResourceVector>& subtree) const {
   return CompareShares(DominantShare(subtree[l], total_), DominantShare(subtree[r], total_),
-                       Weight(s, l), Weight(s, r));
+                       Weight(l), Weight(r));
 }
 
 void DrfPlugin::RegisterHierarchy(Session& s) {
   tree_ = std::make_unique<fairness::QueueTree>(s.queues(), /*use_parents=*/true);
-  fair_weight_.clear();
-  if (fairshare_.enabled) {
-    auto fs = fairness::ComputeFairshare(s.queues(), *tree_, total_, fairshare_.half_life_ms);
-    for (size_t q = 0; q < fs.size(); ++q) {
-      fair_weight_.push_back(fairness::OverQuotaWeight(s.queues()[q].weight, fs[q].factor));
-      s.ReportQueueFairshare(static_cast<QueueIdx>(q), fs[q].usage, fs[q].factor);
-    }
-  }
+  fair_weight_ = fairness::FairWeights(s, *tree_, fairshare_);
   auto current = [this]() {
     std::vector<ResourceVector> subtree(tree_->TopDown().size());
     for (size_t q = 0; q < subtree.size(); ++q)
@@ -97,7 +88,7 @@ void DrfPlugin::RegisterHierarchy(Session& s) {
   s.AddQueueOrderFn([this, &s](const Queue& l, const Queue& r) {
     return tree_->Compare(s.IndexOf(l), s.IndexOf(r), [&](QueueIdx a, QueueIdx b) {
       return CompareShares(DominantShare(tree_->Subtree(a), total_),
-                           DominantShare(tree_->Subtree(b), total_), Weight(s, a), Weight(s, b));
+                           DominantShare(tree_->Subtree(b), total_), Weight(a), Weight(b));
     });
   });
 
@@ -109,7 +100,7 @@ void DrfPlugin::RegisterHierarchy(Session& s) {
     QueueIdx lq = s.job(reclaimer.job).queue;
     std::vector<ResourceVector> subtree = current();
     for (QueueIdx a : tree_->Path(lq)) subtree[a] += reclaimer.request;
-    auto cmp = [&](QueueIdx a, QueueIdx b) { return CompareQueues(s, a, b, subtree); };
+    auto cmp = [&](QueueIdx a, QueueIdx b) { return CompareQueues(a, b, subtree); };
     for (TaskIdx ti : candidates) {
       const Task& v = s.task(ti);
       if (v.job == kNone || s.job(v.job).queue == kNone) continue;

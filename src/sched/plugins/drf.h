@@ -39,14 +39,13 @@ class DrfPlugin : public Plugin {
  private:
   void RegisterHierarchy(Session& s);
   // Compares queues' weighted shares given each queue's subtree allocation.
-  int CompareQueues(const Session& s, QueueIdx l, QueueIdx r,
-                    const std::vector<ResourceVector>& subtree) const;
-  // The queue's weight, times its fair-share factor when fair share is on.
-  int64_t Weight(const Session& s, QueueIdx q) const;
+  int CompareQueues(QueueIdx l, QueueIdx r, const std::vector<ResourceVector>& subtree) const;
+  // The queue's weight (at least 1), times its fair-share factor when fair share is on.
+  int64_t Weight(QueueIdx q) const;
 
   bool hierarchy_;
   fairness::FairshareOptions fairshare_;
-  std::vector<int32_t> fair_weight_;  // per queue, with fair share on
+  std::vector<int32_t> fair_weight_;  // per queue: fairness::FairWeights
   ResourceVector total_;
   std::vector<fairness::Share> job_share_;
   std::unique_ptr<fairness::QueueTree> tree_;

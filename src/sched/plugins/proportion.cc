@@ -26,16 +26,9 @@ void ProportionPlugin::OnSessionOpen(Session& s) {
 
 void ProportionPlugin::ComputeAttrs(Session& s) {
   attrs_.assign(s.queues().size(), Attr{});
-  for (size_t q = 0; q < s.queues().size(); ++q) attrs_[q].fill_weight = s.queues()[q].weight;
-  if (fairshare_.enabled) {
-    fairness::QueueTree flat(s.queues(), /*use_parents=*/false);
-    auto fs =
-        fairness::ComputeFairshare(s.queues(), flat, s.cluster_total(), fairshare_.half_life_ms);
-    for (size_t q = 0; q < fs.size(); ++q) {
-      attrs_[q].fill_weight = fairness::OverQuotaWeight(s.queues()[q].weight, fs[q].factor);
-      s.ReportQueueFairshare(static_cast<QueueIdx>(q), fs[q].usage, fs[q].factor);
-    }
-  }
+  std::vector<int32_t> weights =
+      fairness::FairWeights(s, fairness::QueueTree(s.queues(), /*use_parents=*/false), fairshare_);
+  for (size_t q = 0; q < s.queues().size(); ++q) attrs_[q].fill_weight = weights[q];
   ResourceVector total_guarantee;
   std::vector<ResourceVector> requests = s.QueueRequests();
   for (size_t q = 0; q < s.queues().size(); ++q) {
@@ -64,11 +57,11 @@ void ProportionPlugin::Register(Session& s) {
     if (l.priority != r.priority) return l.priority > r.priority ? -1 : 1;
     const Attr& la = attrs_[s.IndexOf(l)];
     const Attr& ra = attrs_[s.IndexOf(r)];
-    int by_share = fairness::CompareShares(
-        fairness::ShareOfLimit(l.allocated, fairness::FullLimit(la.deserved)),
-        fairness::ShareOfLimit(r.allocated, fairness::FullLimit(ra.deserved)));
-    if (by_share != 0 || !fairshare_.enabled || la.fill_weight == ra.fill_weight) return by_share;
-    return la.fill_weight > ra.fill_weight ? -1 : 1;
+    return fairness::ThenByFairWeight(
+        fairness::CompareShares(
+            fairness::ShareOfLimit(l.allocated, fairness::FullLimit(la.deserved)),
+            fairness::ShareOfLimit(r.allocated, fairness::FullLimit(ra.deserved))),
+        fairshare_, la.fill_weight, ra.fill_weight);
   });
 
   s.AddOverusedFn([this, &s](const Queue& q) {
