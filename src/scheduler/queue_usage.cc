@@ -9,16 +9,6 @@ namespace etna::scheduler {
 
 using nlohmann::json;
 
-namespace {
-
-// The stored unit of dimension d per internal unit (milli-CPU and milli-GPU are stored as cores
-// and GPUs).
-double StoredPerInternal(ResourceId d) {
-  return ResourceNames::Global().Unit(d) == ResourceUnit::kMilli ? 0.001 : 1.0;
-}
-
-}  // namespace
-
 StoredUsage ParseStoredUsage(const json& status_usage) {
   StoredUsage out;
   if (!status_usage.is_object()) return out;
@@ -37,7 +27,7 @@ StoredUsage ParseStoredUsage(const json& status_usage) {
     }
     auto id = ResourceNames::Global().Find(name);
     if (!id) continue;  // a resource this scheduler never met: nothing holds it
-    usage.Set(*id, value.get<double>() / StoredPerInternal(*id));
+    usage.SetUnitSeconds(*id, value.get<double>());
   }
   out.usage = usage;
   out.at_ms = *at;
@@ -78,7 +68,7 @@ json QueueUsage::DueStatus(const std::string& name, TimeMs now,
   for (int d = 0; d < kMaxResources; ++d) {
     auto id = static_cast<ResourceId>(d);
     if (d == kPods || e.usage.Get(id) == 0) continue;
-    resources[ResourceNames::Global().Name(id)] = e.usage.Get(id) * StoredPerInternal(id);
+    resources[ResourceNames::Global().Name(id)] = e.usage.UnitSeconds(id);
   }
   json out = {
       {"updated", FormatRfc3339Micro(e.at)},

@@ -217,26 +217,18 @@ Result<CycleStats> Scheduler::Cycle() {
   stats.tasks = snap.tasks.size();
   stats.assemble_ms = MsSince(t0);
   sched::SchedulerConf conf;
+  TimeMs half_life_ms;
   {
     std::lock_guard<std::mutex> lock(conf_mu_);
     conf = conf_;
+    half_life_ms = usage_half_life_ms_;
   }
-  // Usage is kept whether or not a plugin reads it (metrics, status), with the default half-life
-  // when none keeps fair share.
-  auto fairshare = sched::fairness::FairshareOf(conf);
   const TimeMs now = clock_->NowMs();
-  usage_.Advance(now,
-                 fairshare.ok() && fairshare->enabled ? fairshare->half_life_ms
-                                                      : sched::kDefaultUsageHalfLifeMs,
-                 snap, view.queue_allocated, view.queue_stored_usage);
+  usage_.Advance(now, half_life_ms, snap, view.queue_allocated, view.queue_stored_usage);
   auto t1 = std::chrono::steady_clock::now();
   // The core takes its snapshot by value; the applier still needs the indices' meaning.
-  Assembled kept{sched::Snapshot{},
-                 std::move(view.task_keys),
-                 std::move(view.job_keys),
-                 std::move(view.queue_allocated),
-                 std::move(view.queue_windows),
-                 {}};
+  Assembled kept{sched::Snapshot{}, std::move(view.task_keys), std::move(view.job_keys),
+                 std::move(view.queue_allocated), std::move(view.queue_windows)};
   kept.snapshot.jobs = snap.jobs;
   kept.snapshot.queues = snap.queues;
   kept.snapshot.tasks.reserve(snap.tasks.size());
@@ -407,7 +399,11 @@ std::string Scheduler::ComposeLocked(std::vector<SeedKeyOutcome>* ignored) {
   }
   auto conf = ApplySeedConfig(seed, base_conf_, sched::BuiltinRegistry());
   if (!conf.ok()) return conf.status().message();
+  auto fairshare = sched::fairness::FairshareOf(*conf);
+  if (!fairshare.ok()) return fairshare.status().message();
   conf_ = std::move(*conf);
+  usage_half_life_ms_ =
+      fairshare->enabled ? fairshare->half_life_ms : sched::kDefaultUsageHalfLifeMs;
   cache_.SetPriorityConf(seed.priority);
   nlohmann::json tiers = nlohmann::json::array();
   for (const auto& tier : conf_.tiers) {

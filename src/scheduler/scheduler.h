@@ -165,7 +165,10 @@ class Scheduler {
   std::vector<std::unique_ptr<client::Informer>> informers_;
 
   mutable std::mutex conf_mu_;
-  sched::SchedulerConf conf_;       // in force: base_conf_ with the seed's ConfigMap applied
+  sched::SchedulerConf conf_;  // in force: base_conf_ with the seed's ConfigMap applied
+  // conf_'s fair-share half-life, the default when no plugin keeps fair share: usage is kept
+  // anyway (metrics, status.usage).
+  TimeMs usage_half_life_ms_ = sched::kDefaultUsageHalfLifeMs;
   sched::SchedulerConf base_conf_;  // from conf_yaml, the Volcano ConfigMap or the default
   std::string base_source_;
   Status conf_status_;

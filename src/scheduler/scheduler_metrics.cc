@@ -173,7 +173,7 @@ void SchedulerMetrics::ObserveQueues(const sched::Snapshot& before, const sched:
     pending[{q.name}] = 0;
     oldest[{q.name}] = 0;
   }
-  for (const sched::Queue& q : before.queues) usage[{q.name}] = q.usage.Get(kGpu) / 1000.0;
+  for (const sched::Queue& q : before.queues) usage[{q.name}] = q.usage.UnitSeconds(kGpu);
   std::unordered_map<sched::JobIdx, sched::PodGroupPhase> phase_now;
   for (const auto& u : decision.jobs) phase_now[u.job] = u.phase;
   for (size_t j = 0; j < before.jobs.size(); ++j) {

@@ -11,7 +11,7 @@
 // from first. Guarantees and explicit deserved are untouched, and the water-fill stays
 // work-conserving: what nobody else asks for still goes to the hot queue.
 //
-// Pure functions; thread-safe.
+// Pure functions, thread-safe, except FairWeights, which reports to the session it is given.
 #pragma once
 
 #include <cstdint>

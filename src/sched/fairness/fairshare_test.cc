@@ -1,5 +1,7 @@
 #include "sched/fairness/fairshare.h"
 
+#include <fmt/format.h>
+#include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -12,6 +14,7 @@
 namespace etna::sched::fairness {
 namespace {
 
+using ::testing::HasSubstr;
 using testkit::ClusterBuilder;
 using testkit::OpenSession;
 using testkit::Res;
@@ -136,16 +139,19 @@ TEST(FairshareTest, QueueOrderFlipsWhenUsageCrosses) {
     OpenSession s(snap, kCapacity);
     EXPECT_LT(s->CompareQueues(s.Queue("b"), s.Queue("a")), 0) << "a used more";
   }
+  auto first_started = [&] {
+    Decision d = testkit::Schedule(snap, kCapacity);
+    EXPECT_EQ(d.binds.size(), 8u) << "one whole-cluster gang fits";
+    return d.binds.empty() ? "" : snap.jobs[snap.tasks[d.binds[0].task].job].name;
+  };
+  EXPECT_EQ(first_started(), "jb");
   // An hour later a held nothing and b held 8 GPUs: b has now used more.
   Q(snap, "a").usage.Accrue(ResourceVector(), kHour, kHour);
   Q(snap, "b").usage.Accrue(Res("nvidia.com/gpu=8"), kHour, kHour);
   ASSERT_GT(Q(snap, "b").usage.Get(kGpu), Q(snap, "a").usage.Get(kGpu));
   OpenSession s(snap, kCapacity);
   EXPECT_LT(s->CompareQueues(s.Queue("a"), s.Queue("b")), 0) << "b used more";
-  // The same order decides who starts when only one whole-cluster gang fits.
-  Decision d = testkit::Schedule(snap, kCapacity);
-  ASSERT_EQ(d.binds.size(), 8u);
-  EXPECT_EQ(snap.jobs[snap.tasks[d.binds[0].task].job].name, "ja");
+  EXPECT_EQ(first_started(), "ja");
 }
 
 // A queue that held the whole cluster for a long time keeps an eighth of its equal-weight
@@ -213,47 +219,27 @@ Result<SchedulerConf> Parse(std::string_view yaml) {
   return ParseSchedulerConf(yaml, BuiltinRegistry());
 }
 
+// The error a configuration whose second tier is `plugins` gets; "" (and a failure) when loaded.
+std::string Refusal(std::string_view plugins) {
+  auto conf = Parse(fmt::format("actions: \"allocate\"\ntiers:\n- plugins:\n{}", plugins));
+  EXPECT_FALSE(conf.ok()) << plugins;
+  return conf.ok() ? "" : conf.status().message();
+}
+
 TEST(FairshareConfTest, ArgumentsAreCheckedAndNamed) {
-  auto half_life_alone = Parse(R"(
-actions: "allocate"
-tiers:
-- plugins:
-  - name: proportion
-    arguments: {fairshare.halfLife: 1h}
-)");
-  ASSERT_FALSE(half_life_alone.ok());
-  EXPECT_NE(half_life_alone.status().message().find("fairshare.halfLife"), std::string::npos);
-  auto flat_drf = Parse(R"(
-actions: "allocate"
-tiers:
-- plugins:
-  - name: drf
-    arguments: {fairshare: true}
-)");
-  ASSERT_FALSE(flat_drf.ok());
-  EXPECT_NE(flat_drf.status().message().find("enableHierarchy"), std::string::npos);
-  auto zero = Parse(R"(
-actions: "allocate"
-tiers:
-- plugins:
-  - name: capacity
-    arguments: {fairshare: true, fairshare.halfLife: 0s}
-)");
-  ASSERT_FALSE(zero.ok());
-  EXPECT_NE(zero.status().message().find("fairshare.halfLife"), std::string::npos);
-  auto disagree = Parse(R"(
-actions: "allocate"
-tiers:
-- plugins:
-  - name: drf
-    enableHierarchy: true
-    arguments: {fairshare: true, fairshare.halfLife: 2h}
-  - name: capacity
-    arguments: {fairshare: true}
-)");
-  ASSERT_FALSE(disagree.ok());
-  EXPECT_NE(disagree.status().message().find("drf and capacity"), std::string::npos)
-      << disagree.status().message();
+  EXPECT_THAT(Refusal("  - name: proportion\n    arguments: {fairshare.halfLife: 1h}\n"),
+              HasSubstr("fairshare.halfLife: set without fairshare: true"));
+  EXPECT_THAT(Refusal("  - name: drf\n    arguments: {fairshare: true}\n"),
+              HasSubstr("enableHierarchy"));
+  EXPECT_THAT(Refusal("  - name: capacity\n"
+                      "    arguments: {fairshare: true, fairshare.halfLife: 0s}\n"),
+              HasSubstr("fairshare.halfLife: must be longer than 0"));
+  EXPECT_THAT(Refusal("  - name: drf\n"
+                      "    enableHierarchy: true\n"
+                      "    arguments: {fairshare: true, fairshare.halfLife: 2h}\n"
+                      "  - name: capacity\n"
+                      "    arguments: {fairshare: true}\n"),
+              HasSubstr("drf and capacity"));
 }
 
 TEST(FairshareConfTest, EtnasDefaultKeepsItWithSlurmsHalfLife) {

@@ -9,6 +9,19 @@ double MeanLifeSeconds(TimeMs half_life_ms) {
   return static_cast<double>(half_life_ms) / 1000.0 / std::log(2.0);
 }
 
+namespace {
+
+// Fixed-point units per unit of resource d (1,000 for milli-CPU and milli-GPU).
+double PerUnit(ResourceId d) {
+  return ResourceNames::Global().Unit(d) == ResourceUnit::kMilli ? 1000.0 : 1.0;
+}
+
+}  // namespace
+
+double DecayedUsage::UnitSeconds(ResourceId d) const { return v_[d] / PerUnit(d); }
+
+void DecayedUsage::SetUnitSeconds(ResourceId d, double value) { v_[d] = value * PerUnit(d); }
+
 bool DecayedUsage::IsZero() const {
   return std::all_of(v_.begin(), v_.end(), [](double x) { return x == 0; });
 }

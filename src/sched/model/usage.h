@@ -26,6 +26,9 @@ class DecayedUsage {
  public:
   double Get(ResourceId d) const { return v_[d]; }
   void Set(ResourceId d, double value) { v_[d] = value; }
+  // The same in the resource's own unit times seconds: GPU-seconds, core-seconds, byte-seconds.
+  double UnitSeconds(ResourceId d) const;
+  void SetUnitSeconds(ResourceId d, double value);
   bool IsZero() const;
 
   // Ages the usage by `dt_ms` during which `held` was held throughout (dt ≤ 0: unchanged).
