@@ -60,11 +60,6 @@ Result<std::unique_ptr<ApiRuntime>> ApiRuntime::Start(const ApiRuntimeOptions& o
   api_options.authorizer = &rt->authz_;
   api_options.server_address = options.listen;
   api_options.metrics = rt->metrics_.get();
-  if (!options.prometheus_url.empty() && options.prometheus_url.rfind("http://", 0) != 0 &&
-      options.prometheus_url.rfind("https://", 0) != 0) {
-    return Status::InvalidArgument(fmt::format(
-        "--prometheus-url \"{}\": must start with http:// or https://", options.prometheus_url));
-  }
   api_options.prometheus_url = options.prometheus_url;
   if (options.prometheus_url.empty()) {  // else the history is Prometheus': no samples to keep
     rt->history_ = std::make_unique<api::server::UsageHistory>();
@@ -84,9 +79,6 @@ Result<std::unique_ptr<ApiRuntime>> ApiRuntime::Start(const ApiRuntimeOptions& o
   }
   rt->api_ = std::make_unique<api::server::ApiServer>(served, api_options);
   if (Status st = rt->api_->Bootstrap(); !st.ok()) return st;
-  if (options.usage_sample_period.count() <= 0) {
-    return Status::InvalidArgument("--usage-sample-period: must be positive");
-  }
   if (rt->history_) {
     rt->history_->StartSampling(options.usage_sample_period,
                                 [api = rt->api_.get()] { return api->SampleUsage(); });

@@ -26,6 +26,7 @@
 #include "agent/agent.h"
 #include "agent/gpu/cluster_profile.h"
 #include "cli/api_runtime.h"
+#include "cli/dashboard_flags.h"
 #include "cli/dev_profile.h"
 #include "cli/flags.h"
 #include "cli/kit/command.h"
@@ -86,16 +87,8 @@ int RunCluster(Invocation& inv) {
   auto watch_cache = ParseBoolFlag(inv.Get("watch-cache"));
   if (!watch_cache.ok()) return inv.UsageError("--watch-cache: " + watch_cache.status().message());
   api_options.watch_cache = *watch_cache;
-  auto usage_period = ParseDuration(inv.Get("usage-sample-period"));
-  if (!usage_period.ok() || usage_period->count() <= 0) {
-    return inv.UsageError("--usage-sample-period \"" + inv.Get("usage-sample-period") +
-                          "\": want a positive duration such as 1m or 10s");
-  }
-  api_options.usage_sample_period = *usage_period;
-  api_options.prometheus_url = inv.Get("prometheus-url");
-  if (!api_options.prometheus_url.empty() && inv.Has("usage-sample-period")) {
-    return inv.UsageError(
-        "--usage-sample-period: with --prometheus-url the history is Prometheus'; give one");
+  if (std::string err = ApplyDashboardFlags(inv, &api_options); !err.empty()) {
+    return inv.UsageError(err);
   }
   const std::string profile = inv.Get("profile");  // empty: the built-in profile
   auto period = ParseDuration(inv.Get("period"));
@@ -220,17 +213,12 @@ const Command& DevCommand() {
       "Writes DIR/kubeconfig for kubectl, the Python client and etna's own commands, and makes\n"
       "the namespaces the seed's files use without declaring them: inference, monitoring.",
       WithRuntimeFlags(
-          {
+          WithDashboardFlags({
               {"data-dir", 0, "DIR",
                "store, certificates, kubeconfig, pods' logs (default ~/.etna)"},
               {"listen", 0, "HOST:PORT", "the API server's address", ApiRuntimeOptions().listen},
               {"metric-rules", 0, "FILE",
                "external metrics defined by Prometheus queries (YAML; see docs/autoscaling.md)"},
-              {"prometheus-url", 0, "URL",
-               "the Prometheus that scrapes this cluster: the dashboard's history comes from it "
-               "(with the GPUs' utilization)"},
-              {"usage-sample-period", 0, "D",
-               "how often the dashboard's allocation history is sampled (docs/dashboard.md)", "1m"},
               {"watch-cache", 0, "BOOL",
                "serve gets and lists from memory, kept by one watch of the store", "false"},
               {"profile", 0, "FILE",
@@ -243,7 +231,7 @@ const Command& DevCommand() {
               {"time-zone", 0, "ZONE",
                "the IANA time zone Queue timePolicies are judged in (Europe/Berlin, UTC, ...); "
                "default: the host's"},
-          },
+          }),
           false),
       /*connects=*/false,
       RunCluster,

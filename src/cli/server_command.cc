@@ -13,6 +13,7 @@
 #include <string>
 
 #include "cli/api_runtime.h"
+#include "cli/dashboard_flags.h"
 #include "cli/flags.h"
 #include "cli/kit/command.h"
 #include "common/strings.h"
@@ -33,16 +34,8 @@ int Serve(Invocation& inv) {
   auto watch_cache = ParseBoolFlag(inv.Get("watch-cache"));
   if (!watch_cache.ok()) return inv.UsageError("--watch-cache: " + watch_cache.status().message());
   flags.watch_cache = *watch_cache;
-  auto usage_period = ParseDuration(inv.Get("usage-sample-period"));
-  if (!usage_period.ok() || usage_period->count() <= 0) {
-    return inv.UsageError("--usage-sample-period \"" + inv.Get("usage-sample-period") +
-                          "\": want a positive duration such as 1m or 10s");
-  }
-  flags.usage_sample_period = *usage_period;
-  flags.prometheus_url = inv.Get("prometheus-url");
-  if (!flags.prometheus_url.empty() && inv.Has("usage-sample-period")) {
-    return inv.UsageError(
-        "--usage-sample-period: with --prometheus-url the history is Prometheus'; give one");
+  if (std::string err = ApplyDashboardFlags(inv, &flags); !err.empty()) {
+    return inv.UsageError(err);
   }
   flags.etcd_servers = SplitCommaList(inv.Get("etcd-servers"));
   flags.etcd_ca_file = inv.Get("etcd-cafile");
@@ -98,7 +91,7 @@ const Command& ServerCommand() {
       "Runs the Kubernetes-compatible API server with its durable store in DIR.\n"
       "On first start it creates DIR/pki (its own CA and serving certificate),\n"
       "DIR/tokens.csv (an admin token) and DIR/kubeconfig (use it with kubectl).",
-      {
+      WithDashboardFlags({
           {"data-dir", 0, "DIR", "where the store, certificates and kubeconfig live"},
           {"listen", 0, "HOST:PORT", "address to serve on", ApiRuntimeOptions().listen},
           {"tokens-file", 0, "FILE",
@@ -113,11 +106,6 @@ const Command& ServerCommand() {
            "--anonymous)"},
           {"metric-rules", 0, "FILE",
            "external metrics defined by Prometheus queries (YAML; see docs/autoscaling.md)"},
-          {"prometheus-url", 0, "URL",
-           "the Prometheus that scrapes this cluster: the dashboard's history comes from it "
-           "(with the GPUs' utilization)"},
-          {"usage-sample-period", 0, "D",
-           "how often the dashboard's allocation history is sampled (docs/dashboard.md)", "1m"},
           {"watch-cache", 0, "BOOL",
            "serve gets and lists from memory, kept by one watch of the store (always on with "
            "--etcd-servers)",
@@ -132,7 +120,7 @@ const Command& ServerCommand() {
            ApiRuntimeOptions().etcd_prefix},
           {"etcd-compaction-interval", 0, "DURATION",
            "how often the servers compact etcd's history (0: never)", "5m"},
-      },
+      }),
       /*connects=*/false,
       Serve,
       /*takes_args=*/false};

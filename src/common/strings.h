@@ -96,6 +96,11 @@ inline std::optional<bool> ParseBool(std::string_view text) {
   return std::nullopt;
 }
 
+// Whether `url` starts with http:// or https:// (what a Prometheus or webhook address must).
+inline bool IsHttpUrl(std::string_view url) {
+  return url.rfind("http://", 0) == 0 || url.rfind("https://", 0) == 0;
+}
+
 // Percent-escapes a URL query value (everything but letters, digits and -_.~).
 inline std::string QueryEscape(std::string_view value) {
   static constexpr char kHex[] = "0123456789ABCDEF";

@@ -9,6 +9,7 @@
 #include "api/admission/kinds.h"
 #include "api/types/fields.h"
 #include "common/resource.h"
+#include "common/strings.h"
 
 namespace etna::api::admission::internal {
 
@@ -33,7 +34,7 @@ void AdmitPrometheusTrigger(const Json& metadata, const std::string& path, Error
   }
   if (const Json* address = Field(metadata, "serverAddress"); address && address->is_string()) {
     const std::string a = address->get<std::string>();
-    if (!a.empty() && a.rfind("http://", 0) != 0 && a.rfind("https://", 0) != 0) {
+    if (!a.empty() && !IsHttpUrl(a)) {
       errs.Invalid(Child(path, "serverAddress"), a, "must be an http:// or https:// URL");
     }
   }

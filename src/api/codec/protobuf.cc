@@ -576,8 +576,8 @@ Result<Json> DecodeKubernetesProtobuf(std::string_view body) {
     return Status::InvalidArgument(fmt::format(
         "unsupported content type \"{}\" for {} {}: etna decodes protobuf only for Namespace, "
         "ConfigMap, Secret, ServiceAccount, PriorityClass, Deployment, Job, CronJob, "
-        "TokenRequest, the RBAC "
-        "kinds and the access reviews; send JSON or YAML (kubectl apply -f)",
+        "TokenRequest, the RBAC kinds and the access reviews; send JSON or YAML (kubectl "
+        "apply -f)",
         kProtobufContentType, api_version, kind));
   }
   ETNA_ASSIGN_OR_RETURN(Json object, DecodeMessage(raw, *spec, 0));

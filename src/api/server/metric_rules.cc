@@ -4,6 +4,7 @@
 
 #include "api/codec/decode.h"
 #include "api/types/pod_metrics.h"
+#include "common/strings.h"
 
 namespace etna::api::server {
 
@@ -73,7 +74,7 @@ Result<MetricRules> MetricRules::Parse(const std::string& yaml) {
       return Status::InvalidArgument("metric rules: prometheus: must be a URL string");
     }
     rules.prometheus = doc["prometheus"].get<std::string>();
-    if (rules.prometheus.rfind("http://", 0) != 0 && rules.prometheus.rfind("https://", 0) != 0) {
+    if (!IsHttpUrl(rules.prometheus)) {
       return Status::InvalidArgument(
           fmt::format("metric rules: prometheus: \"{}\" must start with http:// or https://",
                       rules.prometheus));
