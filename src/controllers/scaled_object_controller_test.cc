@@ -175,6 +175,11 @@ TEST(PrometheusMatrix, ReadsARangeQuerysSeries) {
   auto bad = net::http::PrometheusMatrix(
       R"({"status":"success","data":{"resultType":"matrix","result":[{"values":[[60,"x"]]}]}})", q);
   EXPECT_FALSE(bad.ok());
+  auto timeless = net::http::PrometheusMatrix(
+      R"({"status":"success","data":{"resultType":"matrix","result":[{"values":[["t","1"]]}]}})",
+      q);
+  ASSERT_FALSE(timeless.ok());
+  EXPECT_NE(timeless.status().message().find("without a time"), std::string::npos);
 }
 
 TEST(PrometheusValue, AsKedaReadsAnswers) {

@@ -45,19 +45,24 @@ TEST_F(DashboardTest, HistoryIsForWhoeverMayListQueues) {
   usage_history_.Record(
       UsageHistory::Take(1'800'000'000'000,
                          {{{"metadata", {{"name", "research"}}},
-                           {"status", {{"allocated", {{"nvidia.com/gpu", "6"}, {"cpu", "48"}}}}}}},
+                           {"status", {{"allocated", {{"nvidia.com/gpu", "6"}, {"cpu", "48"}}}}}},
+                          {{"metadata", {{"name", "notebooks"}}},
+                           {"status", {{"allocated", {{"nvidia.com/gpu", "500m"}}}}}}},
                          {{{"status",
                             {{"allocatable", {{"nvidia.com/gpu", "8"}}},
                              {"conditions", {{{"type", "Ready"}, {"status", "True"}}}}}}},
                           {{"spec", {{"unschedulable", true}}},
-                           {"status", {{"allocatable", {{"nvidia.com/gpu", "8"}}}}}}}));
+                           {"status",
+                            {{"allocatable", {{"nvidia.com/gpu", "8"}}},
+                             {"conditions", {{{"type", "Ready"}, {"status", "True"}}}}}}}}));
   auto r = Do("GET", "/ui/history");
   ASSERT_EQ(r.status, 200) << r.body;
   json samples = r.Json()["samples"];
   ASSERT_EQ(samples.size(), 1u);
   EXPECT_EQ(samples[0]["clusterGpus"], 8) << "a cordoned node's GPUs are not the cluster's";
-  EXPECT_EQ(samples[0]["allocatedGpus"], 6);
+  EXPECT_EQ(samples[0]["allocatedGpus"], 6.5);
   EXPECT_EQ(samples[0]["queues"]["research"], 6);
+  EXPECT_EQ(samples[0]["queues"]["notebooks"], 0.5) << "quantities as Kubernetes writes them";
   EXPECT_EQ(samples[0]["time"], "2027-01-15T08:00:00Z");
   EXPECT_EQ(Do("GET", "/ui/history", "", "", "").status, 401);
   EXPECT_EQ(Do("GET", "/ui/history", "", "", "bob-token").status, 403);

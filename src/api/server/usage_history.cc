@@ -1,7 +1,8 @@
 #include "api/server/usage_history.h"
 
-#include <cstdlib>
-
+#include "api/types/node.h"
+#include "api/types/queue.h"
+#include "common/resource.h"
 #include "common/time.h"
 
 namespace etna::api::server {
@@ -9,26 +10,14 @@ namespace {
 
 using nlohmann::json;
 
-constexpr char kGpu[] = "nvidia.com/gpu";
-
-// A GPU count as stored ("8", 8); 0 when absent or not a number.
-double Gpus(const json& map) {
-  if (!map.is_object() || !map.contains(kGpu)) return 0;
-  const json& v = map[kGpu];
+// The nvidia.com/gpu quantity of a resource list ("8", "500m", 8); 0 when absent or malformed.
+double Gpus(const json& list) {
+  if (!list.is_object() || !list.contains(kGpuResourceName)) return 0;
+  const json& v = list[kGpuResourceName];
   if (v.is_number()) return v.get<double>();
   if (!v.is_string()) return 0;
-  const std::string& text = v.get_ref<const std::string&>();
-  char* end = nullptr;
-  double n = std::strtod(text.c_str(), &end);
-  return end != text.c_str() && *end == '\0' ? n : 0;
-}
-
-bool Ready(const json& node) {
-  if (node.value("/spec/unschedulable"_json_pointer, false)) return false;
-  for (const json& c : node.value("/status/conditions"_json_pointer, json::array())) {
-    if (c.value("type", "") == "Ready") return c.value("status", "") == "True";
-  }
-  return false;
+  auto milli = ParseQuantity(v.get_ref<const std::string&>(), ResourceUnit::kMilli);
+  return milli.ok() ? static_cast<double>(*milli) / 1000.0 : 0;
 }
 
 }  // namespace
@@ -37,12 +26,14 @@ UsageHistory::Sample UsageHistory::Take(TimeMs now_ms, const std::vector<json>& 
                                         const std::vector<json>& nodes) {
   Sample s;
   s.time_ms = now_ms;
-  for (const json& node : nodes) {
-    if (Ready(node)) s.cluster_gpus += Gpus(node.value("/status/allocatable"_json_pointer, json()));
+  for (const json& object : nodes) {
+    types::Node node(object);
+    if (node.IsReady() && !node.unschedulable()) s.cluster_gpus += Gpus(node.allocatable());
   }
-  for (const json& q : queues) {
-    double gpus = Gpus(q.value("/status/allocated"_json_pointer, json()));
-    s.queue_gpus[q.value("/metadata/name"_json_pointer, std::string())] = gpus;
+  for (const json& object : queues) {
+    types::Queue queue(object);
+    double gpus = Gpus(queue.allocated());
+    s.queue_gpus[queue.name()] = gpus;
     s.allocated_gpus += gpus;
   }
   return s;

@@ -47,6 +47,8 @@ class Queue : public ObjectView {
   std::string next_window_open() const {
     return String(json(), {"status", "timeWindow", "nextOpen"});
   }
+  // status.allocated, as the scheduler writes it (a resource list).
+  const Json& allocated() const { return Object(json(), {"status", "allocated"}); }
   // status.usage, as the scheduler writes it (scheduler/queue_usage.h): decayed usage for fair
   // share over time.
   const Json& usage() const { return Object(json(), {"status", "usage"}); }

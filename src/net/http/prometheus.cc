@@ -72,7 +72,11 @@ Result<std::vector<PrometheusSeries>> PrometheusMatrix(const std::string& body,
     s.labels = Labels(series);
     for (const json& point : series.value("values", json::array())) {
       ETNA_ASSIGN_OR_RETURN(double v, SampleValue(point, q));
-      s.points.emplace_back(point[0].is_number() ? point[0].get<double>() : 0.0, v);
+      if (!point[0].is_number()) {
+        return Status::InvalidArgument(fmt::format(
+            "prometheus range query \"{}\" returned a point without a time", q.query));
+      }
+      s.points.emplace_back(point[0].get<double>(), v);
     }
     out.push_back(std::move(s));
   }
