@@ -21,13 +21,11 @@ import fcntl
 import itertools
 import json
 import os
-import shutil
-import signal
 import subprocess
 import tempfile
 import threading
-import time
 
+from browser_process import died, find_binary, kill_group, log_tail, remove_dir
 from scripted_page import ScriptedPage
 
 WIDTH, HEIGHT = 1280, 800
@@ -51,11 +49,7 @@ FLAGS = [
 
 def find_chromium():
     """The path of `chromium` or else `chromium-browser` on PATH; None when neither is there."""
-    for name in ("chromium", "chromium-browser"):
-        path = shutil.which(name)
-        if path:
-            return path
-    return None
+    return find_binary(("chromium", "chromium-browser"))
 
 
 class Browser:
@@ -128,14 +122,7 @@ class Browser:
     def close(self):
         """Kills Chromium and its helper processes and removes its temporary directory."""
         if self.proc is not None:
-            try:
-                os.killpg(self.proc.pid, signal.SIGKILL)  # its helpers too, even if it is gone
-            except ProcessLookupError:
-                pass
-            try:
-                self.proc.wait(timeout=10)
-            except subprocess.TimeoutExpired:
-                pass
+            kill_group(self.proc)
         if getattr(self, "_out", None) is not None:
             os.close(self._out)
             self._out = None
@@ -144,35 +131,17 @@ class Browser:
         if getattr(self, "_stderr", None):
             self._stderr.close()
         if getattr(self, "dir", None):
-            # A helper killed a moment ago may still be writing to its profile: retry.
-            deadline = time.monotonic() + 5
-            while True:
-                shutil.rmtree(self.dir, ignore_errors=True)
-                if not os.path.exists(self.dir) or time.monotonic() > deadline:
-                    break
-                time.sleep(0.05)
+            remove_dir(self.dir)
             self.dir = None
 
     def stderr_tail(self, chars=3000):
         """The last `chars` characters Chromium wrote to stdout and stderr, less its complaints
         that there is no D-Bus (harmless, and many in a container)."""
-        try:
-            with open(os.path.join(self.dir, "chromium.log"), "rb") as f:
-                text = f.read().decode(errors="replace")
-        except (OSError, TypeError):
-            return "(no output)"
-        lines = [line for line in text.splitlines() if ":ERROR:dbus/" not in line]
-        return "\n".join(lines)[-chars:] or "(no output)"
+        return log_tail(os.path.join(self.dir or "", "chromium.log"), chars,
+                        keep=lambda line: ":ERROR:dbus/" not in line)
 
     def _died(self):
-        code = None
-        if self.proc:
-            try:
-                code = self.proc.wait(timeout=2)  # its pipe closes a moment before it exits
-            except subprocess.TimeoutExpired:
-                pass
-        return AssertionError(f"chromium died (exit status {code}); its output ends:\n"
-                              f"{self.stderr_tail()}")
+        return died("chromium", self.proc, self.stderr_tail)
 
     # --- the protocol -------------------------------------------------------------------------
 

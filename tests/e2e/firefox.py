@@ -55,13 +55,12 @@ Firefox comes from Debian's `firefox-esr` package (scripts/install-deps.sh insta
 import itertools
 import json
 import os
-import shutil
-import signal
 import socket
 import subprocess
 import tempfile
 import time
 
+from browser_process import died, find_binary, kill_group, log_tail, remove_dir
 from scripted_page import ScriptedPage
 
 WIDTH, HEIGHT = 1280, 800
@@ -188,11 +187,7 @@ Promise.resolve()
 
 def find_firefox():
     """The path of `firefox-esr` or else `firefox` on PATH; None when neither is there."""
-    for name in ("firefox-esr", "firefox"):
-        path = shutil.which(name)
-        if path:
-            return path
-    return None
+    return find_binary(("firefox-esr", "firefox"))
 
 
 class Firefox:
@@ -289,44 +284,19 @@ class Firefox:
             self._sock.close()
             self._sock = None
         if self.proc is not None:
-            try:
-                os.killpg(self.proc.pid, signal.SIGKILL)  # its children too, even if it is gone
-            except ProcessLookupError:
-                pass
-            try:
-                self.proc.wait(timeout=10)
-            except subprocess.TimeoutExpired:
-                pass
+            kill_group(self.proc)
         if getattr(self, "_log", None):
             self._log.close()
         if self.dir:
-            # A child killed a moment ago may still be writing to the profile: retry.
-            deadline = time.monotonic() + 5
-            while True:
-                shutil.rmtree(self.dir, ignore_errors=True)
-                if not os.path.exists(self.dir) or time.monotonic() > deadline:
-                    break
-                time.sleep(0.05)
+            remove_dir(self.dir)
             self.dir = None
 
     def stderr_tail(self, chars=3000):
         """The last `chars` characters Firefox wrote to stdout and stderr."""
-        try:
-            with open(os.path.join(self.dir, "firefox.log"), "rb") as f:
-                text = f.read().decode(errors="replace")
-        except (OSError, TypeError):
-            return "(no output)"
-        return text[-chars:] or "(no output)"
+        return log_tail(os.path.join(self.dir or "", "firefox.log"), chars)
 
     def _died(self):
-        code = None
-        if self.proc:
-            try:
-                code = self.proc.wait(timeout=2)  # its socket closes a moment before it exits
-            except subprocess.TimeoutExpired:
-                pass
-        return AssertionError(f"firefox died (exit status {code}); its output ends:\n"
-                              f"{self.stderr_tail()}")
+        return died("firefox", self.proc, self.stderr_tail)
 
     # --- the protocol -------------------------------------------------------------------------
 

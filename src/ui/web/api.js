@@ -26,7 +26,7 @@ export function setNamespace(value) {
 }
 
 // An API error: the HTTP status and the Status object's message.
-export class ApiError extends Error {
+class ApiError extends Error {
   constructor(status, message) {
     super(message);
     this.status = status;
@@ -81,7 +81,7 @@ export async function whoami() {
 
 // Reads a streamed body line by line (watch events, followed logs) until it ends or `signal`
 // aborts; calls onLine for each complete line.
-export async function readLines(response, onLine, signal) {
+async function readLines(response, onLine, signal) {
   const reader = response.body.getReader();
   const decoder = new TextDecoder();
   let buffered = '';
@@ -102,7 +102,7 @@ export async function readLines(response, onLine, signal) {
   }
 }
 
-export function objectKey(object) {
+function objectKey(object) {
   const m = object.metadata || {};
   return m.namespace ? `${m.namespace}/${m.name}` : m.name;
 }

@@ -18,7 +18,7 @@ function svg(tag, attrs = {}, ...children) {
 }
 
 // The chart for `samples` ({time, clusterGpus, allocatedGpus, queues}) with queue colours.
-export function chart(samples, colours) {
+function chart(samples, colours) {
   const times = samples.map((s) => Date.parse(s.time));
   const t0 = Math.min(...times);
   const t1 = Math.max(...times, t0 + 60000);

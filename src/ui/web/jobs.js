@@ -3,7 +3,7 @@
 import {h, SortedTable} from './dom.js';
 import * as model from './model.js';
 
-export function jobLink(row) {
+function jobLink(row) {
   const path = `#/job/${encodeURIComponent(row.ns)}/${encodeURIComponent(row.name)}`;
   return h('a', {href: row.kind === 'PodGroup' ? `${path}/podgroup` : path}, row.name);
 }

@@ -43,7 +43,7 @@ const labels = (o) => (o.metadata && o.metadata.labels) || {};
 const time = (text) => (text ? Date.parse(text) : NaN);
 
 // The node's devices from its `etna.io/gpus` annotation; [] when it has none or it is malformed.
-export function nodeGpus(node) {
+function nodeGpus(node) {
   const text = annotations(node)['etna.io/gpus'];
   if (!text) return [];
   try {
@@ -84,7 +84,7 @@ export function groupName(pod) {
 
 // The queue a pod runs in: its PodGroup's spec.queue, else the queue annotation admission or
 // the job controller wrote, else "default".
-export function podQueue(pod, podgroups) {
+function podQueue(pod, podgroups) {
   const group = groupName(pod);
   if (group) {
     const pg = podgroups.get(`${pod.metadata.namespace}/${group}`);
@@ -94,7 +94,7 @@ export function podQueue(pod, podgroups) {
 }
 
 // The job a pod belongs to, as the dashboard names it: the Volcano Job, else its PodGroup.
-export function podJob(pod) {
+function podJob(pod) {
   return labels(pod)['volcano.sh/job-name'] || groupName(pod) || pod.metadata.name;
 }
 
@@ -107,7 +107,7 @@ export function podSince(pod) {
 
 // The GPUs a pod's containers ask for (limits, which is where Kubernetes takes extended
 // resources from; a request stands in when no limit is set).
-export function podGpus(spec) {
+function podGpus(spec) {
   let total = 0;
   for (const c of (spec && spec.containers) || []) {
     const r = c.resources || {};
