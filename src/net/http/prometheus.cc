@@ -73,8 +73,8 @@ Result<std::vector<PrometheusSeries>> PrometheusMatrix(const std::string& body,
     for (const json& point : series.value("values", json::array())) {
       ETNA_ASSIGN_OR_RETURN(double v, SampleValue(point, q));
       if (!point[0].is_number()) {
-        return Status::InvalidArgument(fmt::format(
-            "prometheus range query \"{}\" returned a point without a time", q.query));
+        return Status::InvalidArgument(
+            fmt::format("prometheus range query \"{}\" returned a point without a time", q.query));
       }
       s.points.emplace_back(point[0].get<double>(), v);
     }
