@@ -83,6 +83,11 @@ Result<std::unique_ptr<ApiRuntime>> ApiRuntime::Start(const ApiRuntimeOptions& o
     rt->history_->StartSampling(options.usage_sample_period,
                                 [api = rt->api_.get()] { return api->SampleUsage(); });
   }
+  if (options.accounting_retention.count() > 0) {
+    rt->retention_ = std::make_unique<api::server::PodRunRetention>(
+        &rt->api_->objects(), &rt->clock_, options.accounting_retention);
+    rt->retention_->Start(std::chrono::hours(1));
+  }
   net::http::ServerOptions http_options;
   http_options.listen = options.listen;
   if (options.tls) http_options.tls = files->certificates.serving;

@@ -14,6 +14,7 @@
 #include "api/server/api_metrics.h"
 #include "api/server/api_server.h"
 #include "api/server/data_dir.h"
+#include "api/server/pod_run_retention.h"
 #include "api/server/usage_history.h"
 #include "client/transport.h"
 #include "common/status.h"
@@ -44,6 +45,8 @@ struct ApiRuntimeOptions {
   // How often the server samples each queue's allocated GPUs for the dashboard's "over time"
   // chart (api/server/usage_history.h).
   std::chrono::milliseconds usage_sample_period{60000};
+  // --accounting-retention: how long PodRun records are kept after their run ended (0: always).
+  std::chrono::milliseconds accounting_retention{api::server::PodRunRetention::kDefaultRetention};
   // --prometheus-url: the dashboard's history from this Prometheus; "": the server's samples.
   std::string prometheus_url;
   // The registry /metrics renders (`etna dev` shares one with its scheduler and controllers);
@@ -84,6 +87,8 @@ class ApiRuntime {
   std::unique_ptr<net::http::HttpServer> http_;
   // Last: its sampler reads through api_, so it stops first.
   std::unique_ptr<api::server::UsageHistory> history_;
+  SystemClock clock_;
+  std::unique_ptr<api::server::PodRunRetention> retention_;
 };
 
 }  // namespace etna::cli

@@ -4,7 +4,7 @@
 //               [--authorization-file FILE] [--anonymous] [--no-tls] [--metric-rules FILE]
 //               [--watch-cache=true] [--etcd-servers URL[,URL...] [--etcd-cafile FILE]
 //               [--etcd-certfile FILE --etcd-keyfile FILE] [--etcd-prefix /registry]
-//               [--etcd-compaction-interval 5m]]
+//               [--etcd-compaction-interval 5m]] [--accounting-retention 90d]
 //
 // On first start it makes its CA and serving certificate, an admin token and DIR/kubeconfig;
 // it serves until SIGINT or SIGTERM, then shuts down gracefully.
@@ -16,6 +16,7 @@
 #include "cli/dashboard_flags.h"
 #include "cli/flags.h"
 #include "cli/kit/command.h"
+#include "cli/kit/output.h"
 #include "common/strings.h"
 #include "common/time.h"
 
@@ -60,6 +61,9 @@ int Serve(Invocation& inv) {
   }
   flags.etcd_compaction_interval =
       std::chrono::ceil<std::chrono::seconds>(std::chrono::nanoseconds(*compaction));
+  auto retention = ParseSpan("accounting-retention", inv.Get("accounting-retention"));
+  if (!retention.ok()) return inv.UsageError(retention.status().message());
+  flags.accounting_retention = *retention;
   // Signals are taken synchronously below; block them before any thread starts.
   BlockStopSignals();
   auto runtime = ApiRuntime::Start(flags);
@@ -120,6 +124,10 @@ const Command& ServerCommand() {
            ApiRuntimeOptions().etcd_prefix},
           {"etcd-compaction-interval", 0, "DURATION",
            "how often the servers compact etcd's history (0: never)", "5m"},
+          {"accounting-retention", 0, "SPAN",
+           "how long the accounting records of pod runs (PodRuns, `etna usage`) are kept after "
+           "they ended: 90d, 2w, 36h; 0 keeps them forever",
+           "90d"},
       }),
       /*connects=*/false,
       Serve,

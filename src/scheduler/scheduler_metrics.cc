@@ -6,6 +6,8 @@
 #include <set>
 #include <unordered_map>
 
+#include "api/types/pod_run.h"
+
 namespace etna::scheduler {
 namespace {
 
@@ -55,6 +57,10 @@ SchedulerMetrics::SchedulerMetrics(metrics::Registry* r)
       oldest_pending_(r->Gauge("etna_queue_oldest_pending_job_seconds",
                                "Age of the queue's longest-waiting pending job (0: none)",
                                {"queue_name"})),
+      gpu_seconds_(r->Counter("etna_gpu_seconds_total",
+                              "GPU-seconds held by pods, by queue, namespace and GPU model (a MIG "
+                              "instance as \"<model> MIG <profile>\", a share as its fraction)",
+                              {"queue", "namespace", "model"})),
       usage_gpu_seconds_(r->Gauge("etna_queue_usage_gpu_seconds",
                                   "GPU-seconds the queue held, each second weighted by "
                                   "2^(-age/half-life) (fair share over time)",
@@ -80,6 +86,7 @@ SchedulerMetrics::SchedulerMetrics(metrics::Registry* r)
 void SchedulerMetrics::ObserveCycle(const sched::Snapshot& before, const sched::Decision& decision,
                                     double e2e_ms, TimeMs now_ms) {
   e2e_.Observe({}, e2e_ms);
+  CountGpuSeconds(before, now_ms);
   for (const auto& step : decision.timings.actions) action_.Observe({step.name}, step.ms);
   for (const auto& step : decision.timings.plugins) {
     plugin_.Observe({step.name, step.phase}, step.ms);
@@ -203,6 +210,37 @@ void SchedulerMetrics::ObserveQueues(const sched::Snapshot& before, const sched:
   oldest_pending_.ReplaceAll(std::move(oldest));
   usage_gpu_seconds_.ReplaceAll(std::move(usage));
   fairshare_factor_.ReplaceAll(std::move(factor));
+}
+
+void SchedulerMetrics::CountGpuSeconds(const sched::Snapshot& before, TimeMs now_ms) {
+  const TimeMs since = gpu_seconds_at_;
+  gpu_seconds_at_ = now_ms;
+  if (since < 0 || now_ms <= since) return;
+  const double seconds = static_cast<double>(now_ms - since) / 1000.0;
+  std::map<metrics::LabelValues, double> held;
+  for (const sched::Task& t : before.tasks) {
+    const bool holds =
+        t.status == sched::TaskStatus::kBinding || t.status == sched::TaskStatus::kBound ||
+        t.status == sched::TaskStatus::kRunning || t.status == sched::TaskStatus::kReleasing;
+    if (!holds || t.node == sched::kNone || t.job == sched::kNone) continue;
+    const sched::Job& job = before.jobs[t.job];
+    if (job.queue == sched::kNone) continue;
+    const std::string& queue = before.queues[job.queue].name;
+    const sched::Node& node = before.nodes[t.node];
+    for (const sched::DeviceAllocation& d : t.devices) {
+      if (d.gpu < 0 || d.gpu >= static_cast<int32_t>(node.gpus.size())) continue;
+      const sched::GpuDevice& gpu = node.gpus[d.gpu];
+      if (d.mig_instance >= 0 && d.mig_instance < static_cast<int32_t>(gpu.mig.size())) {
+        held[{queue, t.ns,
+              api::types::AccountedGpuModel(gpu.model, gpu.mig[d.mig_instance].profile)}] += 1;
+        continue;
+      }
+      const bool share = d.milli < 1000 || d.memory_mib > 0;
+      held[{queue, t.ns, api::types::AccountedGpuModel(gpu.model)}] +=
+          share ? api::types::GpuShareFraction(d.cores_percent, d.memory_mib, gpu.memory_mib) : 1.0;
+    }
+  }
+  for (const auto& [labels, gpus] : held) gpu_seconds_.Add(labels, gpus * seconds);
 }
 
 }  // namespace etna::scheduler

@@ -2,7 +2,10 @@
 // action and plugin latency, task and job scheduling latency, schedule attempts, preemptions,
 // unschedulable jobs and tasks, and per queue the allocated / request / deserved / capacity /
 // real capacity gauges, share, weight and overused, plus etna's pending-job gauges per queue and
-// fair share over time: the decayed GPU-seconds and, when a plugin keeps it, the factor.
+// fair share over time: the decayed GPU-seconds and, when a plugin keeps it, the factor; and
+// accounting's etna_gpu_seconds_total{queue,namespace,model}: the GPU-seconds pods held, counted
+// every cycle for the time since the last one (a MIG instance under "<model> MIG <profile>", a
+// share as the part of the device it holds: api/types/pod_run.h).
 // Scalar resources are reported in milli-units as Volcano does (one GPU is 1000).
 // Thread-safety: ObserveCycle from the scheduler's loop (one cycle at a time); the registry is
 // rendered from any thread.
@@ -34,6 +37,9 @@ class SchedulerMetrics {
   void ObserveQueues(const sched::Snapshot& before, const sched::Decision& decision,
                      const std::vector<int>& waiting, TimeMs now_ms);
 
+  // Adds what the tasks of `before` that hold devices held since the last cycle.
+  void CountGpuSeconds(const sched::Snapshot& before, TimeMs now_ms);
+
   metrics::HistogramFamily& e2e_;
   metrics::HistogramFamily& action_;
   metrics::HistogramFamily& plugin_;
@@ -49,6 +55,8 @@ class SchedulerMetrics {
   metrics::GaugeFamily& overused_;
   metrics::GaugeFamily& pending_jobs_;
   metrics::GaugeFamily& oldest_pending_;
+  metrics::CounterFamily& gpu_seconds_;
+  TimeMs gpu_seconds_at_ = -1;  // when CountGpuSeconds last counted
   metrics::GaugeFamily& usage_gpu_seconds_;
   metrics::GaugeFamily& fairshare_factor_;
   // By quantity ("allocated", "request", ...) the milli_cpu, memory_bytes and scalar families.

@@ -47,5 +47,54 @@ TEST(SchedulerMetricsTest, QueueGaugesAttemptsAndLatenciesAfterACycle) {
   EXPECT_TRUE(Has(text, "volcano_task_scheduling_latency_milliseconds_count 2"));
 }
 
+TEST(SchedulerMetricsTest, GpuSecondsCountWhatTasksHeldBetweenCycles) {
+  sched::Snapshot snap;
+  sched::Node node;
+  node.name = "n1";
+  for (int i = 0; i < 4; ++i) {
+    sched::GpuDevice gpu;
+    gpu.index = i;
+    gpu.model = "H100";
+    gpu.memory_mib = 81920;
+    if (i == 3) gpu.mig = {{"1g.10gb", 7}};
+    node.gpus.push_back(gpu);
+  }
+  snap.nodes.push_back(node);
+  sched::Queue queue;
+  queue.name = "research";
+  snap.queues.push_back(queue);
+  sched::Job job;
+  job.queue = 0;
+  snap.jobs.push_back(job);
+  auto task = [&](sched::TaskStatus status, std::vector<sched::DeviceAllocation> devices) {
+    sched::Task t;
+    t.ns = "team-a";
+    t.job = 0;
+    t.node = status == sched::TaskStatus::kPending ? sched::kNone : 0;
+    t.status = status;
+    t.devices = std::move(devices);
+    snap.tasks.push_back(t);
+  };
+  task(sched::TaskStatus::kRunning, {{.gpu = 0}, {.gpu = 1}});
+  task(sched::TaskStatus::kBound, {{.gpu = 2, .milli = 500, .cores_percent = 50}});
+  task(sched::TaskStatus::kRunning, {{.gpu = 3, .mig_instance = 0}});
+  task(sched::TaskStatus::kPending, {});
+  task(sched::TaskStatus::kSucceeded, {{.gpu = 0}});  // ended: holds nothing
+  metrics::Registry registry;
+  SchedulerMetrics m(&registry);
+  m.ObserveCycle(snap, sched::Decision{}, 1, 1'000'000);  // the first cycle only starts the count
+  EXPECT_EQ(registry.Render().find("etna_gpu_seconds_total{"), std::string::npos);
+  m.ObserveCycle(snap, sched::Decision{}, 1, 1'010'000);
+  m.ObserveCycle(snap, sched::Decision{}, 1, 1'012'000);
+  std::string text = registry.Render();
+  EXPECT_TRUE(
+      Has(text, R"(etna_gpu_seconds_total{queue="research",namespace="team-a",model="H100"} 30)"))
+      << text;
+  EXPECT_TRUE(Has(
+      text,
+      R"(etna_gpu_seconds_total{queue="research",namespace="team-a",model="H100 MIG 1g.10gb"} 12)"))
+      << text;
+}
+
 }  // namespace
 }  // namespace etna::scheduler

@@ -423,6 +423,22 @@ void AddMetrics(std::vector<ResourceInfo>& out) {
   }
 }
 
+// etna's accounting records (api/types/pod_run.h): written by the server when a pod's run ends,
+// read and deleted by users, never created or changed by them.
+void AddAccounting(std::vector<ResourceInfo>& out) {
+  ResourceInfo runs =
+      Make({"accounting.etna.io", "v1", "PodRun", "podruns", {"pr"}, false, false},
+           {NameColumn(), CrdCol("Namespace", "string", ".pod.namespace"),
+            CrdCol("Pod", "string", ".pod.name"), CrdCol("Queue", "string", ".queue"),
+            CrdCol("User", "string", ".user"), CrdCol("GPUs", "number", ".totalGpus"),
+            CrdCol("Phase", "string", ".phase"), CrdCol("Preempted", "boolean", ".preempted"),
+            CrdCol("Ended", "date", ".ended"), CrdCol("Node", "string", ".pod.node", 1),
+            CrdCol("Exit", "integer", ".exitCode", 1), CrdCol("Job", "string", ".job.name", 1)},
+           {"queue", "user", "pod.namespace", "pod.name"});
+  runs.verbs = {"delete", "deletecollection", "get", "list", "watch"};
+  out.push_back(std::move(runs));
+}
+
 }  // namespace
 
 std::vector<ResourceInfo> ServedResources() {
@@ -433,6 +449,7 @@ std::vector<ResourceInfo> ServedResources() {
   AddVolcano(out);
   AddKeda(out);
   AddMetrics(out);
+  AddAccounting(out);
   return out;
 }
 

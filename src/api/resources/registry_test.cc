@@ -113,13 +113,26 @@ TEST(RegistryTest, ShortNamesAreUnique) {
 }
 
 TEST(RegistryTest, GroupsInOrderWithoutCore) {
-  EXPECT_EQ(R().Groups(),
-            (std::vector<std::string>{
-                "coordination.k8s.io", "scheduling.k8s.io", "apps", "autoscaling", "batch",
-                "discovery.k8s.io", "rbac.authorization.k8s.io", "authorization.k8s.io",
-                "authentication.k8s.io", "batch.volcano.sh", "scheduling.volcano.sh", "volcano.sh",
-                "bus.volcano.sh", "topology.volcano.sh", "flow.volcano.sh", "keda.sh",
-                "metrics.k8s.io", "custom.metrics.k8s.io", "external.metrics.k8s.io"}));
+  EXPECT_EQ(R().Groups(), (std::vector<std::string>{"coordination.k8s.io",
+                                                    "scheduling.k8s.io",
+                                                    "apps",
+                                                    "autoscaling",
+                                                    "batch",
+                                                    "discovery.k8s.io",
+                                                    "rbac.authorization.k8s.io",
+                                                    "authorization.k8s.io",
+                                                    "authentication.k8s.io",
+                                                    "batch.volcano.sh",
+                                                    "scheduling.volcano.sh",
+                                                    "volcano.sh",
+                                                    "bus.volcano.sh",
+                                                    "topology.volcano.sh",
+                                                    "flow.volcano.sh",
+                                                    "keda.sh",
+                                                    "metrics.k8s.io",
+                                                    "custom.metrics.k8s.io",
+                                                    "external.metrics.k8s.io",
+                                                    "accounting.etna.io"}));
 }
 
 TEST(RegistryTest, GroupVersionAndSubresources) {

@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <chrono>
 
 #include "api/resources/discovery.h"
@@ -285,13 +286,13 @@ net::http::Response ApiServer::Resource(const net::http::Request& request, const
   if (info->group == "rbac.authorization.k8s.io" && !user.InGroup("system:masters")) {
     net::http::Request guarded = request;
     if (auto refused = GuardRbacWrite(guarded, *ri, *info, user)) return *refused;
-    return Dispatch(guarded, *ri, *info);
+    return Dispatch(guarded, *ri, *info, user);
   }
-  return Dispatch(request, *ri, *info);
+  return Dispatch(request, *ri, *info, user);
 }
 
 net::http::Response ApiServer::Dispatch(const net::http::Request& request, const RequestInfo& ri,
-                                        const ResourceInfo& info) {
+                                        const ResourceInfo& info, const UserInfo& user) {
   // dryRun: a create is checked and not written; any other write is refused rather than made
   // (a client asking for a dry run must never find its change applied).
   if (const std::string dry = request.Query("dryRun"); !dry.empty()) {
@@ -326,6 +327,14 @@ net::http::Response ApiServer::Dispatch(const net::http::Request& request, const
     return Evict(request, ri, info);
   }
   if (ri.subresource == "scale") return ScaleSubresource(request, ri, info);
+  // Kinds only the server writes (accounting's PodRuns) serve fewer verbs than the others.
+  if (ri.subresource.empty() &&
+      std::find(info.verbs.begin(), info.verbs.end(), ri.verb) == info.verbs.end()) {
+    return ApiError::MethodNotAllowed(fmt::format("{} of {} is not supported: the server writes "
+                                                  "them",
+                                                  ri.verb, info.QualifiedPlural()))
+        .ToResponse();
+  }
   if (ri.verb == "get") return Get(request, ri, info);
   if (ri.verb == "list") return List(request, ri, info);
   if (ri.verb == "watch") return Watch(request, ri, info);
@@ -336,7 +345,7 @@ net::http::Response ApiServer::Dispatch(const net::http::Request& request, const
     if (info.namespaced && !ri.namespace_in_path) {
       return ApiError::NotFoundPath().ToResponse();
     }
-    return Create(request, ri, info);
+    return Create(request, ri, info, user);
   }
   if (ri.name.empty() && ri.verb != "deletecollection") {
     return ApiError::MethodNotAllowed(fmt::format("{} needs an object name", request.method))

@@ -110,7 +110,7 @@ class ApiServer {
   net::http::Response Resource(const net::http::Request& request, const UserInfo& user,
                                RequestLabels& labels);
   net::http::Response Dispatch(const net::http::Request& request, const RequestInfo& ri,
-                               const resources::ResourceInfo& info);
+                               const resources::ResourceInfo& info, const UserInfo& user);
   // Whether a pod of `ns` bound to `node` satisfies `matches` (the agents' reads beyond their
   // own pods: node_access.h).
   bool AnyPodOnNode(const resources::ResourceInfo& pods, const std::string& ns,
@@ -122,8 +122,9 @@ class ApiServer {
                            const resources::ResourceInfo& info);
   net::http::Response Watch(const net::http::Request& request, const RequestInfo& ri,
                             const resources::ResourceInfo& info);
+  // `user` is recorded as the creator of a workload (object_rules.h StampCreator).
   net::http::Response Create(const net::http::Request& request, const RequestInfo& ri,
-                             const resources::ResourceInfo& info);
+                             const resources::ResourceInfo& info, const UserInfo& user);
   net::http::Response Update(const net::http::Request& request, const RequestInfo& ri,
                              const resources::ResourceInfo& info);
   net::http::Response PatchObject(const net::http::Request& request, const RequestInfo& ri,

@@ -105,14 +105,33 @@ ApiResult<json> ObjectService::FinishDelete(const ResourceInfo& info, const std:
   }
   if (policy == "Foreground") DeleteDependents(uid, policy, depth);
   std::string key = Key(info, ns, name);
-  auto deleted = store_->Delete(key, 0);
-  if (!deleted.ok()) return ApiError::FromStatus(deleted.status(), &info, name);
+  json object;
+  if (internal::PodIsBoundAndLive(info, *current)) {
+    // Its run ends here: the record goes with the delete, which must find the pod as read.
+    Result<std::vector<store::Revision>> revs = Status::Conflict("");
+    for (int attempt = 0; attempt < internal::kMaxRetries; ++attempt) {
+      if (attempt > 0) {
+        current = GetObject(info, ns, name);
+        if (!current.ok()) return current;
+      }
+      revs = WriteEndingRun(store::TxnOp::Delete(key, ResourceVersionOf(*current)),
+                            PodRunRecord(info, *current, nullptr));
+      if (revs.ok() || revs.status().code() != StatusCode::kConflict) break;
+    }
+    if (!revs.ok()) return ApiError::FromStatus(revs.status(), &info, name);
+    object = std::move(current).value();
+    object["metadata"]["resourceVersion"] = std::to_string(revs->front());
+  } else {
+    auto deleted = store_->Delete(key, 0);
+    if (!deleted.ok()) return ApiError::FromStatus(deleted.status(), &info, name);
+    auto decoded = DecodeStored(deleted->deleted.value, deleted->revision);
+    if (!decoded.ok()) return ApiError::Internal(decoded.status().message());
+    object = std::move(decoded).value();
+  }
   owners_.Remove(key);
   if (policy == "Background") DeleteDependents(uid, policy, depth);
   if (policy == "Orphan") OrphanDependents(uid);
-  auto object = DecodeStored(deleted->deleted.value, deleted->revision);
-  if (!object.ok()) return ApiError::Internal(object.status().message());
-  return std::move(object).value();
+  return object;
 }
 
 std::vector<std::pair<const ResourceInfo*, json>> ObjectService::Dependents(
@@ -173,7 +192,14 @@ void ObjectService::DeleteNamespaceContents(const std::string& ns) {
     auto list = store_->List(store::ResourcePrefix(info.StoreResource(), ns), 0, "", 0);
     if (!list.ok()) continue;
     for (const auto& kv : list->items) {
-      (void)store_->Delete(kv.key, 0);
+      // A pod still running there ends its run now: recorded, as any other delete of it.
+      std::optional<store::TxnOp> run;
+      if (info.kind == "Pod" && info.group.empty()) {
+        if (auto pod = DecodeStored(kv.value, kv.mod_revision); pod.ok()) {
+          run = PodRunRecord(info, *pod, nullptr);
+        }
+      }
+      (void)WriteEndingRun(store::TxnOp::Delete(kv.key, kv.mod_revision), run);
       owners_.Remove(kv.key);
     }
   }

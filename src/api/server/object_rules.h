@@ -19,4 +19,14 @@ ApiError CheckKind(const resources::ResourceInfo& info, nlohmann::json& object, 
 bool PodIsBoundAndLive(const resources::ResourceInfo& info, const nlohmann::json& pod);
 bool HasFinalizers(const nlohmann::json& object);
 
+// The creator of a workload (pods, Volcano and batch Jobs and CronJobs, Deployments, ReplicaSets,
+// StatefulSets, DaemonSets, JobFlows), which accounting charges its pods' runs to: annotation
+// etna.io/created-by (api/types/pod_run.h), set by the server and never by a client. On create,
+// a workload without a controlling owner gets `user`; one with an owner gets none (its root's
+// counts). On update it keeps what it had.
+void StampCreator(const resources::ResourceInfo& info, nlohmann::json& object,
+                  const std::string& user);
+void KeepCreator(const resources::ResourceInfo& info, const nlohmann::json& current,
+                 nlohmann::json& next);
+
 }  // namespace etna::api::server::internal

@@ -107,6 +107,15 @@ class ObjectService : public admission::ObjectLookup {
   // The object as the store holds it now.
   Result<nlohmann::json> ReadStored(const resources::ResourceInfo& info, const std::string& ns,
                                     const std::string& name);
+  // The PodRun record (api/types/pod_run.h) of the run that the write of a pod from `before` to
+  // `after` ends (after null: its delete), as a store create; nullopt when it ends none: the
+  // stored pod no longer ran, or still runs after the write (object_pod_runs.cc).
+  std::optional<store::TxnOp> PodRunRecord(const resources::ResourceInfo& info,
+                                           const nlohmann::json& before,
+                                           const nlohmann::json* after);
+  // `write` and, when there is one, the run's record, in one transaction.
+  Result<std::vector<store::Revision>> WriteEndingRun(const store::TxnOp& write,
+                                                      const std::optional<store::TxnOp>& run);
   // Creates the namespace's "default" ServiceAccount unless it is there.
   Status EnsureDefaultServiceAccount(const std::string& ns);
 

@@ -12,6 +12,7 @@ namespace {
 
 using internal::CheckKind;
 using internal::HasFinalizers;
+using internal::KeepCreator;
 using internal::kMaxRetries;
 using internal::PodIsBoundAndLive;
 using nlohmann::json;
@@ -64,6 +65,7 @@ ApiResult<json> ObjectService::WriteUpdate(const ResourceInfo& info,
         meta.erase(f);
       }
     }
+    KeepCreator(info, current, next);
     if (info.has_status) {
       if (current.contains("status")) {
         next["status"] = current["status"];
@@ -87,10 +89,12 @@ ApiResult<json> ObjectService::WriteUpdate(const ResourceInfo& info,
   bool finish_delete = next["metadata"].contains("deletionTimestamp") && !HasFinalizers(next) &&
                        (!PodIsBoundAndLive(info, next) ||
                         next["metadata"].value("deletionGracePeriodSeconds", int64_t{-1}) == 0);
-  auto rev = store_->Update(current_kv.key, EncodeStored(next), current_kv.mod_revision);
-  if (!rev.ok()) return ApiError::FromStatus(rev.status(), &info, name);
+  auto revs = WriteEndingRun(
+      store::TxnOp::Update(current_kv.key, EncodeStored(next), current_kv.mod_revision),
+      PodRunRecord(info, current, &next));
+  if (!revs.ok()) return ApiError::FromStatus(revs.status(), &info, name);
   owners_.Update(current_kv.key, next);
-  next["metadata"]["resourceVersion"] = std::to_string(*rev);
+  next["metadata"]["resourceVersion"] = std::to_string(revs->front());
   if (finish_delete) {
     auto deleted = FinishDelete(info, ns, name, "Background", 0);
     if (deleted.ok()) return deleted;

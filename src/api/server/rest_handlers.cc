@@ -4,6 +4,7 @@
 #include "api/resources/table.h"
 #include "api/server/api_server.h"
 #include "api/server/handler_util.h"
+#include "api/server/object_rules.h"
 #include "api/server/request_info.h"
 
 namespace etna::api::server {
@@ -39,10 +40,11 @@ net::http::Response ApiServer::Get(const net::http::Request& request, const Requ
 }
 
 net::http::Response ApiServer::Create(const net::http::Request& request, const RequestInfo& ri,
-                                      const ResourceInfo& info) {
+                                      const ResourceInfo& info, const UserInfo& user) {
   FieldValidation fields;
   auto body = DecodeWriteBody(request, options_.limits, &fields);
   if (!body.ok()) return body.error().ToResponse();
+  internal::StampCreator(info, *body, user.name);
   const bool dry_run = request.Query("dryRun") == "All";
   return WithWarnings(
       Reply(objects_.Create(info, ri.ns, std::move(body).value(), &fields, dry_run), 201), fields);

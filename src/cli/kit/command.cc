@@ -142,6 +142,7 @@ const std::vector<Command>& UserCommands() {
     AddDescribeCommands(&all);
     AddLogsCommands(&all);
     AddGpuCommands(&all);
+    AddUsageCommands(&all);
     AddExplainCommands(&all);
     AddCompletionCommands(&all);
     return all;

@@ -106,6 +106,7 @@ void AddApplyCommands(std::vector<Command>* out);
 void AddDescribeCommands(std::vector<Command>* out);
 void AddLogsCommands(std::vector<Command>* out);
 void AddGpuCommands(std::vector<Command>* out);
+void AddUsageCommands(std::vector<Command>* out);
 void AddExplainCommands(std::vector<Command>* out);
 void AddCompletionCommands(std::vector<Command>* out);
 

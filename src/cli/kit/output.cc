@@ -29,6 +29,24 @@ Result<std::chrono::milliseconds> ParseGoDuration(const std::string& flag, std::
   return std::chrono::milliseconds(CeilMilliseconds(*d));
 }
 
+Result<std::chrono::milliseconds> ParseSpan(const std::string& flag, const std::string& text) {
+  auto bad = [&] {
+    return Status::InvalidArgument(fmt::format(
+        "invalid --{} \"{}\": want a span of time such as 7d, 2w, 36h or 90m", flag, text));
+  };
+  if (text.size() >= 2 && (text.back() == 'd' || text.back() == 'w')) {
+    std::string digits = text.substr(0, text.size() - 1);
+    if (digits.size() > 6 || digits.find_first_not_of("0123456789") != std::string::npos) {
+      return bad();
+    }
+    int64_t days = std::stoll(digits) * (text.back() == 'w' ? 7 : 1);
+    return std::chrono::milliseconds(days * 86'400'000);
+  }
+  auto d = etna::ParseGoDuration(text);
+  if (!d.ok() || d->count() < 0) return bad();
+  return std::chrono::milliseconds(CeilMilliseconds(*d));
+}
+
 std::string AgeSince(const json& timestamp, std::chrono::system_clock::time_point now) {
   return api::resources::internal::TimestampSince(timestamp.is_null() ? nullptr : &timestamp, now);
 }

@@ -20,6 +20,10 @@ std::string HumanAge(std::chrono::seconds age);
 // Go's duration syntax as kubectl's flags take it: "500ms", "30s", "5m", "1h30m", "1.5h"; a bare
 // number is seconds. InvalidArgument naming `flag` for anything else or a negative one.
 Result<std::chrono::milliseconds> ParseGoDuration(const std::string& flag, std::string_view text);
+// A span of time as accounting flags take it (`etna usage --since`, `etna server
+// --accounting-retention`): whole days or weeks ("7d", "2w"), or a Go duration ("36h", "90m");
+// "0" is zero. InvalidArgument naming `flag` for anything else or a negative one.
+Result<std::chrono::milliseconds> ParseSpan(const std::string& flag, const std::string& text);
 // The age of an RFC 3339 timestamp at `now`; "<unknown>" when missing or malformed.
 std::string AgeSince(const nlohmann::json& timestamp, std::chrono::system_clock::time_point now);
 

@@ -10,6 +10,20 @@ namespace {
 using nlohmann::json;
 using std::chrono::seconds;
 
+TEST(ParseSpanTest, DaysWeeksAndGoDurations) {
+  using std::chrono::milliseconds;
+  EXPECT_EQ(*ParseSpan("since", "7d"), milliseconds(7 * 86400000LL));
+  EXPECT_EQ(*ParseSpan("since", "2w"), milliseconds(14 * 86400000LL));
+  EXPECT_EQ(*ParseSpan("since", "36h"), milliseconds(36 * 3600000LL));
+  EXPECT_EQ(*ParseSpan("since", "0"), milliseconds(0));
+  for (const char* bad : {"", "d", "-1d", "1.5d", "7x", "-2h", "7 d", "30"}) {
+    auto r = ParseSpan("since", bad);
+    ASSERT_FALSE(r.ok()) << bad;
+    EXPECT_NE(r.status().message().find("invalid --since"), std::string::npos)
+        << r.status().message();
+  }
+}
+
 TEST(HumanAge, MatchesKubectl) {
   EXPECT_EQ(HumanAge(seconds(45)), "45s");
   EXPECT_EQ(HumanAge(seconds(5 * 60 + 30)), "5m30s");
