@@ -225,6 +225,7 @@ Result<CycleStats> Scheduler::Cycle() {
   }
   const TimeMs now = clock_->NowMs();
   usage_.Advance(now, half_life_ms, snap, view.queue_allocated, view.queue_stored_usage);
+  metrics_->CountGpuSeconds(snap, now);
   auto t1 = std::chrono::steady_clock::now();
   // The core takes its snapshot by value; the applier still needs the indices' meaning.
   Assembled kept{sched::Snapshot{}, std::move(view.task_keys), std::move(view.job_keys),

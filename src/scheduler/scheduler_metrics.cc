@@ -3,7 +3,9 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <functional>
 #include <set>
+#include <string_view>
 #include <unordered_map>
 
 #include "api/types/pod_run.h"
@@ -86,7 +88,6 @@ SchedulerMetrics::SchedulerMetrics(metrics::Registry* r)
 void SchedulerMetrics::ObserveCycle(const sched::Snapshot& before, const sched::Decision& decision,
                                     double e2e_ms, TimeMs now_ms) {
   e2e_.Observe({}, e2e_ms);
-  CountGpuSeconds(before, now_ms);
   for (const auto& step : decision.timings.actions) action_.Observe({step.name}, step.ms);
   for (const auto& step : decision.timings.plugins) {
     plugin_.Observe({step.name, step.phase}, step.ms);
@@ -212,35 +213,55 @@ void SchedulerMetrics::ObserveQueues(const sched::Snapshot& before, const sched:
   fairshare_factor_.ReplaceAll(std::move(factor));
 }
 
-void SchedulerMetrics::CountGpuSeconds(const sched::Snapshot& before, TimeMs now_ms) {
+void SchedulerMetrics::CountGpuSeconds(const sched::Snapshot& snap, TimeMs now_ms) {
+  if (gpu_seconds_at_ >= 0 && now_ms - gpu_seconds_at_ < kGpuSecondsPeriodMs) return;
   const TimeMs since = gpu_seconds_at_;
   gpu_seconds_at_ = now_ms;
-  if (since < 0 || now_ms <= since) return;
-  const double seconds = static_cast<double>(now_ms - since) / 1000.0;
-  std::map<metrics::LabelValues, double> held;
-  for (const sched::Task& t : before.tasks) {
+  if (since < 0) return;
+  // Summed under cheap keys first (the strings stay in the snapshot), labelled once at the end.
+  struct Key {
+    sched::QueueIdx queue;
+    std::string_view ns;
+    const std::string* model;
+    const std::string* mig_profile;  // null: a whole GPU or a share
+    bool operator==(const Key&) const = default;
+  };
+  struct KeyHash {
+    size_t operator()(const Key& k) const {
+      return std::hash<std::string_view>()(k.ns) ^ (std::hash<const void*>()(k.model) * 31) ^
+             (std::hash<const void*>()(k.mig_profile) * 17) ^ static_cast<size_t>(k.queue);
+    }
+  };
+  std::unordered_map<Key, double, KeyHash> held;
+  for (const sched::Task& t : snap.tasks) {
+    if (t.devices.empty() || t.node == sched::kNone || t.job == sched::kNone) continue;
     const bool holds =
         t.status == sched::TaskStatus::kBinding || t.status == sched::TaskStatus::kBound ||
         t.status == sched::TaskStatus::kRunning || t.status == sched::TaskStatus::kReleasing;
-    if (!holds || t.node == sched::kNone || t.job == sched::kNone) continue;
-    const sched::Job& job = before.jobs[t.job];
-    if (job.queue == sched::kNone) continue;
-    const std::string& queue = before.queues[job.queue].name;
-    const sched::Node& node = before.nodes[t.node];
+    const sched::QueueIdx queue = snap.jobs[t.job].queue;
+    if (!holds || queue == sched::kNone) continue;
+    const sched::Node& node = snap.nodes[t.node];
     for (const sched::DeviceAllocation& d : t.devices) {
       if (d.gpu < 0 || d.gpu >= static_cast<int32_t>(node.gpus.size())) continue;
       const sched::GpuDevice& gpu = node.gpus[d.gpu];
       if (d.mig_instance >= 0 && d.mig_instance < static_cast<int32_t>(gpu.mig.size())) {
-        held[{queue, t.ns,
-              api::types::AccountedGpuModel(gpu.model, gpu.mig[d.mig_instance].profile)}] += 1;
-        continue;
+        held[{queue, t.ns, &gpu.model, &gpu.mig[d.mig_instance].profile}] += 1;
+      } else if (d.milli < 1000 || d.memory_mib > 0) {
+        held[{queue, t.ns, &gpu.model, nullptr}] +=
+            api::types::GpuShareFraction(d.cores_percent, d.memory_mib, gpu.memory_mib);
+      } else {
+        held[{queue, t.ns, &gpu.model, nullptr}] += 1;
       }
-      const bool share = d.milli < 1000 || d.memory_mib > 0;
-      held[{queue, t.ns, api::types::AccountedGpuModel(gpu.model)}] +=
-          share ? api::types::GpuShareFraction(d.cores_percent, d.memory_mib, gpu.memory_mib) : 1.0;
     }
   }
-  for (const auto& [labels, gpus] : held) gpu_seconds_.Add(labels, gpus * seconds);
+  const double seconds = static_cast<double>(now_ms - since) / 1000.0;
+  std::map<metrics::LabelValues, double> labelled;
+  for (const auto& [k, gpus] : held) {
+    labelled[{snap.queues[k.queue].name, std::string(k.ns),
+              api::types::AccountedGpuModel(*k.model, k.mig_profile ? *k.mig_profile : "")}] +=
+        gpus * seconds;
+  }
+  for (const auto& [labels, amount] : labelled) gpu_seconds_.Add(labels, amount);
 }
 
 }  // namespace etna::scheduler

@@ -4,8 +4,9 @@
 // real capacity gauges, share, weight and overused, plus etna's pending-job gauges per queue and
 // fair share over time: the decayed GPU-seconds and, when a plugin keeps it, the factor; and
 // accounting's etna_gpu_seconds_total{queue,namespace,model}: the GPU-seconds pods held, counted
-// every cycle for the time since the last one (a MIG instance under "<model> MIG <profile>", a
-// share as the part of the device it holds: api/types/pod_run.h).
+// at most every kGpuSecondsPeriodMs for the time since the last count with what they hold then
+// (a MIG instance under "<model> MIG <profile>", a share as the part of the device it holds:
+// api/types/pod_run.h).
 // Scalar resources are reported in milli-units as Volcano does (one GPU is 1000).
 // Thread-safety: ObserveCycle from the scheduler's loop (one cycle at a time); the registry is
 // rendered from any thread.
@@ -32,13 +33,17 @@ class SchedulerMetrics {
   void ObserveCycle(const sched::Snapshot& before, const sched::Decision& decision, double e2e_ms,
                     TimeMs now_ms);
 
+  // The scrape interval Prometheus is usually given: counting more often would not show.
+  static constexpr TimeMs kGpuSecondsPeriodMs = 15'000;
+  // Adds what the tasks of the whole snapshot `snap` (with nodes and devices, before the cycle)
+  // that hold devices held since the last count, when kGpuSecondsPeriodMs have passed. The first
+  // call only starts the count.
+  void CountGpuSeconds(const sched::Snapshot& snap, TimeMs now_ms);
+
  private:
   // `waiting`: per job of `before`, its pods still waiting after the cycle's binds.
   void ObserveQueues(const sched::Snapshot& before, const sched::Decision& decision,
                      const std::vector<int>& waiting, TimeMs now_ms);
-
-  // Adds what the tasks of `before` that hold devices held since the last cycle.
-  void CountGpuSeconds(const sched::Snapshot& before, TimeMs now_ms);
 
   metrics::HistogramFamily& e2e_;
   metrics::HistogramFamily& action_;

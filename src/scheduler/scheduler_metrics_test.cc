@@ -82,17 +82,19 @@ TEST(SchedulerMetricsTest, GpuSecondsCountWhatTasksHeldBetweenCycles) {
   task(sched::TaskStatus::kSucceeded, {{.gpu = 0}});  // ended: holds nothing
   metrics::Registry registry;
   SchedulerMetrics m(&registry);
-  m.ObserveCycle(snap, sched::Decision{}, 1, 1'000'000);  // the first cycle only starts the count
+  m.CountGpuSeconds(snap, 1'000'000);  // the first count only starts it
   EXPECT_EQ(registry.Render().find("etna_gpu_seconds_total{"), std::string::npos);
-  m.ObserveCycle(snap, sched::Decision{}, 1, 1'010'000);
-  m.ObserveCycle(snap, sched::Decision{}, 1, 1'012'000);
+  m.CountGpuSeconds(snap, 1'010'000);  // within the period: not yet
+  EXPECT_EQ(registry.Render().find("etna_gpu_seconds_total{"), std::string::npos);
+  m.CountGpuSeconds(snap, 1'020'000);
+  m.CountGpuSeconds(snap, 1'021'000);
   std::string text = registry.Render();
   EXPECT_TRUE(
-      Has(text, R"(etna_gpu_seconds_total{queue="research",namespace="team-a",model="H100"} 30)"))
+      Has(text, R"(etna_gpu_seconds_total{queue="research",namespace="team-a",model="H100"} 50)"))
       << text;
   EXPECT_TRUE(Has(
       text,
-      R"(etna_gpu_seconds_total{queue="research",namespace="team-a",model="H100 MIG 1g.10gb"} 12)"))
+      R"(etna_gpu_seconds_total{queue="research",namespace="team-a",model="H100 MIG 1g.10gb"} 20)"))
       << text;
 }
 
