@@ -46,13 +46,24 @@ std::optional<store::TxnOp> ObjectService::PodRunRecord(const ResourceInfo& info
 
 Result<std::vector<store::Revision>> ObjectService::WriteEndingRun(
     const store::TxnOp& write, const std::optional<store::TxnOp>& run) {
-  if (!run) return store_->Txn({write});
-  auto written = store_->Txn({write, *run});
-  // The record is there already (a replayed end): the pod's own write must not fail for it.
-  if (!written.ok() && written.status().code() == StatusCode::kAlreadyExists) {
-    return store_->Txn({write});
+  if (run) {
+    auto written = store_->Txn({write, *run});
+    // The record is there already (a replayed end): the pod's own write must not fail for it.
+    if (written.ok() || written.status().code() != StatusCode::kAlreadyExists) return written;
   }
-  return written;
+  // Most writes end no run: the store's plain write, as before accounting.
+  using Kind = store::TxnOp::Kind;
+  if (write.kind == Kind::kUpdate) {
+    auto rev = store_->Update(write.key, write.value, write.expected_revision);
+    if (!rev.ok()) return rev.status();
+    return std::vector<store::Revision>{*rev};
+  }
+  if (write.kind == Kind::kDelete) {
+    auto deleted = store_->Delete(write.key, write.expected_revision);
+    if (!deleted.ok()) return deleted.status();
+    return std::vector<store::Revision>{deleted->revision};
+  }
+  return store_->Txn({write});
 }
 
 }  // namespace etna::api::server
