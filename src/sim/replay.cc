@@ -13,6 +13,7 @@
 #include "sched/framework/session.h"
 #include "sched/placement/gpu_frag.h"
 #include "sched/plugins/gpushare_policies.h"
+#include "sim/workload.h"
 
 namespace etna::sim {
 
@@ -104,23 +105,8 @@ Result<ReplayResult> Replay(const std::vector<TraceNode>& nodes, const std::vect
 
   // ---- Cluster snapshot ----
   sched::Snapshot snap;
-  for (const auto& tn : nodes) {
-    sched::Node n;
-    n.name = tn.name;
-    n.allocatable.Set(kCpu, tn.cpu_milli);
-    n.allocatable.Set(kMemory, tn.memory_mib * 1024 * 1024);
-    n.allocatable.Set(kGpu, int64_t{tn.gpus} * 1000);
-    for (int i = 0; i < tn.gpus; ++i) {
-      sched::GpuDevice g;
-      g.index = i;
-      g.model = tn.model;
-      g.uuid = fmt::format("{}-gpu{}", tn.name, i);
-      n.gpus.push_back(std::move(g));
-    }
-    if (tn.gpus > 0) n.labels[sched::kGpuModelLabel] = tn.model;
-    result.total_gpu_milli += int64_t{tn.gpus} * 1000;
-    snap.nodes.push_back(std::move(n));
-  }
+  snap.nodes = NodesFromOpenb(nodes);
+  for (const sched::Node& n : snap.nodes) result.total_gpu_milli += n.allocatable.Get(kGpu);
   if (result.total_gpu_milli == 0) {
     return Status::InvalidArgument("the node list has no GPUs");
   }
