@@ -3,7 +3,7 @@ BUILD ?= build
 ASAN_BUILD ?= build-asan
 JOBS ?= $(shell nproc)
 
-.PHONY: deps build demo test test-core-asan fuzz fuzz-smoke soak bench bench-api bench-e2e bench-autoscale bench-runtime bench-hostile bench-ui bench-openb bench-slurm format clean
+.PHONY: deps build demo test test-core-asan fuzz fuzz-smoke soak bench bench-api bench-e2e bench-autoscale bench-runtime bench-hostile bench-ui bench-openb bench-sim bench-slurm format clean
 
 deps:
 	@scripts/install-deps.sh
@@ -89,6 +89,11 @@ bench-autoscale: build
 
 bench-openb: build
 	@scripts/bench-openb.sh $(BUILD)
+
+# The time-aware replay (`etna sim replay`) of openb's default trace with its timestamps: 8,152
+# jobs over 149 virtual days on 1,213 nodes; prints BENCH sim ... (seconds).
+bench-sim: build
+	$(BUILD)/bench/sim_bench $(ARGS)
 
 # Optional: Slurm (Debian's slurmctld, installed if missing) on the same workload as bench-e2e,
 # 1,000 CLOUD nodes of 8 GPUs and 10,000 jobs from bench_workload; prints a BENCH e2e system=slurm
