@@ -178,17 +178,21 @@ const Command& OpenbCommand() {
 
 }  // namespace
 
-int RunSimReplay(int argc, char** argv);  // sim_replay_command.cc
+// sim_replay_command.cc
+int RunSimReplay(int argc, char** argv);
+int RunSimGenerate(int argc, char** argv);
 
 int RunSim(int argc, char** argv) {
   if (argc >= 2 && std::string(argv[1]) == "openb") {
     return RunCommand(OpenbCommand(), 2, argc, argv);
   }
   if (argc >= 2 && std::string(argv[1]) == "replay") return RunSimReplay(argc, argv);
+  if (argc >= 2 && std::string(argv[1]) == "generate") return RunSimGenerate(argc, argv);
   if (argc < 2) {
     std::fputs(CommandHelp(OpenbCommand()).c_str(), stderr);
   } else {
-    std::fprintf(stderr, "etna sim: unknown simulation \"%s\" (known: openb, replay)\n", argv[1]);
+    std::fprintf(stderr, "etna sim: unknown simulation \"%s\" (known: openb, replay, generate)\n",
+                 argv[1]);
   }
   return kUsageExitCode;
 }

@@ -6,13 +6,15 @@
 //                   [--queues FILE] [--cluster FILE] [--openb-queues default|qos]
 //                   [--cycle 10s] [--sample 1h] [--checkpoint-interval D]
 //
-// Writes DIR/jobs.csv and DIR/series.csv and prints one SIM line.
+// Writes DIR/jobs.csv and DIR/series.csv and prints one SIM line. And `etna sim generate`: a
+// synthetic trace (sim/generator.h) as etna's job CSV.
 #include <fmt/format.h>
 
 #include <chrono>
 #include <cstdio>
 #include <filesystem>
 #include <map>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -26,6 +28,7 @@
 #include "sched/framework/conf.h"
 #include "sched/framework/registry.h"
 #include "scheduler/convert.h"
+#include "sim/generator.h"
 #include "sim/timeline.h"
 #include "sim/workload.h"
 
@@ -252,8 +255,53 @@ const Command& ReplayCommand() {
   return command;
 }
 
+int RunGenerate(Invocation& inv) {
+  sim::GeneratorOptions options;
+  options.shape = inv.Get("shape");
+  std::optional<int> days = inv.Int("days", 1), gpus = inv.Int("gpus", 1),
+                     seed = inv.Int("seed", 0);
+  if (!days || !gpus || !seed) return kUsageExitCode;
+  options.days = *days;
+  options.gpus = *gpus;
+  options.seed = static_cast<uint64_t>(*seed);
+  auto jobs = sim::GenerateTrace(options);
+  if (!jobs.ok()) return inv.UsageError(jobs.status().message());
+  const std::string csv = sim::JobCsv(*jobs);
+  if (inv.Get("out").empty()) {
+    std::fputs(csv.c_str(), stdout);
+  } else if (Status s = WriteFileAtomically(inv.Get("out"), csv, 0644); !s.ok()) {
+    std::fprintf(stderr, "etna sim generate: %s\n", s.message().c_str());
+    return 1;
+  }
+  return 0;
+}
+
+const Command& GenerateCommand() {
+  static const Command command = {
+      "sim generate",
+      "write a synthetic job trace for `etna sim replay`",
+      "etna sim generate [--shape seed|bursty-steady] [--days N] [--gpus N] [--seed N] "
+      "[--out FILE]",
+      "seed: training gangs of 1-64 GPUs running hours to weeks, inference services and bursts\n"
+      "of small experiments, sized to the cluster's GPUs. bursty-steady: a queue that bursts\n"
+      "every morning beside one that runs steadily (the fair-share-over-time comparison).\n"
+      "The trace is etna's job CSV (docs/simulator.md).",
+      {
+          {"shape", 0, "SHAPE", "seed or bursty-steady", "seed"},
+          {"days", 0, "N", "the trace's length", "7"},
+          {"gpus", 0, "N", "the cluster's GPUs the load is sized to", "64"},
+          {"seed", 0, "N", "the random seed", "42"},
+          {"out", 0, "FILE", "where to write the CSV (default: standard output)"},
+      },
+      /*connects=*/false,
+      RunGenerate,
+      /*takes_args=*/false};
+  return command;
+}
+
 }  // namespace
 
 int RunSimReplay(int argc, char** argv) { return RunCommand(ReplayCommand(), 2, argc, argv); }
+int RunSimGenerate(int argc, char** argv) { return RunCommand(GenerateCommand(), 2, argc, argv); }
 
 }  // namespace etna::cli
