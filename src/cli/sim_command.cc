@@ -178,9 +178,10 @@ const Command& OpenbCommand() {
 
 }  // namespace
 
-// sim_replay_command.cc
+// sim_timeline_commands.cc
 int RunSimReplay(int argc, char** argv);
 int RunSimGenerate(int argc, char** argv);
+int RunSimCompare(int argc, char** argv);
 
 int RunSim(int argc, char** argv) {
   if (argc >= 2 && std::string(argv[1]) == "openb") {
@@ -188,10 +189,12 @@ int RunSim(int argc, char** argv) {
   }
   if (argc >= 2 && std::string(argv[1]) == "replay") return RunSimReplay(argc, argv);
   if (argc >= 2 && std::string(argv[1]) == "generate") return RunSimGenerate(argc, argv);
+  if (argc >= 2 && std::string(argv[1]) == "compare") return RunSimCompare(argc, argv);
   if (argc < 2) {
     std::fputs(CommandHelp(OpenbCommand()).c_str(), stderr);
   } else {
-    std::fprintf(stderr, "etna sim: unknown simulation \"%s\" (known: openb, replay, generate)\n",
+    std::fprintf(stderr,
+                 "etna sim: unknown simulation \"%s\" (known: openb, replay, compare, generate)\n",
                  argv[1]);
   }
   return kUsageExitCode;

@@ -1,13 +1,15 @@
-// `etna sim replay`: a job trace replayed in virtual time (sim/timeline.h) through the scheduling
-// core, with the configuration file the daemon reads, the cluster's queues as Volcano Queue
-// objects and its nodes as a cluster profile (examples/clusters/) or an openb node list.
+// The time-aware simulator's commands. `etna sim replay`: a job trace replayed in virtual time
+// (sim/timeline.h) through the scheduling core, with the configuration file the daemon reads, the
+// cluster's queues as Volcano Queue objects and its nodes as a cluster profile (examples/clusters/)
+// or an openb node list.
 //
 //   etna sim replay --trace FILE --out DIR [--format auto|csv|jsonl|openb] [--conf FILE]
 //                   [--queues FILE] [--cluster FILE] [--openb-queues default|qos]
 //                   [--cycle 10s] [--sample 1h] [--checkpoint-interval D]
 //
-// Writes DIR/jobs.csv and DIR/series.csv and prints one SIM line. And `etna sim generate`: a
-// synthetic trace (sim/generator.h) as etna's job CSV.
+// Writes DIR/jobs.csv, DIR/series.csv and DIR/report.html and prints one SIM line.
+// `etna sim compare DIR_A DIR_B --out DIR`: two replays' report side by side (sim/html_report.h).
+// `etna sim generate`: a synthetic trace (sim/generator.h) as etna's job CSV.
 #include <fmt/format.h>
 
 #include <chrono>
@@ -29,6 +31,7 @@
 #include "sched/framework/registry.h"
 #include "scheduler/convert.h"
 #include "sim/generator.h"
+#include "sim/html_report.h"
 #include "sim/timeline.h"
 #include "sim/workload.h"
 
@@ -198,8 +201,16 @@ int RunReplay(Invocation& inv) {
       std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   std::error_code ec;
   std::filesystem::create_directories(out, ec);
-  for (auto [name, text] : {std::pair{"jobs.csv", sim::JobsCsv(*result)},
-                            std::pair{"series.csv", sim::SeriesCsv(*result)}}) {
+  const sim::ReportRun run{
+      std::filesystem::path(inv.Get("conf").empty() ? "default conf" : inv.Get("conf"))
+          .filename()
+          .string(),
+      sim::JobsCsv(*result), sim::SeriesCsv(*result)};
+  auto report = sim::HtmlReport("etna sim replay: " + trace_path, {run});
+  if (!report.ok()) return fail(report.status());
+  for (auto [name, text] :
+       {std::pair{"jobs.csv", run.jobs_csv}, std::pair{"series.csv", run.series_csv},
+        std::pair{"report.html", *report}}) {
     if (Status s = WriteFileAtomically(out + "/" + name, text, 0644); !s.ok()) return fail(s);
   }
   int started = 0, finished = 0;
@@ -228,7 +239,8 @@ const Command& ReplayCommand() {
       "checkpoint. Cycles run at arrivals and ends (those within --cycle of each other share\n"
       "one), with the fair-share usage decayed over virtual time. Writes DIR/jobs.csv (submit,\n"
       "start, end, wait, JCT, preemptions per job) and DIR/series.csv (per queue: allocated and\n"
-      "deserved GPUs, pending and running jobs, every --sample). Trace formats: docs/simulator.md.",
+      "deserved GPUs, pending and running jobs, every --sample) and DIR/report.html. Trace\n"
+      "formats: docs/simulator.md.",
       {
           {"trace", 0, "FILE", "the jobs: etna's CSV or JSON Lines, or an openb pod list"},
           {"format", 0, "FORMAT", "auto, csv, jsonl or openb", "auto"},
@@ -252,6 +264,67 @@ const Command& ReplayCommand() {
       /*connects=*/false,
       RunReplay,
       /*takes_args=*/false};
+  return command;
+}
+
+int RunCompare(Invocation& inv) {
+  if (inv.args().size() != 2) return inv.UsageError("want two replay output folders: A B");
+  const std::string out = inv.Get("out");
+  if (out.empty()) return inv.UsageError("--out is required");
+  std::vector<std::string> labels;
+  for (const std::string& dir : inv.args()) {
+    labels.push_back(std::filesystem::path(dir).lexically_normal().filename().string());
+  }
+  if (inv.Has("labels")) {
+    labels.clear();
+    for (std::string l = inv.Get("labels"); !l.empty();) {
+      size_t comma = l.find(',');
+      labels.push_back(l.substr(0, comma));
+      l = comma == std::string::npos ? "" : l.substr(comma + 1);
+    }
+    if (labels.size() != 2) return inv.UsageError("--labels wants two names: A,B");
+  }
+  auto fail = [](const Status& s) {
+    std::fprintf(stderr, "etna sim compare: %s\n", s.message().c_str());
+    return 1;
+  };
+  std::vector<sim::ReportRun> runs;
+  for (size_t i = 0; i < 2; ++i) {
+    const std::string& dir = inv.args()[i];
+    auto jobs = ReadFile(dir + "/jobs.csv");
+    auto series = ReadFile(dir + "/series.csv");
+    if (!jobs.ok()) return fail(jobs.status());
+    if (!series.ok()) return fail(series.status());
+    runs.push_back({labels[i], *jobs, *series});
+  }
+  auto report = sim::HtmlReport(inv.Get("title"), runs);
+  if (!report.ok()) return fail(report.status());
+  std::error_code ec;
+  std::filesystem::create_directories(out, ec);
+  if (Status s = WriteFileAtomically(out + "/report.html", *report, 0644); !s.ok()) return fail(s);
+  auto summary = sim::SummaryLines(runs);
+  if (!summary.ok()) return fail(summary.status());
+  std::fputs(summary->c_str(), stdout);
+  std::printf("report: %s/report.html\n", out.c_str());
+  return 0;
+}
+
+const Command& CompareCommand() {
+  static const Command command = {
+      "sim compare",
+      "two replays' report side by side (what a configuration change does)",
+      "etna sim compare DIR_A DIR_B --out DIR [--labels A,B] [--title TEXT]",
+      "Reads the jobs.csv and series.csv of two `etna sim replay` output folders and writes\n"
+      "DIR/report.html with both: per-queue waits, CDFs (B dashed), allocation, utilization\n"
+      "and fairness over time. Prints one line per run and queue.",
+      {
+          {"out", 0, "DIR", "where report.html is written"},
+          {"labels", 0, "A,B", "the runs' names (default: the folders' names)"},
+          {"title", 0, "TEXT", "the page's title", "etna sim compare"},
+      },
+      /*connects=*/false,
+      RunCompare,
+      /*takes_args=*/true};
   return command;
 }
 
@@ -303,5 +376,6 @@ const Command& GenerateCommand() {
 
 int RunSimReplay(int argc, char** argv) { return RunCommand(ReplayCommand(), 2, argc, argv); }
 int RunSimGenerate(int argc, char** argv) { return RunCommand(GenerateCommand(), 2, argc, argv); }
+int RunSimCompare(int argc, char** argv) { return RunCommand(CompareCommand(), 2, argc, argv); }
 
 }  // namespace etna::cli
