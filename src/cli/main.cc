@@ -32,7 +32,8 @@ void PrintHelp() {
       "  scheduler    run the scheduler against an API server (etna scheduler --help)\n"
       "  controllers  run the job, queue, podgroup and node controllers (etna controllers --help)\n"
       "  agent        run a node: GPUs, lease, pods as processes (etna agent --help)\n"
-      "  sim          replay a cluster trace through the scheduler (etna sim openb --help)\n"
+      "  sim          replay traces through the scheduler: sim replay|compare|generate in\n"
+      "               virtual time, sim openb (etna sim replay --help)\n"
       "  version      print the version\n"
       "  help         show this help\n");
   std::printf("\nUser commands (against the API server of your kubeconfig):\n");

@@ -191,7 +191,12 @@ int RunSim(int argc, char** argv) {
   if (argc >= 2 && std::string(argv[1]) == "generate") return RunSimGenerate(argc, argv);
   if (argc >= 2 && std::string(argv[1]) == "compare") return RunSimCompare(argc, argv);
   if (argc < 2) {
-    std::fputs(CommandHelp(OpenbCommand()).c_str(), stderr);
+    std::fputs(
+        "etna sim replay    a job trace in virtual time through the scheduler (--help)\n"
+        "etna sim compare   two replays' report side by side\n"
+        "etna sim generate  a synthetic job trace\n"
+        "etna sim openb     openb's static packing experiment, one OPENB line per policy\n",
+        stderr);
   } else {
     std::fprintf(stderr,
                  "etna sim: unknown simulation \"%s\" (known: openb, replay, compare, generate)\n",
