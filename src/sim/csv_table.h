@@ -6,9 +6,7 @@
 
 #include <fmt/format.h>
 
-#include <charconv>
 #include <map>
-#include <sstream>
 #include <string>
 #include <vector>
 
@@ -16,64 +14,13 @@
 
 namespace etna::sim {
 
-namespace internal {
-inline std::vector<std::string> SplitCsvLine(const std::string& line) {
-  std::vector<std::string> out;
-  std::string cur;
-  bool quoted = false;
-  for (char c : line) {
-    if (c == '"') {
-      quoted = !quoted;
-    } else if (c == ',' && !quoted) {
-      out.push_back(cur);
-      cur.clear();
-    } else if (c != '\r') {
-      cur += c;
-    }
-  }
-  out.push_back(cur);
-  return out;
-}
-
-}  // namespace internal
-
 // A CSV table with named columns; errors name label:line and the column.
 class CsvTable {
  public:
+  // `required` columns must be in the header; a row with fewer fields than the header is an
+  // error, and so is a file without a header.
   static Result<CsvTable> Parse(const std::string& text, const std::string& label,
-                                const std::vector<std::string>& required) {
-    CsvTable t;
-    t.label_ = label;
-    std::istringstream in(text);
-    std::string line;
-    int lineno = 0;
-    bool header = false;
-    while (std::getline(in, line)) {
-      ++lineno;
-      if (!line.empty() && line.back() == '\r') line.pop_back();
-      if (line.empty()) continue;
-      auto cells = internal::SplitCsvLine(line);
-      if (!header) {
-        for (size_t i = 0; i < cells.size(); ++i) t.columns_[cells[i]] = static_cast<int>(i);
-        for (const auto& r : required) {
-          if (!t.columns_.count(r)) {
-            return Status::InvalidArgument(
-                fmt::format("{}:{}: missing column \"{}\" in the header", label, lineno, r));
-          }
-        }
-        t.width_ = cells.size();
-        header = true;
-        continue;
-      }
-      if (cells.size() < t.width_) {
-        return Status::InvalidArgument(fmt::format("{}:{}: {} fields, the header has {}", label,
-                                                   lineno, cells.size(), t.width_));
-      }
-      t.rows_.push_back({lineno, std::move(cells)});
-    }
-    if (!header) return Status::InvalidArgument(fmt::format("{}: empty file, no header", label));
-    return t;
-  }
+                                const std::vector<std::string>& required);
 
   size_t size() const { return rows_.size(); }
   bool Has(const std::string& col) const { return columns_.count(col) > 0; }
@@ -82,27 +29,8 @@ class CsvTable {
     if (it == columns_.end()) return {};
     return rows_[row].cells[it->second];
   }
-  Result<int64_t> Int(size_t row, const std::string& col, int64_t min, int64_t max) const {
-    std::string v = Str(row, col);
-    int64_t out = 0;
-    auto [p, ec] = std::from_chars(v.data(), v.data() + v.size(), out);
-    if (v.empty() || ec != std::errc() || p != v.data() + v.size()) {
-      // Accept integral floats such as "8.0".
-      double d = 0;
-      try {
-        size_t used = 0;
-        d = std::stod(v, &used);
-        if (used != v.size() || d != static_cast<double>(static_cast<int64_t>(d))) throw 0;
-        out = static_cast<int64_t>(d);
-      } catch (...) {
-        return Error(row, col, fmt::format("\"{}\" is not an integer", v));
-      }
-    }
-    if (out < min || out > max) {
-      return Error(row, col, fmt::format("{} is out of range [{}, {}]", out, min, max));
-    }
-    return out;
-  }
+  // An integer (or an integral float such as "8.0") within [min, max].
+  Result<int64_t> Int(size_t row, const std::string& col, int64_t min, int64_t max) const;
   // "label:line: message".
   Status ErrorAt(size_t row, const std::string& message) const {
     return Status::InvalidArgument(fmt::format("{}:{}: {}", label_, rows_[row].line, message));
