@@ -40,8 +40,8 @@ struct SimJob {
 struct SimOptions {
   TimeMs cycle_period_ms = 10'000;
   TimeMs default_checkpoint_interval_ms = 0;  // for jobs that give none
-  // Samples of the time series, one per this much virtual time (and one at every cycle's end of
-  // the sampled period).
+  // The time series' period: a sample of the state at the start and every period after, and one
+  // at the end.
   TimeMs sample_period_ms = 3'600'000;
 };
 
