@@ -50,7 +50,7 @@ double Percentile(std::vector<double> sorted, double q) {
   return sorted[std::clamp<size_t>(rank, 1, sorted.size()) - 1];
 }
 
-std::string Hours(double h) { return fmt::format("{:.1f}", h); }
+std::string Hours(double h) { return fmt::format("{:.2f}", h); }
 std::string Wait(double seconds) {
   return HumanAge(std::chrono::seconds(static_cast<int64_t>(std::llround(seconds))));
 }

@@ -55,10 +55,10 @@ TEST_F(UsageReportTest, ByQueue) {
   EXPECT_EQ(
       UsageTable(rows, UsageGrouping::kQueue),
       "QUEUE       GPU-HOURS   JOBS   RUNS   RUNNING   PREEMPTED   WAIT P50   WAIT P90   WAIT P99\n"
-      "research    196.0       2      2      0         1           10m        60m        60m\n"
-      "inference   24.0        1      1      1         0           5s         5s         5s\n"
-      "default     0.5         1      1      0         0           0s         0s         0s\n"
-      "TOTAL       220.5       4      4      1         1\n");
+      "research    196.00      2      2      0         1           10m        60m        60m\n"
+      "inference   24.00       1      1      1         0           5s         5s         5s\n"
+      "default     0.50        1      1      0         0           0s         0s         0s\n"
+      "TOTAL       220.50      4      4      1         1\n");
   EXPECT_EQ(UsageCsv(rows, UsageGrouping::kQueue),
             "queue,gpu_hours,jobs,runs,running,preempted,wait_p50_s,wait_p90_s,wait_p99_s\n"
             "research,196.000,2,2,0,1,600,3600,3600\n"
