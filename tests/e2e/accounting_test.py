@@ -74,6 +74,13 @@ def pods(dev):
             for p in json.loads(dev.k("get", "pods", "-o", "json"))["items"]}
 
 
+def usage(etna, dev, by):
+    """`etna usage --by BY -o json`'s rows by their key."""
+    out = subprocess.run([etna, "usage", "--kubeconfig", dev.kubeconfig, "--by", by, "-o", "json"],
+                         capture_output=True, text=True, check=True).stdout
+    return {item[by]: item for item in json.loads(out)["items"]}
+
+
 def main():
     etna = sys.argv[1]
     work = tempfile.mkdtemp(prefix="etna-accounting-")
@@ -88,6 +95,11 @@ def main():
                                  for p in PODS), "the four pods to run")
             uids = {name: p["metadata"]["uid"] for name, p in pods(dev).items()}
             assert json.loads(dev.k("get", "podruns", "-o", "json"))["items"] == []
+            # Runs still going count in `etna usage`, attributed as their records will be.
+            by_job = usage(etna, dev, "job")
+            assert by_job["default/quick"]["running"] == 2, by_job
+            assert by_job["default/long"]["running"] == 1, by_job
+            assert usage(etna, dev, "user")["admin"]["running"] == 4
             dev.proc.send_signal(signal.SIGKILL)  # everything at once, while they run
             dev.proc.wait(timeout=30)
             dev.leave_containers = True
@@ -123,12 +135,8 @@ def main():
             assert by_pod["long"]["phase"] in ("Running", "Failed"), by_pod["long"]
             assert not by_pod["long"]["preempted"], by_pod["long"]
 
-            usage = json.loads(subprocess.run(
-                [etna, "usage", "--kubeconfig", dev.kubeconfig, "--by", "job", "-o", "json"],
-                capture_output=True, text=True, check=True).stdout)
-            quick = [i for i in usage["items"] if i["job"] == "default/quick"]
-            assert quick and quick[0]["runs"] == 2 and quick[0]["running"] == 0, usage
-            assert quick[0]["gpuHours"] > 0, usage
+            quick = usage(etna, dev, "job")["default/quick"]
+            assert quick["runs"] == 2 and quick["running"] == 0 and quick["gpuHours"] > 0, quick
         print("PASS accounting_test")
     finally:
         shutil.rmtree(work, ignore_errors=True)

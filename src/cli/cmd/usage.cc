@@ -4,6 +4,7 @@
 #include <cstdio>
 #include <map>
 #include <optional>
+#include <utility>
 
 #include "api/resources/registry.h"
 #include "api/types/pod.h"
@@ -25,20 +26,32 @@ namespace types = etna::api::types;
 Result<std::vector<json>> RunningRuns(Api* api, TimeMs now) {
   auto pods = api->Get(ResourcePath(*FindResource("pods"), ""));
   if (!pods.ok()) return pods.status();
-  std::map<std::string, std::optional<json>> fetched;  // by path: owners, groups, nodes
+  // Owners, PodGroups and nodes, one list per kind on first use (not a GET per pod), by
+  // "<namespace>/<name>"; a kind that cannot be listed resolves to nothing.
+  std::map<const ResourceInfo*, std::map<std::string, json>> listed;
   types::ObjectFinder find = [&](std::string_view api_version, std::string_view kind,
                                  const std::string& ns,
                                  const std::string& name) -> std::optional<json> {
     const ResourceInfo* info =
         api::resources::ResourceRegistry::Default().FindKind(api_version, kind);
     if (info == nullptr) return std::nullopt;
-    std::string path = ResourcePath(*info, info->namespaced ? ns : "", name);
-    auto it = fetched.find(path);
-    if (it == fetched.end()) {
-      auto got = api->Get(path);
-      it = fetched.emplace(path, got.ok() ? std::optional<json>(*got) : std::nullopt).first;
+    auto [it, fresh] = listed.try_emplace(info);
+    if (fresh) {
+      auto list = api->Get(ResourcePath(*info, ""));
+      if (list.ok()) {
+        json body = std::move(list).value();
+        for (json& item : body["items"]) {
+          item["apiVersion"] = info->GroupVersion();  // items of a list may leave them out
+          item["kind"] = info->kind;
+          const types::ObjectView view(item);
+          std::string key = view.ns() + "/" + view.name();  // before the move empties it
+          it->second.emplace(std::move(key), std::move(item));
+        }
+      }
     }
-    return it->second;
+    auto found = it->second.find((info->namespaced ? ns : "") + "/" + name);
+    if (found == it->second.end()) return std::nullopt;
+    return found->second;
   };
   std::vector<json> out;
   for (const json& pod : (*pods)["items"]) {
