@@ -19,11 +19,14 @@ constexpr TimeMs kNever = std::numeric_limits<TimeMs>::max();
 
 enum class JobState : uint8_t { kFuture, kWaiting, kRunning, kDone };
 
+// Where one task of a job runs (nothing while the job waits).
 struct TaskState {
   sched::NodeIdx node = sched::kNone;
   std::vector<sched::DeviceAllocation> devices;
 };
 
+// One trace job as the replay goes: waiting, running or done, its tasks' places, what the
+// daemon would carry in its PodGroup (phase, backoff, what evictions took) and its outcome.
 struct JobRun {
   const SimJob* job = nullptr;
   sched::QueueIdx queue = sched::kNone;
@@ -45,6 +48,7 @@ struct JobRun {
   }
 };
 
+// A running job's end; stale once the run it ends was preempted (another generation).
 struct End {
   TimeMs at;
   size_t job;
@@ -52,6 +56,7 @@ struct End {
   bool operator>(const End& o) const { return at != o.at ? at > o.at : job > o.job; }
 };
 
+// One replay: the event loop over arrivals, ends and cycles (see timeline.h). Single use.
 class Simulation {
  public:
   Simulation(const std::vector<sched::Node>& nodes, const std::vector<sched::Queue>& queues,
