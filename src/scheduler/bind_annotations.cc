@@ -24,6 +24,7 @@ std::string JoinValues(const std::vector<int64_t>& v) {
 json EncodeBindAnnotations(const sched::BindDecision& bind, const sched::Node& node) {
   json out = json::object();
   std::vector<std::string> ids, uuids, mig;
+  std::string model;
   std::vector<int64_t> memory, cores;
   bool share = false;
   for (const auto& d : bind.devices) {
@@ -31,6 +32,7 @@ json EncodeBindAnnotations(const sched::BindDecision& bind, const sched::Node& n
     for (const auto& x : node.gpus) {
       if (x.index == d.gpu) g = &x;
     }
+    if (g != nullptr && model.empty()) model = g->model;
     if (d.mig_instance >= 0) {
       if (g && d.mig_instance < static_cast<int32_t>(g->mig.size())) {
         const auto& m = g->mig[d.mig_instance];
@@ -55,6 +57,7 @@ json EncodeBindAnnotations(const sched::BindDecision& bind, const sched::Node& n
   }
   if (!mig.empty())
     out[api::types::kMigInstancesAnnotation] = fmt::format("{}", fmt::join(mig, ","));
+  if (!model.empty()) out[api::types::kGpuModelAnnotation] = model;
   return out;
 }
 

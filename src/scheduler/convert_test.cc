@@ -140,6 +140,7 @@ TEST(ConvertTest, BindAnnotationsRoundTrip) {
   EXPECT_EQ(a[api::types::kGpuIdsAnnotation], "1");
   EXPECT_EQ(a[api::types::kGpuUuidsAnnotation], "GPU-n1-1");
   EXPECT_EQ(a[api::types::kMigInstancesAnnotation], "3:1g.10gb:7");
+  EXPECT_EQ(a[api::types::kGpuModelAnnotation], node->gpus[1].model);
   EXPECT_FALSE(a.contains(api::types::kGpuMemoryMibAnnotation));
 
   std::vector<sched::DeviceAllocation> held;

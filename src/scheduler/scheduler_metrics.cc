@@ -247,8 +247,10 @@ void SchedulerMetrics::CountGpuSeconds(const sched::Snapshot& snap, TimeMs now_m
       if (d.mig_instance >= 0 && d.mig_instance < static_cast<int32_t>(gpu.mig.size())) {
         held[{queue, t.ns, &gpu.model, &gpu.mig[d.mig_instance].profile}] += 1;
       } else if (d.milli < 1000 || d.memory_mib > 0) {
+        // As the bind annotations state it (bind_annotations.cc), so records and counter agree.
+        const int32_t cores = d.cores_percent > 0 ? d.cores_percent : d.milli / 10;
         held[{queue, t.ns, &gpu.model, nullptr}] +=
-            api::types::GpuShareFraction(d.cores_percent, d.memory_mib, gpu.memory_mib);
+            api::types::GpuShareFraction(cores, d.memory_mib, gpu.memory_mib);
       } else {
         held[{queue, t.ns, &gpu.model, nullptr}] += 1;
       }

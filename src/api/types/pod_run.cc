@@ -127,7 +127,9 @@ PodRunContext ResolvePodRunContext(const Json& pod, const ObjectFinder& find) {
 std::vector<RunGpus> PodRunGpus(const Json& pod, const Json* node) {
   static const Json kNoNode = Json::object();
   const Json& n = node ? *node : kNoNode;
-  const std::string model = ObjectView(n).Label(kGpuModelLabel);
+  // The model the bind recorded, else the node's (pods bound before etna.io/gpu-model existed).
+  const std::string model =
+      Pod(pod).Annotation(kGpuModelAnnotation, ObjectView(n).Label(kGpuModelLabel));
   const int64_t device_memory = LabelInteger(n, kGpuMemoryLabel);
   std::vector<RunGpus> out;
   auto bound = Pod(pod).BoundGpus();

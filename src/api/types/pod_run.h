@@ -77,9 +77,9 @@ PodRunContext ResolvePodRunContext(const Json& pod, const ObjectFinder& find);
 
 // "<namespace>.<pod>.<uid>", the pod's name shortened to keep it within 253 characters.
 std::string PodRunName(std::string_view ns, std::string_view pod, std::string_view uid);
-// The GPUs the pod's bind gave it, by model, from its bind annotations and its node's labels
-// (nvidia.com/gpu.model, nvidia.com/gpu.memory); when the annotations name no device, its
-// nvidia.com/gpu request. Models in first-seen order.
+// The GPUs the pod's bind gave it, by model, from its bind annotations (etna.io/gpu-model, else
+// its node's nvidia.com/gpu.model; nvidia.com/gpu.memory for a share's fraction); when the
+// annotations name no device, its nvidia.com/gpu request. Models in first-seen order.
 std::vector<RunGpus> PodRunGpus(const Json& pod, const Json* node);
 // The record of the run of `pod` (its state when the run ended).
 Json MakePodRun(const Json& pod, const PodRunContext& context);

@@ -43,6 +43,10 @@ TEST(PodRunGpusTest, WithoutDevicesTheRequestCountsAndAGoneNodeIsUnknown) {
             (std::vector<RunGpus>{{"NVIDIA-A100-SXM4-40GB", 4}}));
   EXPECT_EQ(PodRunGpus(BoundPod({{"etna.io/gpu-ids", "0"}}), nullptr),
             (std::vector<RunGpus>{{"unknown", 1}}));
+  // The model the bind recorded outlives the node.
+  EXPECT_EQ(
+      PodRunGpus(BoundPod({{"etna.io/gpu-ids", "0"}, {"etna.io/gpu-model", "Tesla-T4"}}), nullptr),
+      (std::vector<RunGpus>{{"Tesla-T4", 1}}));
   EXPECT_TRUE(PodRunGpus(BoundPod(Json::object()), &kNode).empty());
 }
 

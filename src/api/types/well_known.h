@@ -22,6 +22,9 @@ inline constexpr char kGpuMemoryMibAnnotation[] = "etna.io/gpu-memory-mib";
 inline constexpr char kGpuCoresPercentAnnotation[] = "etna.io/gpu-cores-percent";
 // MIG instances given to the pod, comma-separated "<gpu index>:<profile>:<instance id>".
 inline constexpr char kMigInstancesAnnotation[] = "etna.io/mig-instances";
+// The model of the devices the bind gave (their GPUs' model on the node), so that accounting
+// (api/types/pod_run.h) knows it after the node is gone.
+inline constexpr char kGpuModelAnnotation[] = "etna.io/gpu-model";
 // Volcano's annotation that a pod is bound to a PodGroup.
 inline constexpr char kGroupNameAnnotation[] = "scheduling.k8s.io/group-name";
 
