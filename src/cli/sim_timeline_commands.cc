@@ -184,10 +184,6 @@ int RunReplay(Invocation& inv) {
   auto jobs = Trace(trace_path, format,
                     openb_queues == "qos" ? sim::OpenbQueues::kQos : sim::OpenbQueues::kDefault);
   if (!jobs.ok()) return fail(jobs.status());
-  for (sim::SimJob& j : *jobs) {
-    if (j.checkpoint_interval_ms == 0)
-      j.checkpoint_interval_ms = options.default_checkpoint_interval_ms;
-  }
   auto nodes = ClusterNodes(inv.Get("cluster"));
   if (!nodes.ok()) return fail(nodes.status());
   auto queues = Queues(inv.Get("queues"));

@@ -99,11 +99,6 @@ std::vector<SimJob> BurstySteady(const GeneratorOptions& o) {
   return out;
 }
 
-std::string Seconds(TimeMs ms) {
-  if (ms % 1000 == 0) return std::to_string(ms / 1000);
-  return fmt::format("{:.3f}", static_cast<double>(ms) / 1000);
-}
-
 }  // namespace
 
 Result<std::vector<SimJob>> GenerateTrace(const GeneratorOptions& options) {
@@ -123,11 +118,11 @@ std::string JobCsv(const std::vector<SimJob>& jobs) {
   for (const SimJob& j : jobs) {
     std::string models;
     for (const std::string& m : j.gpu_models) models += (models.empty() ? "" : "|") + m;
-    out +=
-        fmt::format("{},{},{},{},{},{:g},{}m,{},{},{},{}\n", j.name, j.queue, Seconds(j.submit_ms),
-                    Seconds(j.duration_ms), j.tasks,
-                    static_cast<double>(j.request.Get(kGpu)) / 1000, j.request.Get(kCpu),
-                    j.request.Get(kMemory), j.priority, models, Seconds(j.checkpoint_interval_ms));
+    out += fmt::format("{},{},{},{},{},{:g},{}m,{},{},{},{}\n", j.name, j.queue,
+                       SecondsText(j.submit_ms), SecondsText(j.duration_ms), j.tasks,
+                       static_cast<double>(j.request.Get(kGpu)) / 1000, j.request.Get(kCpu),
+                       j.request.Get(kMemory), j.priority, models,
+                       SecondsText(j.checkpoint_interval_ms));
   }
   return out;
 }

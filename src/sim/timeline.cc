@@ -33,7 +33,8 @@ struct JobRun {
   JobState state = JobState::kFuture;
   std::shared_ptr<const sched::PodSpec> spec;
   std::vector<TaskState> tasks;
-  TimeMs remaining_ms = 0;  // work left, from the last checkpoint
+  TimeMs remaining_ms = 0;            // work left, from the last checkpoint
+  TimeMs checkpoint_interval_ms = 0;  // the job's, else SimOptions' default; 0: none
   TimeMs run_start_ms = 0;
   int64_t run_generation = 0;  // tells a stale end (of a run that was preempted) apart
   sched::PodGroupPhase phase = sched::PodGroupPhase::kPending;
@@ -41,6 +42,11 @@ struct JobRun {
   ResourceVector evicted_in_run;
   TimeMs evicted_since_ms = 0;
   JobOutcome outcome;
+  // The work of the current run saved by its last checkpoint, at `now`.
+  TimeMs CheckpointedMs(TimeMs now) const {
+    if (checkpoint_interval_ms <= 0) return 0;
+    return (now - run_start_ms) / checkpoint_interval_ms * checkpoint_interval_ms;
+  }
   int32_t BoundTasks() const {
     int32_t n = 0;
     for (const TaskState& t : tasks) n += t.node != sched::kNone ? 1 : 0;
@@ -86,7 +92,6 @@ class Simulation {
   const sched::SchedulerConf& conf_;
   SimOptions options_;
   TimeMs half_life_ms_ = sched::kDefaultUsageHalfLifeMs;
-  bool fairshare_ = false;
   std::unordered_map<std::string, sched::NodeIdx> node_index_;
   std::vector<JobRun> runs_;
   std::vector<size_t> arrivals_;  // job indices by submit time
@@ -108,8 +113,7 @@ class Simulation {
 Status Simulation::Prepare(const std::vector<SimJob>& jobs) {
   auto fairshare = sched::fairness::FairshareOf(conf_);
   if (!fairshare.ok()) return fairshare.status();
-  fairshare_ = fairshare->enabled;
-  half_life_ms_ = fairshare->half_life_ms;
+  half_life_ms_ = fairshare->half_life_ms;  // usage is kept (and reported) even when off
   std::unordered_map<std::string, sched::QueueIdx> queue_index;
   for (size_t q = 0; q < queues_.size(); ++q) {
     queue_index[queues_[q].name] = static_cast<sched::QueueIdx>(q);
@@ -146,6 +150,9 @@ Status Simulation::Prepare(const std::vector<SimJob>& jobs) {
     r.queue = q->second;
     r.tasks.resize(static_cast<size_t>(job.tasks));
     r.remaining_ms = job.duration_ms;
+    r.checkpoint_interval_ms = job.checkpoint_interval_ms > 0
+                                   ? job.checkpoint_interval_ms
+                                   : options_.default_checkpoint_interval_ms;
     if (!job.gpu_models.empty()) {
       auto spec = std::make_shared<sched::PodSpec>();
       spec->gpu_models = job.gpu_models;
@@ -232,10 +239,8 @@ sched::Snapshot Simulation::BuildSnapshot(TimeMs now,
         t.node = ts.node;
         t.devices = ts.devices;
         t.start_ms = r.run_start_ms;
-        if (job.checkpoint_interval_ms > 0 && r.state == JobState::kRunning) {
-          TimeMs ran = now - r.run_start_ms;
-          t.last_checkpoint_ms =
-              r.run_start_ms + ran / job.checkpoint_interval_ms * job.checkpoint_interval_ms;
+        if (r.checkpoint_interval_ms > 0 && r.state == JobState::kRunning) {
+          t.last_checkpoint_ms = r.run_start_ms + r.CheckpointedMs(now);
         }
       }
       sj.tasks.push_back(static_cast<sched::TaskIdx>(snap.tasks.size()));
@@ -269,13 +274,9 @@ void Simulation::Free(JobRun& r) {
 
 void Simulation::Stop(size_t j, TimeMs now) {
   JobRun& r = runs_[j];
-  const SimJob& job = *r.job;
   if (r.state == JobState::kRunning) {
-    TimeMs ran = now - r.run_start_ms;
-    TimeMs kept = job.checkpoint_interval_ms > 0
-                      ? ran / job.checkpoint_interval_ms * job.checkpoint_interval_ms
-                      : 0;
-    r.outcome.lost_work_ms += ran - kept;
+    const TimeMs kept = r.CheckpointedMs(now);
+    r.outcome.lost_work_ms += now - r.run_start_ms - kept;
     r.remaining_ms -= kept;
     ++r.run_generation;  // its pending end is stale now
     r.state = JobState::kWaiting;
@@ -296,13 +297,11 @@ Status Simulation::Cycle(TimeMs now) {
   sched::Snapshot snap = BuildSnapshot(now, &owner, &job_owner);
   auto decision = sched::RunCycle(std::move(snap), conf_, sched::BuiltinRegistry());
   if (!decision.ok()) return decision.status().WithContext(fmt::format("cycle at {} ms", now));
-  for (const sched::QueueReport& q : decision->queues) {
-    for (size_t i = 0; i < queues_.size(); ++i) {
-      if (queues_[i].name != q.name) continue;
-      deserved_gpu_milli_[i] = q.deserved.Has(kGpu)
-                                   ? static_cast<double>(q.deserved.value().Get(kGpu))
-                                   : static_cast<double>(cluster_gpu_milli_);
-    }
+  // One report per snapshot queue, in order: the snapshot's queues are queues_.
+  for (size_t i = 0; i < decision->queues.size() && i < queues_.size(); ++i) {
+    const ResourceLimit& deserved = decision->queues[i].deserved;
+    deserved_gpu_milli_[i] =
+        static_cast<double>(deserved.Has(kGpu) ? deserved.value().Get(kGpu) : cluster_gpu_milli_);
   }
   for (const sched::JobUpdate& u : decision->jobs) {
     if (u.job < 0 || static_cast<size_t>(u.job) >= job_owner.size()) continue;
@@ -315,7 +314,6 @@ Status Simulation::Cycle(TimeMs now) {
       r.evicted_since_ms = u.evicted_since_ms;
     }
   }
-  bool again = !decision->evictions.empty() || !decision->nominations.empty();
   std::vector<bool> stopped(runs_.size(), false);
   for (const sched::EvictDecision& e : decision->evictions) {
     if (e.task < 0 || static_cast<size_t>(e.task) >= owner.size()) continue;
@@ -338,14 +336,23 @@ Status Simulation::Cycle(TimeMs now) {
     held_[r.queue] += r.job->request;
     touched.push_back(j);
   }
+  bool half_bound = false;
   for (size_t j : touched) {
     JobRun& r = runs_[j];
-    if (r.state == JobState::kWaiting && r.BoundTasks() == r.job->tasks) Start(j, now);
+    if (r.state != JobState::kWaiting) continue;
+    if (r.BoundTasks() == r.job->tasks) {
+      Start(j, now);
+    } else {
+      half_bound = true;
+    }
   }
-  for (const JobRun& r : runs_) {
-    if (r.state == JobState::kWaiting && r.BoundTasks() > 0) again = true;  // a gang half bound
-  }
-  if (again) WantCycle(earliest_);
+  // Another cycle soon when this one made progress that a later one completes: evictions whose
+  // preemptors bind next, or binds that left a gang (or a pipelined task) waiting. A cycle that
+  // changed nothing waits for the next event, so the replay always ends.
+  const bool progress_pending =
+      !decision->evictions.empty() ||
+      (!touched.empty() && (half_bound || !decision->nominations.empty()));
+  if (progress_pending) WantCycle(earliest_);
   return Status::Ok();
 }
 
@@ -394,12 +401,12 @@ Result<SimResult> Simulation::Run(const std::vector<SimJob>& jobs) {
   return std::move(result_);
 }
 
-std::string Seconds(TimeMs ms) {
+}  // namespace
+
+std::string SecondsText(TimeMs ms) {
   if (ms % 1000 == 0) return std::to_string(ms / 1000);
   return fmt::format("{:.3f}", static_cast<double>(ms) / 1000);
 }
-
-}  // namespace
 
 Result<SimResult> Simulate(const std::vector<sched::Node>& nodes,
                            const std::vector<sched::Queue>& queues,
@@ -414,12 +421,12 @@ Result<SimResult> Simulate(const std::vector<sched::Node>& nodes,
 
 std::string JobsCsv(const SimResult& result) {
   std::string out = "name,queue,gpus,submit_s,start_s,end_s,wait_s,jct_s,preemptions,lost_work_s\n";
-  auto rel = [&](TimeMs t) { return t < 0 ? std::string() : Seconds(t - result.start_ms); };
-  auto span = [](TimeMs d) { return d < 0 ? std::string() : Seconds(d); };
+  auto rel = [&](TimeMs t) { return t < 0 ? std::string() : SecondsText(t - result.start_ms); };
+  auto span = [](TimeMs d) { return d < 0 ? std::string() : SecondsText(d); };
   for (const JobOutcome& j : result.jobs) {
     out += fmt::format("{},{},{:g},{},{},{},{},{},{},{}\n", j.name, j.queue, j.gpus_milli / 1000.0,
                        rel(j.submit_ms), rel(j.first_start_ms), rel(j.end_ms), span(j.WaitMs()),
-                       span(j.JctMs()), j.preemptions, Seconds(j.lost_work_ms));
+                       span(j.JctMs()), j.preemptions, SecondsText(j.lost_work_ms));
   }
   return out;
 }
@@ -427,7 +434,7 @@ std::string JobsCsv(const SimResult& result) {
 std::string SeriesCsv(const SimResult& result) {
   std::string out = "time_s,queue,allocated_gpus,deserved_gpus,pending_jobs,running_jobs\n";
   for (const Sample& s : result.samples) {
-    const std::string t = Seconds(s.time_ms - result.start_ms);
+    const std::string t = SecondsText(s.time_ms - result.start_ms);
     for (size_t q = 0; q < s.queues.size(); ++q) {
       const Sample::QueueState& qs = s.queues[q];
       out += fmt::format("{},{},{:g},{:g},{},{}\n", t, result.queue_names[q],

@@ -39,7 +39,7 @@ struct SimJob {
 
 struct SimOptions {
   TimeMs cycle_period_ms = 10'000;
-  TimeMs default_checkpoint_interval_ms = 0;  // for jobs that give none
+  TimeMs default_checkpoint_interval_ms = 0;  // for jobs whose checkpoint_interval_ms is 0
   // The time series' period: a sample of the state at the start and every period after, and one
   // at the end.
   TimeMs sample_period_ms = 3'600'000;
@@ -66,7 +66,9 @@ struct Sample {
   int64_t allocated_gpu_milli = 0;
   struct QueueState {
     int64_t allocated_gpu_milli = 0;
-    double deserved_gpu_milli = 0;  // from the cycle's fair-share plugin; 0 when none computed
+    // From the last cycle's fair-share plugin; the cluster's GPUs when it bounds none, 0 before
+    // the first cycle.
+    double deserved_gpu_milli = 0;
     int32_t pending_jobs = 0;
     int32_t running_jobs = 0;
   };
@@ -89,6 +91,9 @@ Result<SimResult> Simulate(const std::vector<sched::Node>& nodes,
                            const std::vector<sched::Queue>& queues,
                            const sched::SchedulerConf& conf, const std::vector<SimJob>& jobs,
                            const SimOptions& options = {});
+
+// Milliseconds as the CSVs write seconds: "12" when whole, else "12.345".
+std::string SecondsText(TimeMs ms);
 
 // Per-job CSV: name,queue,gpus,submit_s,start_s,end_s,wait_s,jct_s,preemptions,lost_work_s
 // (times in seconds from the first submit; empty when it never started or ended).

@@ -24,6 +24,19 @@ tiers:
   - name: proportion
 )";
 
+// The seed's preemption rules allow at most 30 % of the cluster per cycle: here all of it.
+constexpr char kPreemptConf[] = R"(
+actions: "allocate, preempt"
+tiers:
+- plugins:
+  - name: priority
+  - name: gang
+  - name: preemption
+    arguments: {preemption.maxClusterFraction: 1.0}
+- plugins:
+  - name: predicates
+)";
+
 sched::SchedulerConf Conf(const char* yaml = kConf) {
   auto conf = sched::ParseSchedulerConf(yaml, sched::BuiltinRegistry());
   EXPECT_TRUE(conf.ok()) << conf.status().ToString();
@@ -89,19 +102,7 @@ TEST(TimelineTest, APreemptedJobLosesTheWorkSinceItsLastCheckpoint) {
   low.checkpoint_interval_ms = 100'000;
   SimJob high = Job("high", 250, 50, 8);
   high.priority = 100;
-  // The seed's preemption rules allow at most 30 % of the cluster per cycle: here all of it.
-  auto r = Simulate(c.nodes, c.queues, Conf(R"(
-actions: "allocate, preempt"
-tiers:
-- plugins:
-  - name: priority
-  - name: gang
-  - name: preemption
-    arguments: {preemption.maxClusterFraction: 1.0}
-- plugins:
-  - name: predicates
-)"),
-                    {low, high});
+  auto r = Simulate(c.nodes, c.queues, Conf(kPreemptConf), {low, high});
   ASSERT_TRUE(r.ok()) << r.status().ToString();
   const JobOutcome& l = r->jobs[0];
   const JobOutcome& h = r->jobs[1];
@@ -113,6 +114,16 @@ tiers:
   // 800 s of work left.
   EXPECT_EQ(l.first_start_ms, 0);
   EXPECT_EQ(l.end_ms, 1'110'000);
+
+  // The replay's default interval stands in for a job that gives none; without either the
+  // victim starts over.
+  low.checkpoint_interval_ms = 0;
+  for (auto [interval, lost] : {std::pair<TimeMs, TimeMs>{100'000, 50'000}, {0, 250'000}}) {
+    auto d = Simulate(c.nodes, c.queues, Conf(kPreemptConf), {low, high},
+                      {.default_checkpoint_interval_ms = interval});
+    ASSERT_TRUE(d.ok()) << d.status().ToString();
+    EXPECT_EQ(d->jobs[0].lost_work_ms, lost) << interval;
+  }
 }
 
 TEST(TimelineTest, AJobThatCanNeverFitIsReportedAndTheRunEnds) {
