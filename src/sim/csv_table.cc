@@ -83,4 +83,15 @@ Result<int64_t> CsvTable::Int(size_t row, const std::string& col, int64_t min, i
   return out;
 }
 
+Result<double> CsvTable::Real(size_t row, const std::string& col, double empty) const {
+  const std::string v = Str(row, col);
+  if (v.empty()) return empty;
+  double out = 0;
+  auto [p, ec] = std::from_chars(v.data(), v.data() + v.size(), out);
+  if (ec != std::errc() || p != v.data() + v.size()) {
+    return Error(row, col, fmt::format("\"{}\" is not a number", v));
+  }
+  return out;
+}
+
 }  // namespace etna::sim

@@ -31,6 +31,8 @@ class CsvTable {
   }
   // An integer (or an integral float such as "8.0") within [min, max].
   Result<int64_t> Int(size_t row, const std::string& col, int64_t min, int64_t max) const;
+  // A number, or `empty` when the field is empty; anything else is an error naming the column.
+  Result<double> Real(size_t row, const std::string& col, double empty) const;
   // "label:line: message".
   Status ErrorAt(size_t row, const std::string& message) const {
     return Status::InvalidArgument(fmt::format("{}:{}: {}", label_, rows_[row].line, message));

@@ -7,6 +7,7 @@
 #include <map>
 #include <set>
 
+#include "common/percentile.h"
 #include "sim/csv_table.h"
 
 namespace etna::sim {
@@ -34,8 +35,6 @@ struct Run {
   std::vector<SeriesRow> series;
 };
 
-double Cell(const std::string& text) { return text.empty() ? -1 : std::stod(text); }
-
 Result<Run> ParseRun(const ReportRun& in) {
   Run run;
   run.label = in.label;
@@ -45,13 +44,9 @@ Result<Run> ParseRun(const ReportRun& in) {
   for (size_t i = 0; i < jobs.size(); ++i) {
     JobRow r;
     r.queue = jobs.Str(i, "queue");
-    try {
-      r.wait_s = Cell(jobs.Str(i, "wait_s"));
-      r.jct_s = Cell(jobs.Str(i, "jct_s"));
-      r.lost_s = std::max(0.0, Cell(jobs.Str(i, "lost_work_s")));
-    } catch (...) {
-      return jobs.ErrorAt(i, "a time is not a number");
-    }
+    ETNA_ASSIGN_OR_RETURN(r.wait_s, jobs.Real(i, "wait_s", -1));
+    ETNA_ASSIGN_OR_RETURN(r.jct_s, jobs.Real(i, "jct_s", -1));
+    ETNA_ASSIGN_OR_RETURN(r.lost_s, jobs.Real(i, "lost_work_s", 0));
     ETNA_ASSIGN_OR_RETURN(int64_t pre, jobs.Int(i, "preemptions", 0, int64_t{1} << 30));
     r.preemptions = static_cast<int>(pre);
     run.jobs.push_back(std::move(r));
@@ -63,13 +58,9 @@ Result<Run> ParseRun(const ReportRun& in) {
   for (size_t i = 0; i < series.size(); ++i) {
     SeriesRow r;
     r.queue = series.Str(i, "queue");
-    try {
-      r.time_s = Cell(series.Str(i, "time_s"));
-      r.allocated = Cell(series.Str(i, "allocated_gpus"));
-      r.deserved = Cell(series.Str(i, "deserved_gpus"));
-    } catch (...) {
-      return series.ErrorAt(i, "a figure is not a number");
-    }
+    ETNA_ASSIGN_OR_RETURN(r.time_s, series.Real(i, "time_s", 0));
+    ETNA_ASSIGN_OR_RETURN(r.allocated, series.Real(i, "allocated_gpus", 0));
+    ETNA_ASSIGN_OR_RETURN(r.deserved, series.Real(i, "deserved_gpus", 0));
     ETNA_ASSIGN_OR_RETURN(int64_t pending, series.Int(i, "pending_jobs", 0, int64_t{1} << 30));
     ETNA_ASSIGN_OR_RETURN(int64_t running, series.Int(i, "running_jobs", 0, int64_t{1} << 30));
     r.pending = static_cast<int>(pending);
@@ -79,11 +70,25 @@ Result<Run> ParseRun(const ReportRun& in) {
   return run;
 }
 
-double Percentile(std::vector<double> v, double q) {
-  if (v.empty()) return 0;
-  std::sort(v.begin(), v.end());
-  size_t rank = static_cast<size_t>(std::ceil(q * static_cast<double>(v.size())));
-  return v[std::clamp<size_t>(rank, 1, v.size()) - 1];
+// What the table and the summary say of one queue of one run.
+struct QueueStats {
+  int jobs = 0;                     // every job of the queue, started or not
+  std::vector<double> waits, jcts;  // of those that started, and ended
+  int preemptions = 0;
+  double lost_s = 0;
+};
+
+QueueStats StatsOf(const Run& run, const std::string& queue) {
+  QueueStats out;
+  for (const JobRow& j : run.jobs) {
+    if (j.queue != queue) continue;
+    ++out.jobs;
+    if (j.wait_s >= 0) out.waits.push_back(j.wait_s);
+    if (j.jct_s >= 0) out.jcts.push_back(j.jct_s);
+    out.preemptions += j.preemptions;
+    out.lost_s += j.lost_s;
+  }
+  return out;
 }
 
 std::string Escape(const std::string& s) {
@@ -229,18 +234,11 @@ Result<std::string> SummaryLines(const std::vector<ReportRun>& inputs) {
     ETNA_ASSIGN_OR_RETURN(Run run, ParseRun(in));
     std::vector<Run> one = {run};
     for (const std::string& q : QueuesOf(one)) {
-      std::vector<double> waits, jcts;
-      int preemptions = 0;
-      for (const JobRow& j : run.jobs) {
-        if (j.queue != q) continue;
-        if (j.wait_s >= 0) waits.push_back(j.wait_s);
-        if (j.jct_s >= 0) jcts.push_back(j.jct_s);
-        preemptions += j.preemptions;
-      }
+      const QueueStats st = StatsOf(run, q);
       out += fmt::format(
           "{} {} jobs={} wait_p50_s={:.0f} wait_p90_s={:.0f} jct_p90_s={:.0f} preemptions={}\n",
-          run.label, q, waits.size(), Percentile(waits, 0.5), Percentile(waits, 0.9),
-          Percentile(jcts, 0.9), preemptions);
+          run.label, q, st.jobs, NearestRank(st.waits, 0.5), NearestRank(st.waits, 0.9),
+          NearestRank(st.jcts, 0.9), st.preemptions);
     }
   }
   return out;
@@ -280,32 +278,24 @@ Result<std::string> HtmlReport(const std::string& title, const std::vector<Repor
   Chart jct("Job completion time, CDF per queue", "hours", "fraction of jobs");
   for (size_t r = 0; r < runs.size(); ++r) {
     for (const std::string& q : queues) {
-      std::vector<double> waits, jcts;
-      int preemptions = 0;
-      double lost = 0;
-      for (const JobRow& j : runs[r].jobs) {
-        if (j.queue != q) continue;
-        if (j.wait_s >= 0) waits.push_back(j.wait_s);
-        if (j.jct_s >= 0) jcts.push_back(j.jct_s);
-        preemptions += j.preemptions;
-        lost += j.lost_s;
-      }
+      const QueueStats st = StatsOf(runs[r], q);
       html += fmt::format(
           "<tr><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td>"
           "<td>{}</td><td>{}</td><td>{}</td></tr>\n",
-          run_id(r), Escape(q), waits.size(), Hours(Percentile(waits, 0.5)),
-          Hours(Percentile(waits, 0.9)), Hours(Percentile(waits, 0.99)),
-          Hours(Percentile(jcts, 0.5)), Hours(Percentile(jcts, 0.9)), preemptions, Hours(lost));
+          run_id(r), Escape(q), st.jobs, Hours(NearestRank(st.waits, 0.5)),
+          Hours(NearestRank(st.waits, 0.9)), Hours(NearestRank(st.waits, 0.99)),
+          Hours(NearestRank(st.jcts, 0.5)), Hours(NearestRank(st.jcts, 0.9)), st.preemptions,
+          Hours(st.lost_s));
       const std::string name = runs.size() > 1 ? q + " (" + run_id(r) + ")" : q;
-      wait.Add("wait-cdf:" + q + ":" + run_id(r), name, colour(q), r > 0, Cdf(waits, 3600));
-      jct.Add("jct-cdf:" + q + ":" + run_id(r), name, colour(q), r > 0, Cdf(jcts, 3600));
+      wait.Add("wait-cdf:" + q + ":" + run_id(r), name, colour(q), r > 0, Cdf(st.waits, 3600));
+      jct.Add("jct-cdf:" + q + ":" + run_id(r), name, colour(q), r > 0, Cdf(st.jcts, 3600));
     }
   }
   html += "</table>\n<h2>Waits and completion times</h2>\n" + wait.Svg() + jct.Svg();
   html += "<h2>Allocation over time</h2>\n";
   Chart utilization("Cluster utilization", "hours", "allocated / cluster GPUs");
   Chart fairness("Fairness: Jain's index of allocated/deserved over the queues with work", "hours",
-                 "index (1: every queue at the same fraction of its share)");
+                 "Jain's index");
   for (size_t r = 0; r < runs.size(); ++r) {
     Chart allocation(
         fmt::format("{}: GPUs per queue, allocated (solid) and deserved (dashed)", run_id(r)),

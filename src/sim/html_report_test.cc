@@ -24,7 +24,8 @@ TEST(HtmlReportTest, OneRunHasItsTableAndEverySeries) {
     EXPECT_NE(html->find(std::string("data-series=\"") + series + "\""), std::string::npos)
         << series;
   }
-  // research: waits 0 and 3590 s; one preemption; a minute of work lost.
+  // research: waits 0 and 3590 s; one preemption; a minute of work lost. infer's job never
+  // started: it counts as a job, with no wait.
   EXPECT_NE(html->find("<td>A</td><td>research</td><td>2</td><td>0.0 h</td><td>1.0 h</td>"),
             std::string::npos);
   EXPECT_EQ(html->find("<script"), std::string::npos);
@@ -32,7 +33,7 @@ TEST(HtmlReportTest, OneRunHasItsTableAndEverySeries) {
   ASSERT_TRUE(lines.ok());
   EXPECT_EQ(*lines,
             "base research jobs=2 wait_p50_s=0 wait_p90_s=3590 jct_p90_s=5390 preemptions=1\n"
-            "base infer jobs=0 wait_p50_s=0 wait_p90_s=0 jct_p90_s=0 preemptions=0\n");
+            "base infer jobs=1 wait_p50_s=0 wait_p90_s=0 jct_p90_s=0 preemptions=0\n");
 }
 
 TEST(HtmlReportTest, TwoRunsAndBadInputNamingTheRun) {
@@ -43,6 +44,10 @@ TEST(HtmlReportTest, TwoRunsAndBadInputNamingTheRun) {
   auto bad = HtmlReport("bad", {{"off", "name,queue\nx,y\n", kSeries}});
   ASSERT_FALSE(bad.ok());
   EXPECT_EQ(bad.status().message(), "off jobs.csv:1: missing column \"wait_s\" in the header");
+  auto garbled = HtmlReport(
+      "bad", {{"on", "queue,wait_s,jct_s,preemptions,lost_work_s\nq,12abc,,0,0\n", kSeries}});
+  ASSERT_FALSE(garbled.ok());
+  EXPECT_EQ(garbled.status().message(), "on jobs.csv:2: column wait_s: \"12abc\" is not a number");
 }
 
 }  // namespace

@@ -8,6 +8,7 @@
 
 #include "api/types/pod_run.h"
 #include "cli/kit/output.h"
+#include "common/percentile.h"
 #include "common/time.h"
 
 namespace etna::cli {
@@ -41,13 +42,6 @@ std::string GroupKey(const api::types::PodRun& run, UsageGrouping by) {
       return run.pod_namespace() + "/" + run.job_name();
   }
   return {};
-}
-
-// Nearest rank: the smallest value with at least q of the values at or below it.
-double Percentile(std::vector<double> sorted, double q) {
-  if (sorted.empty()) return 0;
-  size_t rank = static_cast<size_t>(std::ceil(q * static_cast<double>(sorted.size())));
-  return sorted[std::clamp<size_t>(rank, 1, sorted.size()) - 1];
 }
 
 std::string Hours(double h) { return fmt::format("{:.2f}", h); }
@@ -95,11 +89,10 @@ std::vector<UsageRow> SummarizeUsage(const std::vector<json>& runs, UsageGroupin
   }
   std::vector<UsageRow> out;
   for (auto& [key, acc] : groups) {
-    std::sort(acc.waits.begin(), acc.waits.end());
     acc.row.jobs = static_cast<int>(acc.jobs.size());
-    acc.row.wait_p50_s = Percentile(acc.waits, 0.50);
-    acc.row.wait_p90_s = Percentile(acc.waits, 0.90);
-    acc.row.wait_p99_s = Percentile(acc.waits, 0.99);
+    acc.row.wait_p50_s = NearestRank(acc.waits, 0.50);
+    acc.row.wait_p90_s = NearestRank(acc.waits, 0.90);
+    acc.row.wait_p99_s = NearestRank(acc.waits, 0.99);
     out.push_back(std::move(acc.row));
   }
   std::sort(out.begin(), out.end(), [](const UsageRow& a, const UsageRow& b) {
