@@ -83,6 +83,14 @@ Result<int64_t> CsvTable::Int(size_t row, const std::string& col, int64_t min, i
   return out;
 }
 
+std::vector<std::string> CsvTable::Columns() const {
+  std::vector<std::string> out(columns_.size());
+  for (const auto& [name, index] : columns_) {
+    if (static_cast<size_t>(index) < out.size()) out[static_cast<size_t>(index)] = name;
+  }
+  return out;
+}
+
 Result<double> CsvTable::Real(size_t row, const std::string& col, double empty) const {
   const std::string v = Str(row, col);
   if (v.empty()) return empty;

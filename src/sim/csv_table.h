@@ -24,6 +24,8 @@ class CsvTable {
 
   size_t size() const { return rows_.size(); }
   bool Has(const std::string& col) const { return columns_.count(col) > 0; }
+  // The header's column names, in the header's order.
+  std::vector<std::string> Columns() const;
   std::string Str(size_t row, const std::string& col) const {
     auto it = columns_.find(col);
     if (it == columns_.end()) return {};

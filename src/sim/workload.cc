@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <cctype>
+#include <climits>
 #include <cmath>
 #include <functional>
 #include <nlohmann/json.hpp>
@@ -15,10 +16,23 @@
 namespace etna::sim {
 namespace {
 
+// A hundred years: times past it would overflow milliseconds in sums.
+constexpr double kMaxSeconds = 100.0 * 365 * 86400;
+
+// The fields of etna's job trace (workload.h); others are refused, by name.
+const char* const kJobFields[] = {"name",     "submit_s",   "duration_s",  "gpus",
+                                  "tasks",    "queue",      "cpu",         "memory",
+                                  "priority", "gpu_models", "checkpoint_s"};
+
+bool IsJobField(const std::string& name) {
+  return std::find(std::begin(kJobFields), std::end(kJobFields), name) != std::end(kJobFields);
+}
+
 // A field's text, nullopt when the record does not have it.
 using FieldFn = std::function<std::optional<std::string>(const std::string&)>;
 
-Result<double> Number(const std::string& text, const std::string& field, double min) {
+Result<double> Number(const std::string& text, const std::string& field, double min,
+                      double max = 1e15) {
   double v = 0;
   size_t used = 0;
   try {
@@ -30,6 +44,7 @@ Result<double> Number(const std::string& text, const std::string& field, double 
     return Status::InvalidArgument(fmt::format("{}: \"{}\" is not a number", field, text));
   }
   if (v < min) return Status::InvalidArgument(fmt::format("{}: {} is below {}", field, v, min));
+  if (v > max) return Status::InvalidArgument(fmt::format("{}: {} is above {}", field, v, max));
   return v;
 }
 
@@ -50,10 +65,10 @@ Result<SimJob> JobFrom(const FieldFn& get) {
   };
   ETNA_ASSIGN_OR_RETURN(j.name, required("name"));
   ETNA_ASSIGN_OR_RETURN(std::string submit, required("submit_s"));
-  ETNA_ASSIGN_OR_RETURN(double submit_s, Number(submit, "submit_s", 0));
+  ETNA_ASSIGN_OR_RETURN(double submit_s, Number(submit, "submit_s", 0, kMaxSeconds));
   j.submit_ms = std::llround(submit_s * 1000);
   ETNA_ASSIGN_OR_RETURN(std::string duration, required("duration_s"));
-  ETNA_ASSIGN_OR_RETURN(double duration_s, Number(duration, "duration_s", 0));
+  ETNA_ASSIGN_OR_RETURN(double duration_s, Number(duration, "duration_s", 0, kMaxSeconds));
   j.duration_ms = std::llround(duration_s * 1000);
   auto optional = [&](const std::string& f, const std::string& fallback) {
     auto v = get(f);
@@ -64,7 +79,7 @@ Result<SimJob> JobFrom(const FieldFn& get) {
     return Status::InvalidArgument(fmt::format("tasks: {} is not a whole number of tasks", tasks));
   }
   j.tasks = static_cast<int32_t>(tasks);
-  ETNA_ASSIGN_OR_RETURN(double gpus, Number(optional("gpus", "0"), "gpus", 0));
+  ETNA_ASSIGN_OR_RETURN(double gpus, Number(optional("gpus", "0"), "gpus", 0, 1024));
   if (gpus > 1 && gpus != std::floor(gpus)) {
     return Status::InvalidArgument(
         fmt::format("gpus: {}: only a task of one GPU or less may share one", gpus));
@@ -76,24 +91,26 @@ Result<SimJob> JobFrom(const FieldFn& get) {
   j.request.Set(kCpu, cpu);
   j.request.Set(kMemory, memory);
   if (gpus > 0) j.request.Set(kGpu, std::llround(gpus * 1000));
-  ETNA_ASSIGN_OR_RETURN(double priority, Number(optional("priority", "0"), "priority", -1e9));
+  ETNA_ASSIGN_OR_RETURN(double priority,
+                        Number(optional("priority", "0"), "priority", INT32_MIN, INT32_MAX));
   j.priority = static_cast<int32_t>(priority);
   j.gpu_models = sched::devices::ParseGpuModels(optional("gpu_models", ""));
   ETNA_ASSIGN_OR_RETURN(double checkpoint,
-                        Number(optional("checkpoint_s", "0"), "checkpoint_s", 0));
+                        Number(optional("checkpoint_s", "0"), "checkpoint_s", 0, kMaxSeconds));
   j.checkpoint_interval_ms = std::llround(checkpoint * 1000);
   return j;
 }
-
-const char* const kJobFields[] = {"name",     "submit_s",   "duration_s",  "gpus",
-                                  "tasks",    "queue",      "cpu",         "memory",
-                                  "priority", "gpu_models", "checkpoint_s"};
 
 }  // namespace
 
 Result<std::vector<SimJob>> ParseJobCsv(const std::string& text, const std::string& label) {
   ETNA_ASSIGN_OR_RETURN(CsvTable t,
                         CsvTable::Parse(text, label, {"name", "submit_s", "duration_s"}));
+  for (const std::string& column : t.Columns()) {
+    if (!IsJobField(column)) {
+      return Status::InvalidArgument(fmt::format("{}:1: unknown column \"{}\"", label, column));
+    }
+  }
   std::vector<SimJob> out;
   out.reserve(t.size());
   for (size_t i = 0; i < t.size(); ++i) {
@@ -118,7 +135,7 @@ Result<std::vector<SimJob>> ParseJobJsonl(const std::string& text, const std::st
       return Status::InvalidArgument(fmt::format("{}:{}: not a JSON object", label, lineno));
     }
     for (const auto& [key, value] : object.items()) {
-      if (std::find(std::begin(kJobFields), std::end(kJobFields), key) == std::end(kJobFields)) {
+      if (!IsJobField(key)) {
         return Status::InvalidArgument(
             fmt::format("{}:{}: unknown field \"{}\"", label, lineno, key));
       }

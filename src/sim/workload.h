@@ -13,7 +13,7 @@
 //   gpu_models    allowed models, "A|B" (default any)
 //   checkpoint_s  the job saves its work this often; a preempted job redoes the rest (default
 //                 the replay's --checkpoint-interval, 0: it starts over)
-// Errors name label:line and the field.
+// Unknown columns and keys are refused by name; errors name label:line and the field.
 //
 // openb's pod lists (Alibaba cluster-trace-gpu-v2023) carry creation_time, scheduled_time and
 // deletion_time: each pod becomes a job of one task, submitted at its creation and running from

@@ -51,6 +51,11 @@ TEST(WorkloadTest, JsonlJobsAndErrorsNamingLineAndField) {
             "t.csv:2: gpus: 1.5: only a task of one GPU or less may share one");
   auto missing = ParseJobCsv("name,submit_s,duration_s\nx,,10\n", "t.csv");
   EXPECT_EQ(missing.status().message(), "t.csv:2: submit_s: required");
+  // A misspelt column would be ignored otherwise.
+  auto unknown_column = ParseJobCsv("name,submit_s,duration_s,gpu\nx,0,10,1\n", "t.csv");
+  EXPECT_EQ(unknown_column.status().message(), "t.csv:1: unknown column \"gpu\"");
+  auto huge = ParseJobCsv("name,submit_s,duration_s,gpus\nx,0,10,1e12\n", "t.csv");
+  EXPECT_EQ(huge.status().message(), "t.csv:2: gpus: 1000000000000 is above 1024");
 }
 
 TEST(WorkloadTest, OpenbPodsBecomeJobsRunningFromTheirSchedulingToTheirDeletion) {
