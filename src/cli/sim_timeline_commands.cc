@@ -23,10 +23,12 @@
 #include "agent/gpu/cluster_profile.h"
 #include "agent/gpu/gpu_source.h"
 #include "agent/node_object.h"
+#include "api/codec/decode.h"
 #include "cli/kit/command.h"
 #include "cli/kit/objects.h"
 #include "cli/kit/output.h"
 #include "common/file.h"
+#include "common/strings.h"
 #include "sched/framework/conf.h"
 #include "sched/framework/registry.h"
 #include "scheduler/convert.h"
@@ -86,6 +88,12 @@ Result<std::vector<sched::Queue>> Queues(const std::string& path) {
       }
       auto record = scheduler::ConvertQueue(m.object);
       if (!record.ok()) return record.status().WithContext(m.source);
+      if (!record->time_policies.empty()) {
+        // The replay keeps no wall-clock calendar to judge the windows against.
+        return Status::InvalidArgument(fmt::format(
+            "{}: queue {}: spec.timePolicies is not simulated; remove it to replay this queue",
+            m.source, record->queue.name));
+      }
       records.push_back(std::move(*record));
     }
   }
@@ -121,15 +129,16 @@ Result<sched::SchedulerConf> Conf(const std::string& path) {
   std::string text(sched::DefaultSchedulerConfYaml());
   if (!path.empty()) {
     ETNA_ASSIGN_OR_RETURN(text, ReadFile(path));
-    auto manifests = ReadManifests({path});
-    if (manifests.ok() && manifests->size() == 1 &&
-        (*manifests)[0].object.value("kind", "") == "ConfigMap") {
-      const json& data = (*manifests)[0].object.value("data", json::object());
-      if (!data.contains("volcano-scheduler.conf")) {
+    auto documents = api::codec::DecodeYamlDocuments(text);
+    if (documents.ok() && documents->size() == 1 &&
+        (*documents)[0].value("kind", "") == "ConfigMap") {
+      const json data = (*documents)[0].value("data", json::object());
+      auto conf = data.find("volcano-scheduler.conf");
+      if (conf == data.end() || !conf->is_string()) {
         return Status::InvalidArgument(path +
                                        ": the ConfigMap has no data key volcano-scheduler.conf");
       }
-      text = data["volcano-scheduler.conf"].get<std::string>();
+      text = conf->get<std::string>();
     }
   }
   auto conf = sched::ParseSchedulerConf(text, sched::BuiltinRegistry());
@@ -147,6 +156,10 @@ Result<std::vector<sim::SimJob>> Trace(const std::string& path, std::string form
       std::string header = text.substr(0, text.find('\n'));
       format = header.find("creation_time") != std::string::npos ? "openb" : "csv";
     }
+  }
+  if (format != "openb" && openb_queues != sim::OpenbQueues::kDefault) {
+    return Status::InvalidArgument(fmt::format(
+        "--openb-queues qos: {} is a {} trace, whose jobs name their queues", path, format));
   }
   if (format == "jsonl") return sim::ParseJobJsonl(text, path);
   if (format == "csv") return sim::ParseJobCsv(text, path);
@@ -250,7 +263,7 @@ const Command& ReplayCommand() {
           {"cluster", 0, "FILE",
            "a cluster profile (examples/clusters/dev.yaml) or an openb node list (.csv)",
            "testdata/openb/openb_node_list_gpu_node.csv"},
-          {"out", 0, "DIR", "where jobs.csv and series.csv are written"},
+          {"out", 0, "DIR", "where jobs.csv, series.csv and report.html are written"},
           {"cycle", 0, "SPAN", "the least virtual time between two cycles", "10s"},
           {"sample", 0, "SPAN", "the period of series.csv", "1h"},
           {"checkpoint-interval", 0, "SPAN",
@@ -269,15 +282,12 @@ int RunCompare(Invocation& inv) {
   if (out.empty()) return inv.UsageError("--out is required");
   std::vector<std::string> labels;
   for (const std::string& dir : inv.args()) {
-    labels.push_back(std::filesystem::path(dir).lexically_normal().filename().string());
+    std::filesystem::path p = std::filesystem::path(dir).lexically_normal();
+    if (!p.has_filename()) p = p.parent_path();  // "off/"
+    labels.push_back(p.filename().string());
   }
   if (inv.Has("labels")) {
-    labels.clear();
-    for (std::string l = inv.Get("labels"); !l.empty();) {
-      size_t comma = l.find(',');
-      labels.push_back(l.substr(0, comma));
-      l = comma == std::string::npos ? "" : l.substr(comma + 1);
-    }
+    labels = SplitCommaList(inv.Get("labels"));
     if (labels.size() != 2) return inv.UsageError("--labels wants two names: A,B");
   }
   auto fail = [](const Status& s) {
@@ -333,6 +343,9 @@ int RunGenerate(Invocation& inv) {
   options.days = *days;
   options.gpus = *gpus;
   options.seed = static_cast<uint64_t>(*seed);
+  if (options.shape == "bursty-steady" && inv.Has("seed")) {
+    return inv.UsageError("--seed: the bursty-steady shape draws nothing at random");
+  }
   auto jobs = sim::GenerateTrace(options);
   if (!jobs.ok()) return inv.UsageError(jobs.status().message());
   const std::string csv = sim::JobCsv(*jobs);
@@ -359,7 +372,7 @@ const Command& GenerateCommand() {
           {"shape", 0, "SHAPE", "seed or bursty-steady", "seed"},
           {"days", 0, "N", "the trace's length", "7"},
           {"gpus", 0, "N", "the cluster's GPUs the load is sized to", "64"},
-          {"seed", 0, "N", "the random seed", "42"},
+          {"seed", 0, "N", "the random seed (the seed shape)", "42"},
           {"out", 0, "FILE", "where to write the CSV (default: standard output)"},
       },
       /*connects=*/false,

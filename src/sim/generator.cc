@@ -105,7 +105,9 @@ Result<std::vector<SimJob>> GenerateTrace(const GeneratorOptions& options) {
   if (options.days < 1 || options.days > 3650) {
     return Status::InvalidArgument(fmt::format("days: {} is not within 1..3650", options.days));
   }
-  if (options.gpus < 1) return Status::InvalidArgument("gpus: must be at least 1");
+  if (options.gpus < 1 || options.gpus > 100'000) {
+    return Status::InvalidArgument(fmt::format("gpus: {} is not within 1..100000", options.gpus));
+  }
   if (options.shape == "seed") return SeedShapes(options);
   if (options.shape == "bursty-steady") return BurstySteady(options);
   return Status::InvalidArgument(

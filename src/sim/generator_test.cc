@@ -57,6 +57,7 @@ TEST(GeneratorTest, RefusesWhatItCannotMake) {
   EXPECT_EQ(GenerateTrace({.shape = "wavy"}).status().message(),
             "shape: \"wavy\" is not one of seed, bursty-steady");
   EXPECT_EQ(GenerateTrace({.days = 0}).status().message(), "days: 0 is not within 1..3650");
+  EXPECT_EQ(GenerateTrace({.gpus = 0}).status().message(), "gpus: 0 is not within 1..100000");
 }
 
 }  // namespace

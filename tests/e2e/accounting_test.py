@@ -74,10 +74,10 @@ def pods(dev):
             for p in json.loads(dev.k("get", "pods", "-o", "json"))["items"]}
 
 
-def usage(etna, dev, by):
-    """`etna usage --by BY -o json`'s rows by their key."""
-    out = subprocess.run([etna, "usage", "--kubeconfig", dev.kubeconfig, "--by", by, "-o", "json"],
-                         capture_output=True, text=True, check=True).stdout
+def usage(etna, dev, by, *args):
+    """`etna usage --by BY -o json [ARGS]`'s rows by their key."""
+    out = subprocess.run([etna, "usage", "--kubeconfig", dev.kubeconfig, "--by", by, "-o", "json"]
+                         + list(args), capture_output=True, text=True, check=True).stdout
     return {item[by]: item for item in json.loads(out)["items"]}
 
 
@@ -137,6 +137,9 @@ def main():
 
             quick = usage(etna, dev, "job")["default/quick"]
             assert quick["runs"] == 2 and quick["running"] == 0 and quick["gpuHours"] > 0, quick
+            # -n: one namespace's runs (selected by the server), none of another's.
+            assert usage(etna, dev, "job", "-n", "default")["default/quick"]["runs"] == 2
+            assert usage(etna, dev, "job", "-n", "kube-system") == {}
         print("PASS accounting_test")
     finally:
         shutil.rmtree(work, ignore_errors=True)

@@ -87,6 +87,24 @@ def main():
             assert page.console == [], page.console
         assert os.path.getsize(os.path.join(artifacts, "report.png")) > 10000
 
+        # What the replay cannot honour is refused by name.
+        def refused(code, *args):
+            r = subprocess.run([etna, "sim"] + list(args), capture_output=True, text=True,
+                               timeout=60)
+            assert r.returncode == code, (args, r.returncode, r.stdout, r.stderr)
+            return r.stderr
+        assert "--openb-queues qos" in refused(1, "replay", "--trace", trace, "--openb-queues",
+                                               "qos", "--out", os.path.join(work, "x"))
+        assert "--seed" in refused(2, "generate", "--shape", "bursty-steady", "--seed", "7")
+        windowed = os.path.join(work, "windowed.yaml")
+        with open(windowed, "w") as f:
+            f.write("apiVersion: scheduling.volcano.sh/v1beta1\nkind: Queue\n"
+                    "metadata: {name: steady}\nspec:\n  weight: 1\n  timePolicies:\n"
+                    "  - {weekdays: \"1-5\", hours: \"9-18\"}\n")
+        assert "spec.timePolicies is not simulated" in refused(
+            1, "replay", "--trace", trace, "--queues", windowed, "--cluster",
+            os.path.join(examples, "cluster-16.yaml"), "--out", os.path.join(work, "x"))
+
         openb_data = os.path.join(source, "testdata", "openb")
         line = run(etna, "sim", "replay", "--trace",
                    os.path.join(openb_data, "openb_pod_list_default.csv"),

@@ -14,6 +14,7 @@
 #include "cli/kit/objects.h"
 #include "cli/kit/output.h"
 #include "common/clock.h"
+#include "common/strings.h"
 
 namespace etna::cli {
 namespace {
@@ -21,10 +22,10 @@ namespace {
 using nlohmann::json;
 namespace types = etna::api::types;
 
-// The runs still going: a record of each bound pod that has not ended, as the server would write
-// it were the pod to end now.
-Result<std::vector<json>> RunningRuns(Api* api, TimeMs now) {
-  auto pods = api->Get(ResourcePath(*FindResource("pods"), ""));
+// The runs still going (of namespace `ns`; "": all): a record of each bound pod that has not
+// ended, as the server would write it were the pod to end now.
+Result<std::vector<json>> RunningRuns(Api* api, const std::string& ns, TimeMs now) {
+  auto pods = api->Get(ResourcePath(*FindResource("pods"), ns));
   if (!pods.ok()) return pods.status();
   // Owners, PodGroups and nodes, one list per kind on first use (not a GET per pod), by
   // "<namespace>/<name>"; a kind that cannot be listed resolves to nothing.
@@ -78,16 +79,19 @@ int RunUsage(Invocation& inv) {
   Api* api = inv.api();
   if (api == nullptr) return 1;
   const TimeMs now = SystemClock().NowMs();
-  auto records = api->Get(ResourcePath(*FindResource("podruns.accounting.etna.io"), ""));
+  // -n: the server selects that namespace's records (by their label) and pods.
+  const std::string ns = inv.Has("namespace") && !inv.AllNamespaces() ? inv.Namespace() : "";
+  std::string records_path = ResourcePath(*FindResource("podruns.accounting.etna.io"), "");
+  if (!ns.empty()) {
+    records_path +=
+        "?labelSelector=" + QueryEscape(std::string(types::kPodRunNamespaceLabel) + "=" + ns);
+  }
+  auto records = api->Get(records_path);
   if (!records.ok()) return inv.Fail(records.status().message());
   std::vector<json> runs = (*records)["items"].get<std::vector<json>>();
-  auto running = RunningRuns(api, now);
+  auto running = RunningRuns(api, ns, now);
   if (!running.ok()) return inv.Fail(running.status().message());
   runs.insert(runs.end(), running->begin(), running->end());
-  if (inv.Has("namespace") && !inv.AllNamespaces()) {
-    const std::string ns = inv.Namespace();
-    std::erase_if(runs, [&](const json& r) { return types::PodRun(r).pod_namespace() != ns; });
-  }
   const UsageWindow window{now - since->count(), now};
   std::vector<UsageRow> rows = SummarizeUsage(runs, *by, window);
   if (output == "json") {
