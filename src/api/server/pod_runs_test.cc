@@ -186,6 +186,13 @@ TEST_F(PodRunsTest, UsersReadAndDeleteRecordsButNeverWriteThem) {
   auto by_queue =
       Do("GET", std::string(kRuns) + "?labelSelector=accounting.etna.io/queue=research");
   EXPECT_EQ(by_queue.Json()["items"].size(), 1u);
+  // The field selectors docs/accounting.md names.
+  for (auto [selector, count] :
+       {std::pair{"user=admin", 1u}, std::pair{"pod.name=p", 1u}, std::pair{"queue=other", 0u}}) {
+    auto r = Do("GET", std::string(kRuns) + "?fieldSelector=" + selector);
+    ASSERT_EQ(r.status, 200) << r.body;
+    EXPECT_EQ(r.Json()["items"].size(), count) << selector;
+  }
   EXPECT_EQ(Do("DELETE", std::string(kRuns) + "/" + name).status, 200);
   EXPECT_TRUE(Runs().empty());
 }
