@@ -101,26 +101,30 @@ net::http::Response ApiServer::List(const net::http::Request& request, const Req
                        resources::RenderTable(info, objects, table, std::to_string(page->revision),
                                               page->continue_token));
   }
-  // Assembled as text straight from the store's bytes: items need no parse.
-  std::string items;
+  // Assembled as text straight from the store's bytes into the body: items need no parse. The
+  // head needs the page's revision, known only after the visit, so the items are written after
+  // room for it and the head is put in front at the end: the body (67 MB for 100,000 pods) is
+  // not copied into a second buffer.
+  constexpr size_t kHeadRoom = 256;
+  net::http::Response r;
+  std::string& body = r.body;
+  body.assign(kHeadRoom, ' ');
   bool first = true;
   auto page = VisitPage(store_, Prefix(info, ri), *options, [&](const store::KeyValueRef& kv) {
-    if (!first) items += ',';
+    if (!first) body += ',';
     first = false;
-    AppendWithResourceVersion(items, kv.value, kv.mod_revision);
+    AppendWithResourceVersion(body, kv.value, kv.mod_revision);
   });
   if (!page.ok()) return page.error().ToResponse();
-  net::http::Response r;
-  r.body.reserve(items.size() + 256);
-  r.body += fmt::format("{{\"kind\":\"{}\",\"apiVersion\":\"{}\",\"metadata\":{{", info.ListKind(),
-                        info.GroupVersion());
-  r.body += fmt::format("\"resourceVersion\":\"{}\"", page->revision);
+  std::string head = fmt::format(R"({{"kind":"{}","apiVersion":"{}","metadata":{{)",
+                                 info.ListKind(), info.GroupVersion());
+  head += fmt::format(R"("resourceVersion":"{}")", page->revision);
   if (!page->continue_token.empty()) {
-    r.body += fmt::format(",\"continue\":\"{}\"", page->continue_token);
+    head += fmt::format(R"(,"continue":"{}")", page->continue_token);
   }
-  r.body += "},\"items\":[";
-  r.body += items;
-  r.body += "]}";
+  head += R"(},"items":[)";
+  body.replace(0, kHeadRoom, head);
+  body += "]}";
   return r;
 }
 
