@@ -33,6 +33,7 @@ std::string SelfExe() {
   return std::string(buf, static_cast<size_t>(n));
 }
 
+
 // The utilization each holder set in its pod's ETNA_GPU_UTILIZATION_FILE (0-100; anything else
 // sets nothing). A holder that set nothing and is not Ready yet is still starting (pulling,
 // loading its model) and loads its GPU with 0 %, as a real GPU reads before its work begins; a
@@ -53,6 +54,11 @@ void ReadDrivenUtilization(const std::string& data_dir, GpuHolders* holders) {
 }
 
 }  // namespace
+
+std::string ShimBinaryFor(const std::string& self_exe) {
+  std::string beside = (std::filesystem::path(self_exe).parent_path() / "etna-agent-shim").string();
+  return access(beside.c_str(), X_OK) == 0 ? beside : self_exe;
+}
 
 AgentOptions SimulatedNodeOptions(const NodeSpec& node, client::TransportFactory transports,
                                   const std::string& data_root) {
@@ -263,7 +269,7 @@ Status Agent::Start() {
   if (ec) {
     return Status::InvalidArgument(fmt::format("data dir {}: {}", options_.data_dir, ec.message()));
   }
-  if (options_.shim_binary.empty()) options_.shim_binary = SelfExe();
+  if (options_.shim_binary.empty()) options_.shim_binary = ShimBinaryFor(SelfExe());
 
   rest_transport_ = options_.transports();
   rest_ = std::make_unique<client::RestClient>(rest_transport_.get());

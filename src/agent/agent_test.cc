@@ -4,6 +4,9 @@
 
 #include <gtest/gtest.h>
 
+#include <filesystem>
+#include <fstream>
+
 #include "agent/agent_test_fixture.h"
 #include "agent/gpu/nvml_source.h"
 #include "client/node_gpus.h"
@@ -308,6 +311,22 @@ TEST_F(AgentTest, SeveralSimulatedNodesInOneProcess) {
                          Pod("on-t4-0")["metadata"]["uid"].get<std::string>()));
   EXPECT_FALSE(fs::exists(dir_ + "/nodes/t4-1/pods/" +
                           Pod("on-t4-0")["metadata"]["uid"].get<std::string>()));
+}
+
+// The small etna-agent-shim beside the agent's executable supervises its pods when it is there
+// and executable; otherwise the executable's own `agent-shim` command does.
+TEST(ShimBinaryTest, TheShimBesideTheExecutableWhenItCanRun) {
+  std::string dir = ::testing::TempDir() + "shim-binary-test";
+  std::filesystem::remove_all(dir);
+  std::filesystem::create_directories(dir);
+  std::string self = dir + "/etna", shim = dir + "/etna-agent-shim";
+  EXPECT_EQ(ShimBinaryFor(self), self) << "no shim beside it";
+  { std::ofstream(shim) << "#!/bin/sh\n"; }
+  std::filesystem::permissions(shim, std::filesystem::perms::owner_read);
+  EXPECT_EQ(ShimBinaryFor(self), self) << "a shim that cannot run";
+  std::filesystem::permissions(shim, std::filesystem::perms::owner_all);
+  EXPECT_EQ(ShimBinaryFor(self), shim);
+  std::filesystem::remove_all(dir);
 }
 
 }  // namespace

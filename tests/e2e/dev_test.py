@@ -78,6 +78,17 @@ def main():
             assert time.monotonic() < deadline, "the sleeper never ran"
             time.sleep(0.2)
         assert processes_naming(marker), "the sleeper runs as a process"
+        # Its supervisor is the small etna-agent-shim the build puts beside etna, not etna.
+        supervisors = set()
+        for pid in processes_naming(marker):
+            with open(f"/proc/{pid}/stat") as f:
+                ppid = int(f.read().rsplit(")", 1)[1].split()[1])
+            for p in (pid, ppid):
+                try:
+                    supervisors.add(os.readlink(f"/proc/{p}/exe"))
+                except OSError:
+                    pass
+        assert any(s.endswith("/etna-agent-shim") for s in supervisors), supervisors
         dev.proc.terminate()
         dev.proc.wait(timeout=60)
         assert "pods get their grace periods" in dev.output(), dev.output()[-2000:]
