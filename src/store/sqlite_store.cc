@@ -5,6 +5,7 @@
 #include <sys/file.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <chrono>
 #include <cstring>
@@ -106,6 +107,7 @@ Result<std::unique_ptr<SqliteStore>> SqliteStore::Open(SqliteStoreOptions option
   std::unique_ptr<SqliteStore> store(new SqliteStore(std::move(options)));
   ETNA_RETURN_IF_ERROR(store->Init());
   store->committer_ = std::thread([s = store.get()] { s->CommitterLoop(); });
+  store->waker_ = std::thread([s = store.get()] { s->WakerLoop(); });
   if (store->options_.compaction_interval.count() > 0) {
     store->compactor_ = std::thread([s = store.get()] { s->CompactorLoop(); });
   }
@@ -173,6 +175,12 @@ SqliteStore::~SqliteStore() {
   queue_cv_.notify_all();
   stop_cv_.notify_all();
   if (committer_.joinable()) committer_.join();
+  {
+    std::lock_guard lock(wake_mu_);
+    waker_stopping_ = true;
+  }
+  wake_cv_.notify_all();
+  if (waker_.joinable()) waker_.join();  // every writer has its answer
   if (compactor_.joinable()) compactor_.join();
   hub_.CloseAll(Status::Unavailable("store closed"));
   ws_.reset();
@@ -228,18 +236,52 @@ void SqliteStore::CommitBatch(std::deque<Request*>& batch) {
   transactions_.fetch_add(1);
   writes_.fetch_add(batch.size());
   committed_ = last;
+  Wakeup wakeup;
   {
     std::lock_guard lock(publish_mu_);
     published_ = last;
     compacted_ = compacted;
-    if (!events.empty()) hub_.Publish(events);
+    if (!events.empty()) hub_.Publish(events, &wakeup.watchers);
   }
   if (options_.after_commit) {
     options_.after_commit(
         batch.size(),
         std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count(), last);
   }
-  for (size_t i = 0; i < batch.size(); ++i) batch[i]->done.set_value(std::move(results[i]));
+  wakeup.batch = std::move(batch);
+  wakeup.results = std::move(results);
+  {
+    std::lock_guard lock(wake_mu_);
+    wakeups_.push_back(std::move(wakeup));
+  }
+  wake_cv_.notify_one();
+}
+
+void SqliteStore::WakerLoop() {
+  std::unique_lock lock(wake_mu_);
+  while (true) {
+    wake_cv_.wait(lock, [&] { return waker_stopping_ || !wakeups_.empty(); });
+    if (wakeups_.empty()) return;  // stopping, and every writer has its answer
+    std::deque<Wakeup> ready;
+    ready.swap(wakeups_);
+    lock.unlock();
+    // Each watcher once, however many of these batches gave it events.
+    std::vector<std::shared_ptr<WatchQueue>> watchers;
+    for (Wakeup& w : ready) {
+      watchers.insert(watchers.end(), w.watchers.begin(), w.watchers.end());
+    }
+    std::sort(watchers.begin(), watchers.end());
+    watchers.erase(std::unique(watchers.begin(), watchers.end()), watchers.end());
+    for (const auto& q : watchers) q->Wake();
+    // Writers are answered after the watchers are woken: a write that returned has reached every
+    // watch.
+    for (Wakeup& w : ready) {
+      for (size_t i = 0; i < w.batch.size(); ++i) {
+        w.batch[i]->done.set_value(std::move(w.results[i]));
+      }
+    }
+    lock.lock();
+  }
 }
 
 Status SqliteStore::ApplyBatch(std::deque<Request*>& batch,

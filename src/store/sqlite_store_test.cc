@@ -115,6 +115,28 @@ TEST(SqliteStoreTest, GroupCommitBatchesConcurrentWriters) {
   EXPECT_EQ(all->items.size(), kThreads * kPerThread);
 }
 
+// The committer leaves the wake-ups to another thread, which answers the writers after it: a
+// write that returned has woken every watch it reached.
+TEST(SqliteStoreTest, AWriteReturnsAfterItsWatchersAreWoken) {
+  TempDir dir;
+  auto s = MustOpen(Options(dir.path()));
+  ASSERT_NE(s, nullptr);
+  auto pods = s->Watch("/pods/", s->CurrentRevision());
+  auto nodes = s->Watch("/nodes/", s->CurrentRevision());
+  ASSERT_TRUE(pods.ok() && nodes.ok());
+  std::atomic<int> pod_wakes{0}, node_wakes{0};
+  (*pods)->SetNotify([&] { ++pod_wakes; });
+  (*nodes)->SetNotify([&] { ++node_wakes; });
+  for (int i = 1; i <= 50; ++i) {
+    ASSERT_TRUE(s->Create(fmt::format("/pods/p{}", i), "v").ok());
+    ASSERT_EQ(pod_wakes.load(), i) << "write " << i << " returned before its watch was woken";
+  }
+  EXPECT_EQ(node_wakes.load(), 0) << "a watch the writes did not reach was woken";
+  auto e = (*pods)->Next(std::chrono::milliseconds(0));
+  ASSERT_TRUE(e.ok() && e->has_value());
+  EXPECT_EQ((*e)->key, "/pods/p1");
+}
+
 TEST(SqliteStoreTest, FailedPreconditionFailsOnlyItsOwnRequest) {
   TempDir dir;
   std::atomic<SqliteStore*> store{nullptr};

@@ -52,8 +52,14 @@ void WatchQueue::SetFilter(std::function<bool(const Event&)> keep) {
 void WatchQueue::Cancel() { Close(Status::Unavailable("watch cancelled")); }
 
 bool WatchQueue::Deliver(const std::vector<Event>& events, bool bounded) {
-  std::function<void()> notify;
-  bool open, wake;
+  bool wake = false;
+  bool open = Queue(events, bounded, &wake);
+  if (wake) Wake();
+  return open;
+}
+
+bool WatchQueue::Queue(const std::vector<Event>& events, bool bounded, bool* needs_wake) {
+  bool open;
   {
     std::lock_guard lock(mu_);
     if (!closed_.ok()) return false;
@@ -86,14 +92,21 @@ bool WatchQueue::Deliver(const std::vector<Event>& events, bool bounded) {
       queued_bytes_ = 0;
     }
     open = closed_.ok();
-    wake = added > 0 || !open;
-    if (wake) notify = notify_;
+    *needs_wake = added > 0 || !open;
+  }
+  return open;
+}
+
+void WatchQueue::Wake() {
+  std::function<void()> notify;
+  {
+    std::lock_guard lock(mu_);
+    notify = notify_;
   }
   // A consumer blocked in Next is woken as well as the callback called (the watch cache's
   // applier blocks; a consumer with a callback drains with Next(0)).
-  if (wake) cv_.notify_all();
+  cv_.notify_all();
   if (notify) notify();
-  return open;
 }
 
 void WatchQueue::Close(Status status) {
@@ -118,11 +131,17 @@ std::shared_ptr<WatchQueue> WatchHub::Register(const std::string& prefix, Revisi
   return q;
 }
 
-void WatchHub::Publish(const std::vector<Event>& events) {
+void WatchHub::Publish(const std::vector<Event>& events,
+                       std::vector<std::shared_ptr<WatchQueue>>* to_wake) {
   std::lock_guard lock(mu_);
   std::erase_if(queues_, [&](const std::weak_ptr<WatchQueue>& w) {
     auto q = w.lock();
-    return !q || !q->Deliver(events, /*bounded=*/true);
+    if (!q) return true;
+    if (!to_wake) return !q->Deliver(events, /*bounded=*/true);
+    bool wake = false;
+    bool open = q->Queue(events, /*bounded=*/true, &wake);
+    if (wake) to_wake->push_back(std::move(q));
+    return !open;
   });
 }
 

@@ -39,6 +39,11 @@ class WatchQueue : public Watcher {
   // a revision (one etcd transaction); they come in one call. With `bounded`, closes the
   // queue with ResourceExhausted instead of growing past capacity. Returns false once closed.
   bool Deliver(const std::vector<Event>& events, bool bounded);
+  // Deliver without the wake-up: sets *needs_wake when the consumer must be woken (Wake), which
+  // the caller may then do on another thread.
+  bool Queue(const std::vector<Event>& events, bool bounded, bool* needs_wake);
+  // Wakes a consumer blocked in Next and calls the notify callback.
+  void Wake();
   void Close(Status status);
 
  private:
@@ -66,7 +71,11 @@ class WatchHub {
   // the live events that follow.
   std::shared_ptr<WatchQueue> Register(const std::string& prefix, Revision from_revision,
                                        const std::vector<Event>& history);
-  void Publish(const std::vector<Event>& events);
+  // Queues `events` on every watcher. Without `to_wake`, wakes their consumers too; with it,
+  // adds the queues to wake to it instead (a committer leaves the wake-ups, each of which may
+  // hand the CPU to the woken thread, to another thread).
+  void Publish(const std::vector<Event>& events,
+               std::vector<std::shared_ptr<WatchQueue>>* to_wake = nullptr);
   void CloseAll(const Status& status);
   size_t LiveWatchers();
 
