@@ -208,10 +208,10 @@ Result<Revision> CachedStore::Visit(const std::string& prefix,
                                     const std::string& continue_after_key, Revision at_revision,
                                     const std::function<bool(const KeyValueRef&)>& visit,
                                     size_t expected) {
-  auto revision = ScanCached(prefix, continue_after_key, at_revision,
-                             [&](const std::string& key, const Entry& e) {
-                               return visit(KeyValueRef{key, e.value, e.mod_revision});
-                             });
+  auto revision = ScanCached(
+      prefix, continue_after_key, at_revision, [&](const std::string& key, const Entry& e) {
+        return visit(KeyValueRef{key, e.value, e.mod_revision, e.create_revision});
+      });
   if (!revision) return backing_->Visit(prefix, continue_after_key, at_revision, visit, expected);
   return *revision;
 }

@@ -49,6 +49,12 @@ std::string Stmt::Blob(int col) const {
   return p ? std::string(static_cast<const char*>(p), n) : std::string();
 }
 
+std::string_view Stmt::BlobView(int col) const {
+  const void* p = sqlite3_column_blob(stmt_.get(), col);
+  int n = sqlite3_column_bytes(stmt_.get(), col);
+  return p ? std::string_view(static_cast<const char*>(p), n) : std::string_view();
+}
+
 Result<std::unique_ptr<Db>> Db::Open(const std::string& path, bool create) {
   sqlite3* raw = nullptr;
   int flags = SQLITE_OPEN_READWRITE | SQLITE_OPEN_NOMUTEX | (create ? SQLITE_OPEN_CREATE : 0);

@@ -32,6 +32,8 @@ class Stmt {
   Status Run();
   int64_t Int(int col) const { return sqlite3_column_int64(stmt_.get(), col); }
   std::string Blob(int col) const;
+  // The column's bytes in place: valid until the next Step or Reset.
+  std::string_view BlobView(int col) const;
   bool IsNull(int col) const { return sqlite3_column_type(stmt_.get(), col) == SQLITE_NULL; }
 
  private:

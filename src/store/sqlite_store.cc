@@ -91,6 +91,11 @@ struct SqliteStore::Statements {
   }
 };
 
+struct SqliteStore::Reader {
+  std::unique_ptr<Db> db;
+  Statements st;  // destroyed before db
+};
+
 SqliteStore::SqliteStore(SqliteStoreOptions options)
     : options_(std::move(options)),
       path_((std::filesystem::path(options_.data_dir) / options_.file_name).string()),
@@ -160,11 +165,51 @@ Status SqliteStore::Init() {
   ETNA_ASSIGN_OR_RETURN(auto ws, Statements::ForWrites(*wdb_));
   ws_ = std::make_unique<Statements>(std::move(ws));
 
-  ETNA_ASSIGN_OR_RETURN(rdb_, Db::Open(path_, /*create=*/false));
-  ETNA_RETURN_IF_ERROR(rdb_->Exec(busy));
-  ETNA_ASSIGN_OR_RETURN(auto rs, Statements::ForReads(*rdb_));
-  rs_ = std::make_unique<Statements>(std::move(rs));
+  if (options_.read_connections == 0) {
+    return Status::InvalidArgument("store read_connections must be at least 1");
+  }
+  ETNA_ASSIGN_OR_RETURN(auto reader, OpenReader());
+  idle_readers_.push_back(std::move(reader));
+  open_readers_ = 1;
   return Status::Ok();
+}
+
+Result<std::unique_ptr<SqliteStore::Reader>> SqliteStore::OpenReader() {
+  auto reader = std::make_unique<Reader>();
+  ETNA_ASSIGN_OR_RETURN(reader->db, Db::Open(path_, /*create=*/false));
+  ETNA_RETURN_IF_ERROR(
+      reader->db->Exec(fmt::format("PRAGMA busy_timeout={};", options_.busy_timeout_ms)));
+  ETNA_ASSIGN_OR_RETURN(reader->st, Statements::ForReads(*reader->db));
+  return reader;
+}
+
+Result<SqliteStore::ReaderLease> SqliteStore::TakeReader() {
+  std::unique_lock lock(readers_mu_);
+  readers_cv_.wait(
+      lock, [&] { return !idle_readers_.empty() || open_readers_ < options_.read_connections; });
+  if (!idle_readers_.empty()) {
+    ReaderLease lease(idle_readers_.back().release(), ReturnReader{this});
+    idle_readers_.pop_back();
+    return lease;
+  }
+  ++open_readers_;
+  lock.unlock();
+  auto opened = OpenReader();
+  if (!opened.ok()) {
+    lock.lock();
+    --open_readers_;
+    readers_cv_.notify_one();  // a waiter may open one in its place
+    return opened.status();
+  }
+  return ReaderLease(opened->release(), ReturnReader{this});
+}
+
+void SqliteStore::ReturnReader::operator()(Reader* reader) const {
+  {
+    std::lock_guard lock(store->readers_mu_);
+    store->idle_readers_.emplace_back(reader);
+  }
+  store->readers_cv_.notify_one();
 }
 
 SqliteStore::~SqliteStore() {
@@ -184,9 +229,8 @@ SqliteStore::~SqliteStore() {
   if (compactor_.joinable()) compactor_.join();
   hub_.CloseAll(Status::Unavailable("store closed"));
   ws_.reset();
-  rs_.reset();
   wdb_.reset();
-  rdb_.reset();
+  idle_readers_.clear();               // every read has returned its connection by now
   if (lock_fd_ >= 0) close(lock_fd_);  // releases the flock
 }
 
@@ -383,8 +427,8 @@ Status SqliteStore::Compact(Revision revision) {
 
 Result<KeyValue> SqliteStore::Get(const std::string& key) {
   ETNA_RETURN_IF_ERROR(ValidateKey(key));
-  std::lock_guard lock(read_mu_);
-  Stmt& get = rs_->get.Reset().BindBlob(1, key);
+  ETNA_ASSIGN_OR_RETURN(ReaderLease reader, TakeReader());
+  Stmt& get = reader->st.get.Reset().BindBlob(1, key);
   ETNA_ASSIGN_OR_RETURN(bool row, get.Step());
   if (!row) return Status::NotFound(fmt::format("{} not found", key));
   KeyValue kv{key, get.Blob(0), get.Int(1), get.Int(2)};
@@ -392,49 +436,77 @@ Result<KeyValue> SqliteStore::Get(const std::string& key) {
   return kv;
 }
 
-Result<ListResult> SqliteStore::List(const std::string& prefix, size_t limit,
-                                     const std::string& continue_after_key, Revision at_revision) {
-  std::lock_guard lock(read_mu_);
-  ETNA_RETURN_IF_ERROR(rdb_->Exec("BEGIN"));
-  struct EndRead {
-    Db* db;
-    ~EndRead() { (void)db->Exec("COMMIT"); }
-  } end_read{rdb_.get()};
-  Stmt& meta = rs_->meta.Reset();
+namespace {
+
+// Ends a read transaction when it goes out of scope.
+struct EndRead {
+  Db* db;
+  ~EndRead() { (void)db->Exec("COMMIT"); }
+};
+
+}  // namespace
+
+Result<std::pair<Revision, bool>> SqliteStore::ReadRevision(Reader& reader, Revision at_revision) {
+  Stmt& meta = reader.st.meta.Reset();
   ETNA_ASSIGN_OR_RETURN(bool row, meta.Step());
   if (!row) return Status::Internal(fmt::format("{}: meta table is empty", path_));
   const Revision db_rev = meta.Int(0), compacted = meta.Int(1);
   meta.Reset();
-  ListResult out;
-  out.revision = at_revision == 0 ? db_rev : at_revision;
-  if (out.revision < compacted) {
+  const Revision revision = at_revision == 0 ? db_rev : at_revision;
+  if (revision < compacted) {
     return Status::Gone(
-        fmt::format("revision {} was compacted (oldest kept: {})", out.revision, compacted));
+        fmt::format("revision {} was compacted (oldest kept: {})", revision, compacted));
   }
-  if (out.revision > db_rev) {
+  if (revision > db_rev) {
     return Status::InvalidArgument(
-        fmt::format("revision {} is in the future (current {})", out.revision, db_rev));
+        fmt::format("revision {} is in the future (current {})", revision, db_rev));
   }
-  const bool latest = out.revision == db_rev;
-  Stmt& q = latest ? rs_->list_latest.Reset() : rs_->list_at.Reset();
+  return std::make_pair(revision, revision == db_rev);
+}
+
+Result<ListResult> SqliteStore::List(const std::string& prefix, size_t limit,
+                                     const std::string& continue_after_key, Revision at_revision) {
+  ListResult out;
+  auto revision = Visit(
+      prefix, continue_after_key, at_revision,
+      [&](const KeyValueRef& kv) {
+        if (limit != 0 && out.items.size() == limit) {
+          out.continue_key = out.items.back().key;
+          return false;
+        }
+        out.items.push_back(KeyValue{std::string(kv.key), std::string(kv.value), kv.create_revision,
+                                     kv.mod_revision});
+        return true;
+      },
+      limit);
+  if (!revision.ok()) return revision.status();
+  out.revision = *revision;
+  return out;
+}
+
+Result<Revision> SqliteStore::Visit(const std::string& prefix,
+                                    const std::string& continue_after_key, Revision at_revision,
+                                    const std::function<bool(const KeyValueRef&)>& visit,
+                                    size_t /*expected*/) {
+  ETNA_ASSIGN_OR_RETURN(ReaderLease reader, TakeReader());
+  ETNA_RETURN_IF_ERROR(reader->db->Exec("BEGIN"));
+  EndRead end_read{reader->db.get()};
+  ETNA_ASSIGN_OR_RETURN(auto at, ReadRevision(*reader, at_revision));
+  const auto [revision, latest] = at;
+  Stmt& q = latest ? reader->st.list_latest.Reset() : reader->st.list_at.Reset();
   BindRange(q, 1, ListStart(prefix, continue_after_key), PrefixEnd(prefix));
-  const int64_t sql_limit = limit == 0 ? -1 : static_cast<int64_t>(limit) + 1;
+  // No LIMIT: rows are read as `visit` asks for them, and it may go on past what it expected.
   if (latest) {
-    q.Bind(3, sql_limit);
+    q.Bind(3, -1);
   } else {
-    q.Bind(3, out.revision).Bind(4, sql_limit);
+    q.Bind(3, revision).Bind(4, -1);
   }
   while (true) {
     ETNA_ASSIGN_OR_RETURN(bool more, q.Step());
-    if (!more) break;
-    if (limit != 0 && out.items.size() == limit) {
-      out.continue_key = out.items.back().key;
-      break;
-    }
-    out.items.push_back(KeyValue{q.Blob(0), q.Blob(1), q.Int(2), q.Int(3)});
+    if (!more || !visit(KeyValueRef{q.BlobView(0), q.BlobView(1), q.Int(3), q.Int(2)})) break;
   }
   q.Reset();
-  return out;
+  return revision;
 }
 
 Result<std::shared_ptr<Watcher>> SqliteStore::Watch(const std::string& prefix,
@@ -446,8 +518,8 @@ Result<std::shared_ptr<Watcher>> SqliteStore::Watch(const std::string& prefix,
   }
   std::vector<Event> history;
   {
-    std::lock_guard lock(read_mu_);
-    Stmt& h = rs_->history.Reset().Bind(1, from_revision).Bind(2, published_);
+    ETNA_ASSIGN_OR_RETURN(ReaderLease reader, TakeReader());
+    Stmt& h = reader->st.history.Reset().Bind(1, from_revision).Bind(2, published_);
     BindRange(h, 3, prefix, PrefixEnd(prefix));
     while (true) {
       ETNA_ASSIGN_OR_RETURN(bool row, h.Step());
@@ -474,9 +546,9 @@ Status SqliteStore::RunCompactionPolicy() {
     const int64_t cutoff =
         NowMs() -
         std::chrono::duration_cast<std::chrono::milliseconds>(options_.keep_duration).count();
-    std::lock_guard lock(read_mu_);
-    ETNA_ASSIGN_OR_RETURN(Stmt q,
-                          rdb_->Prepare("SELECT COALESCE(MAX(rev), 0) FROM log WHERE ts < ?1"));
+    ETNA_ASSIGN_OR_RETURN(ReaderLease reader, TakeReader());
+    ETNA_ASSIGN_OR_RETURN(
+        Stmt q, reader->db->Prepare("SELECT COALESCE(MAX(rev), 0) FROM log WHERE ts < ?1"));
     ETNA_ASSIGN_OR_RETURN(bool row, q.Bind(1, cutoff).Step());
     if (row) target = std::min(target, q.Int(0));
   }

@@ -16,7 +16,8 @@
 // revisions and, when keep_duration > 0, also everything younger than keep_duration; it runs
 // every compaction_interval and on demand (RunCompactionPolicy).
 //
-// Thread-safety: thread-safe. Reads use a second connection (WAL readers don't block the writer).
+// Thread-safety: thread-safe. Reads use a pool of other connections, one per read in flight (WAL
+// readers block neither the writer nor each other), so a long list does not hold up a get.
 #pragma once
 
 #include <atomic>
@@ -42,6 +43,7 @@ struct SqliteStoreOptions {
   std::chrono::minutes keep_duration{0};          // 0: by revision count only
   std::chrono::seconds compaction_interval{300};  // 0: on demand only
   int busy_timeout_ms = 5000;
+  size_t read_connections = 4;  // the most reads in flight at once; more wait for a connection
   int64_t max_page_count = 0;   // 0: SQLite's default; tests use it to simulate a full disk
   bool check_integrity = true;  // PRAGMA quick_check on open
   // Test hook: called by the committer with the batch size before each transaction.
@@ -66,6 +68,11 @@ class SqliteStore : public Store {
   Result<KeyValue> Get(const std::string& key) override;
   Result<ListResult> List(const std::string& prefix, size_t limit,
                           const std::string& continue_after_key, Revision at_revision) override;
+  // In one read transaction, with views into SQLite's row buffers: nothing is copied, and every
+  // object is read at the same revision.
+  Result<Revision> Visit(const std::string& prefix, const std::string& continue_after_key,
+                         Revision at_revision, const std::function<bool(const KeyValueRef&)>& visit,
+                         size_t expected = 0) override;
   Result<std::shared_ptr<Watcher>> Watch(const std::string& prefix,
                                          Revision from_revision) override;
   Status Compact(Revision revision) override;
@@ -90,6 +97,12 @@ class SqliteStore : public Store {
     std::promise<Result<std::vector<PlannedWrite>>> done;
   };
   struct Statements;
+  struct Reader;  // a read connection and its statements
+  struct ReturnReader {
+    SqliteStore* store;
+    void operator()(Reader* reader) const;
+  };
+  using ReaderLease = std::unique_ptr<Reader, ReturnReader>;
 
   explicit SqliteStore(SqliteStoreOptions options);
   Status Init();
@@ -102,14 +115,24 @@ class SqliteStore : public Store {
                     std::vector<Result<std::vector<PlannedWrite>>>& out, std::vector<Event>& events,
                     Revision& last, Revision& compacted);
   Status ApplyWrite(const PlannedWrite& w, int64_t now_ms);
+  // An idle read connection; a new one while fewer than options_.read_connections are open,
+  // else the next one given back.
+  Result<ReaderLease> TakeReader();
+  Result<std::unique_ptr<Reader>> OpenReader();
+  // In `reader`'s open read transaction: the revision a read at `at_revision` (0: the latest)
+  // sees, and whether that is the latest (Gone when compacted, InvalidArgument when ahead).
+  Result<std::pair<Revision, bool>> ReadRevision(Reader& reader, Revision at_revision);
 
   const SqliteStoreOptions options_;
   const std::string path_;
   int lock_fd_ = -1;         // flock on <file>.lock: one process per data dir
   std::unique_ptr<Db> wdb_;  // committer thread only
-  std::unique_ptr<Db> rdb_;  // under read_mu_
-  std::unique_ptr<Statements> ws_, rs_;
-  std::mutex read_mu_;
+  std::unique_ptr<Statements> ws_;
+
+  std::mutex readers_mu_;
+  std::condition_variable readers_cv_;
+  std::vector<std::unique_ptr<Reader>> idle_readers_;
+  size_t open_readers_ = 0;  // idle or lent
 
   std::mutex queue_mu_;
   std::condition_variable queue_cv_;

@@ -137,6 +137,39 @@ TEST(SqliteStoreTest, AWriteReturnsAfterItsWatchersAreWoken) {
   EXPECT_EQ((*e)->key, "/pods/p1");
 }
 
+// A visit is one read transaction on a connection of its own: writes made while it runs are not
+// in it, and gets on other connections go on meanwhile (one read connection under a lock made a
+// long list hold up every get).
+TEST(SqliteStoreTest, AVisitReadsOneRevisionWhileGetsAndWritesGoOn) {
+  TempDir dir;
+  auto s = MustOpen(Options(dir.path()));
+  ASSERT_NE(s, nullptr);
+  for (int i = 0; i < 4; ++i) ASSERT_TRUE(s->Create(fmt::format("/pods/p{}", i), "old").ok());
+  const Revision before = s->CurrentRevision();
+  std::vector<std::string> seen;
+  auto rev = s->Visit("/pods/", "", 0, [&](const KeyValueRef& kv) {
+    if (seen.empty()) {
+      // Another thread, since a visit must not call the store: a get, an update of a key not
+      // yet visited and a new key, all done before the visit goes on.
+      std::thread([&] {
+        auto got = s->Get("/pods/p3");
+        EXPECT_TRUE(got.ok() && got->value == "old");
+        EXPECT_TRUE(s->Update("/pods/p3", "new", got->mod_revision).ok());
+        EXPECT_TRUE(s->Create("/pods/p4", "new").ok());
+      }).join();
+    }
+    seen.push_back(fmt::format("{}={}", kv.key, kv.value));
+    return true;
+  });
+  ASSERT_TRUE(rev.ok()) << rev.status().ToString();
+  EXPECT_EQ(*rev, before);
+  EXPECT_EQ(seen, (std::vector<std::string>{"/pods/p0=old", "/pods/p1=old", "/pods/p2=old",
+                                            "/pods/p3=old"}));
+  auto now = s->List("/pods/", 0, "", 0);
+  ASSERT_TRUE(now.ok());
+  EXPECT_EQ(now->items.size(), 5u);
+}
+
 TEST(SqliteStoreTest, FailedPreconditionFailsOnlyItsOwnRequest) {
   TempDir dir;
   std::atomic<SqliteStore*> store{nullptr};

@@ -29,7 +29,7 @@ Result<Revision> Store::Visit(const std::string& prefix, const std::string& cont
     page_size = kPage;
     at = page.revision;
     for (const KeyValue& kv : page.items) {
-      if (!visit(KeyValueRef{kv.key, kv.value, kv.mod_revision})) return at;
+      if (!visit(KeyValueRef{kv.key, kv.value, kv.mod_revision, kv.create_revision})) return at;
     }
     if (page.continue_key.empty()) return at;
     after = page.continue_key;

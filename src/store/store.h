@@ -57,6 +57,7 @@ struct KeyValueRef {
   std::string_view key;
   std::string_view value;
   Revision mod_revision = 0;
+  Revision create_revision = 0;
 };
 
 struct ListResult {
