@@ -33,7 +33,6 @@ std::string SelfExe() {
   return std::string(buf, static_cast<size_t>(n));
 }
 
-
 // The utilization each holder set in its pod's ETNA_GPU_UTILIZATION_FILE (0-100; anything else
 // sets nothing). A holder that set nothing and is not Ready yet is still starting (pulling,
 // loading its model) and loads its GPU with 0 %, as a real GPU reads before its work begins; a
