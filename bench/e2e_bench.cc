@@ -393,8 +393,10 @@ int main(int argc, char** argv) {
   Flags flags = ParseFlags(argc, argv);
   if (!std::filesystem::exists(flags.etna)) Die("--etna " + flags.etna + ": no such file");
   // Under $TMPDIR (else /tmp): the data directory's disk is part of what is measured.
-  std::string dir_template =
-      (std::filesystem::temp_directory_path() / "etna-e2e-bench-XXXXXX").string();
+  std::error_code ec;
+  std::filesystem::path tmp = std::filesystem::temp_directory_path(ec);
+  if (ec) Die("TMPDIR: " + ec.message());
+  std::string dir_template = (tmp / "etna-e2e-bench-XXXXXX").string();
   if (!mkdtemp(dir_template.data())) Die("mkdtemp failed in " + dir_template);
   std::string dir = dir_template;
   std::vector<BenchJob> jobs = etna::bench::VolcanoBenchWorkload(flags.jobs, flags.seed);

@@ -100,6 +100,8 @@ def main():
             assert by_job["default/quick"]["running"] == 2, by_job
             assert by_job["default/long"]["running"] == 1, by_job
             assert usage(etna, dev, "user")["admin"]["running"] == 4
+            # -n reads that namespace's pods and their owners only, and attributes them the same.
+            assert usage(etna, dev, "job", "-n", "default")["default/quick"]["running"] == 2
             dev.proc.send_signal(signal.SIGKILL)  # everything at once, while they run
             dev.proc.wait(timeout=30)
             dev.leave_containers = True

@@ -22,12 +22,13 @@ namespace {
 using nlohmann::json;
 namespace types = etna::api::types;
 
-// The runs still going (of namespace `ns`; "": all): a record of each bound pod that has not
-// ended, as the server would write it were the pod to end now.
-Result<std::vector<json>> RunningRuns(Api* api, const std::string& ns, TimeMs now) {
-  auto pods = api->Get(ResourcePath(*FindResource("pods"), ns));
+// The runs still going (of namespace `only_ns`; "": all): a record of each bound pod that has
+// not ended, as the server would write it were the pod to end now.
+Result<std::vector<json>> RunningRuns(Api* api, const std::string& only_ns, TimeMs now) {
+  auto pods = api->Get(ResourcePath(*FindResource("pods"), only_ns));
   if (!pods.ok()) return pods.status();
-  // Owners, PodGroups and nodes, one list per kind on first use (not a GET per pod), by
+  // Owners, PodGroups and nodes, one list per kind on first use (not a GET per pod; owners and
+  // PodGroups share their pods' namespace, so only `only_ns` when given), by
   // "<namespace>/<name>"; a kind that cannot be listed resolves to nothing.
   std::map<const ResourceInfo*, std::map<std::string, json>> listed;
   types::ObjectFinder find = [&](std::string_view api_version, std::string_view kind,
@@ -38,7 +39,7 @@ Result<std::vector<json>> RunningRuns(Api* api, const std::string& ns, TimeMs no
     if (info == nullptr) return std::nullopt;
     auto [it, fresh] = listed.try_emplace(info);
     if (fresh) {
-      auto list = api->Get(ResourcePath(*info, ""));
+      auto list = api->Get(ResourcePath(*info, info->namespaced ? only_ns : ""));
       if (list.ok()) {
         json body = std::move(list).value();
         for (json& item : body["items"]) {
