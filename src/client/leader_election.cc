@@ -3,9 +3,11 @@
 #include <fmt/format.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <future>
 #include <random>
 #include <thread>
+#include <vector>
 
 #include "common/time.h"
 
@@ -142,30 +144,58 @@ bool LeaderElector::Run(const std::function<void()>& on_started,
   TimeMs renewed_at = clock_->NowMs();
   leading_ = true;
   on_started();
-  // Renew. Each attempt runs on its own thread so that a request hanging on a cut-off network
-  // cannot keep this loop from noticing the deadline.
+  // Renew. Each attempt runs on its own thread, so that a request hanging on a cut-off network
+  // cannot keep this loop from noticing the deadline. A new attempt starts every retry_period
+  // even while earlier ones hang: etcd holds a write sent while it has no leader for its request
+  // timeout (7 s with its defaults) but takes new ones as soon as it has elected one (about
+  // 2.5 s after losing the old), and the first of the attempts to succeed renews the Lease.
+  // Their writes carry the resourceVersion they read, so a late one cannot undo a newer one.
+  struct Attempt {
+    TimeMs sent;
+    std::future<bool> renewed;
+  };
+  std::vector<Attempt> attempts;
+  TimeMs next_at = renewed_at + options_.retry_period.count();
+  uint64_t seen_finished = 0;
   bool stopped = false;
   while (true) {
-    if (!Pause()) {
+    const TimeMs now = clock_->NowMs();
+    std::erase_if(attempts, [&](Attempt& a) {
+      if (a.renewed.wait_for(std::chrono::seconds(0)) != std::future_status::ready) return false;
+      if (a.renewed.get()) renewed_at = std::max(renewed_at, a.sent);
+      return true;
+    });
+    if (DeadlinePassed(renewed_at, now)) {
+      leading_ = false;  // stop acting first; hanging attempts are waited for below
+      on_stopped();
+      break;
+    }
+    if (now >= next_at) {
+      if (attempts.size() < kMaxRenewalsInFlight) {
+        attempts.push_back({now, std::async(std::launch::async, [this, now] {
+                              const bool renewed = TryAcquireOrRenew(now);
+                              {
+                                std::lock_guard lock(mu_);
+                                ++finished_attempts_;
+                              }
+                              stop_cv_.notify_all();
+                              return renewed;
+                            })});
+      }
+      next_at = now + options_.retry_period.count();
+    }
+    // Until the next attempt is due, an attempt finishes, the deadline or Stop().
+    const TimeMs wake = std::min(next_at, renewed_at + options_.renew_deadline.count());
+    std::unique_lock lock(mu_);
+    stop_cv_.wait_for(lock, std::chrono::milliseconds(std::max<TimeMs>(0, wake - now)),
+                      [&] { return stop_ || finished_attempts_ != seen_finished; });
+    seen_finished = finished_attempts_;
+    if (stop_) {
       stopped = true;
       break;
     }
-    const TimeMs sent = clock_->NowMs();
-    auto attempt = std::async(std::launch::async, [this, sent] { return TryAcquireOrRenew(sent); });
-    const TimeMs deadline_ms = renewed_at + options_.renew_deadline.count();
-    const auto wait = std::chrono::milliseconds(std::max<TimeMs>(0, deadline_ms - sent));
-    if (attempt.wait_for(wait) == std::future_status::ready && attempt.get()) {
-      renewed_at = sent;
-      continue;
-    }
-    if (DeadlinePassed(renewed_at, clock_->NowMs())) {
-      // Stop acting first; the hanging attempt (if any) is waited for below.
-      leading_ = false;
-      on_stopped();
-      if (attempt.valid()) attempt.wait();
-      break;
-    }
   }
+  for (Attempt& a : attempts) a.renewed.wait();
   if (leading_) {
     leading_ = false;
     on_stopped();

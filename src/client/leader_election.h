@@ -10,6 +10,9 @@
 // can take over. A holder that stops on request lets go (clears holderIdentity), so a standby
 // takes over at once.
 //
+// A leader sends a renewal every retry_period, also while earlier ones are still unanswered
+// (an etcd electing a new leader holds writes for seconds), so the first to get through counts.
+//
 // TryAcquireOrRenew is one step on a given time (tests drive it with a FakeClock); Run loops it.
 // Thread-safety: Run on one thread; Leading(), Holder() and Stop() from any thread.
 #pragma once
@@ -72,6 +75,9 @@ class LeaderElector {
   // Waits retry_period or until Stop(); false when stopped.
   bool Pause();
 
+  // Renewals that may be unanswered at once (each holds a thread and a connection).
+  static constexpr size_t kMaxRenewalsInFlight = 8;
+
   RestClient* rest_;
   const LeaderElectionOptions options_;
   const Clock* clock_;
@@ -84,6 +90,7 @@ class LeaderElector {
   // The Lease's record as last seen and when it was first seen so (this candidate's clock).
   std::string observed_record_;
   TimeMs observed_at_ = 0;
+  uint64_t finished_attempts_ = 0;  // renewal attempts that returned (wakes Run)
   std::atomic<bool> leading_{false};
 };
 

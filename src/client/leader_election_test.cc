@@ -3,6 +3,10 @@
 
 #include <gtest/gtest.h>
 
+#include <condition_variable>
+#include <mutex>
+#include <thread>
+
 #include "client/testing/in_process_api.h"
 
 namespace etna::client {
@@ -89,6 +93,77 @@ TEST_F(LeaderElectionTest, TheHolderStopsBeforeAStandbyCouldTakeOver) {
   EXPECT_FALSE(a.DeadlinePassed(renewed, renewed + 9999));
   EXPECT_TRUE(a.DeadlinePassed(renewed, renewed + 10000));
   EXPECT_LT(a.options().renew_deadline, a.options().lease_duration);
+}
+
+// Holds the first Lease update sent after Hold() until Release(), as an etcd that lost its
+// leader holds a write for seconds; counts the updates that went through meanwhile.
+class HoldingTransport : public ForwardingTransport {
+ public:
+  using ForwardingTransport::ForwardingTransport;
+  Result<net::http::ClientResponse> Do(std::string_view method, std::string_view target,
+                                       std::string_view body,
+                                       std::string_view content_type) override {
+    if (method == "PUT") {
+      std::unique_lock lock(mu_);
+      if (hold_ && !holding_) {
+        holding_ = true;
+        cv_.wait(lock, [&] { return released_; });
+      } else if (holding_) {
+        ++passed_while_held_;
+        cv_.notify_all();
+      }
+    }
+    return ForwardingTransport::Do(method, target, body, content_type);
+  }
+  void Hold() {
+    std::lock_guard lock(mu_);
+    hold_ = true;
+  }
+  // Waits (up to 30 s) until `count` updates have passed the held one.
+  bool AwaitPassed(int count) {
+    std::unique_lock lock(mu_);
+    return cv_.wait_for(lock, std::chrono::seconds(30),
+                        [&] { return passed_while_held_ >= count; });
+  }
+  void Release() {
+    std::lock_guard lock(mu_);
+    released_ = true;
+    cv_.notify_all();
+  }
+
+ private:
+  std::mutex mu_;
+  std::condition_variable cv_;
+  bool hold_ = false, holding_ = false, released_ = false;
+  int passed_while_held_ = 0;
+};
+
+TEST_F(LeaderElectionTest, ALeaderKeepsRenewingWhileOneRenewalHangs) {
+  auto owned = std::make_unique<HoldingTransport>(api_.Factory()());
+  HoldingTransport* transport = owned.get();
+  RestClient rest(transport);
+  LeaderElectionOptions o = Options("a");
+  o.lease_duration = std::chrono::milliseconds(1500);
+  o.renew_deadline = std::chrono::milliseconds(1000);
+  o.retry_period = std::chrono::milliseconds(50);
+  SteadyClock clock;
+  LeaderElector a(&rest, o, &clock);
+  std::atomic<bool> started{false}, stopped{false};
+  std::thread run([&] { EXPECT_TRUE(a.Run([&] { started = true; }, [&] { stopped = true; })); });
+  transport->Hold();
+  // 40 renewals of 50 ms each carry the leader twice past its 1 s renew deadline: it goes on
+  // leading only because each was sent while the held one still hung.
+  const bool passed = transport->AwaitPassed(40);
+  const bool leading = a.Leading(), stopped_early = stopped;
+  transport->Release();
+  EXPECT_TRUE(passed);
+  EXPECT_TRUE(started);
+  EXPECT_TRUE(leading);
+  EXPECT_FALSE(stopped_early);
+  a.Stop();
+  run.join();
+  EXPECT_TRUE(stopped);
+  EXPECT_EQ(Lease()["spec"]["holderIdentity"], "");
 }
 
 TEST(LeaderElectionOptionsTest, RefusesDurationsThatCannotBeSafe) {

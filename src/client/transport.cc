@@ -32,11 +32,14 @@ class LineSplitter {
   std::string buffer_;
 };
 
-// The request cannot have reached the server: no connection was made to it.
+// The request cannot have reached the server: no connection was made to it, or the TLS
+// handshake failed (a server being killed resets connections its kernel had already accepted),
+// so no byte of the request was written.
 bool NotSent(const Status& status) {
   const std::string& m = status.message();
   return status.code() == StatusCode::kUnavailable &&
-         (m.rfind("connect ", 0) == 0 || m.rfind("resolve ", 0) == 0);
+         (m.rfind("connect ", 0) == 0 || m.rfind("resolve ", 0) == 0 ||
+          m.rfind("TLS handshake ", 0) == 0);
 }
 
 // A request to the API over HTTP(S). With several servers (KubeConfig::failover) it sends to

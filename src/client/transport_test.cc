@@ -5,6 +5,9 @@
 
 #include <fmt/format.h>
 #include <gtest/gtest.h>
+#include <netinet/in.h>
+#include <sys/socket.h>
+#include <unistd.h>
 
 #include <atomic>
 #include <condition_variable>
@@ -118,6 +121,69 @@ TEST(HttpTransportTest, MovesToTheNextServerWhenOneCannotBeReached) {
   ASSERT_TRUE(second.ok()) << second.status().ToString();
   EXPECT_EQ(lines, std::vector<std::string>{"{\"type\":\"ADDED\"}"});
   EXPECT_EQ(watches, 1);
+  http.Stop();
+}
+
+// A loopback listener that accepts connections and resets each at once (SO_LINGER 0), as a
+// server being killed resets those its kernel had already accepted.
+class ResettingListener {
+ public:
+  ResettingListener() {
+    fd_ = socket(AF_INET, SOCK_STREAM, 0);
+    sockaddr_in addr{};
+    addr.sin_family = AF_INET;
+    addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    socklen_t len = sizeof(addr);
+    EXPECT_EQ(bind(fd_, reinterpret_cast<sockaddr*>(&addr), len), 0);
+    EXPECT_EQ(listen(fd_, 16), 0);
+    EXPECT_EQ(getsockname(fd_, reinterpret_cast<sockaddr*>(&addr), &len), 0);
+    port_ = ntohs(addr.sin_port);
+    thread_ = std::thread([this] {
+      for (int c; (c = accept(fd_, nullptr, nullptr)) >= 0;) {
+        ++accepted_;
+        linger reset{1, 0};
+        setsockopt(c, SOL_SOCKET, SO_LINGER, &reset, sizeof(reset));
+        close(c);
+      }
+    });
+  }
+  ~ResettingListener() {
+    shutdown(fd_, SHUT_RDWR);  // ends the blocked accept
+    thread_.join();
+    close(fd_);
+  }
+  uint16_t port() const { return port_; }
+  int accepted() const { return accepted_; }
+
+ private:
+  int fd_ = -1;
+  uint16_t port_ = 0;
+  std::atomic<int> accepted_{0};
+  std::thread thread_;
+};
+
+TEST(HttpTransportTest, AWriteWhoseTlsHandshakeFailedGoesToTheNextServer) {
+  std::atomic<int> posts{0};
+  net::http::ServerOptions options;
+  options.listen = "127.0.0.1:0";
+  net::http::HttpServer http(options, [&](const net::http::Request& r) {
+    if (r.method == "POST") ++posts;
+    net::http::Response reply;
+    reply.body = r.method + " " + r.path;
+    return reply;
+  });
+  ASSERT_TRUE(http.Start().ok());
+  ResettingListener resetting;
+  KubeConfig config;
+  ASSERT_TRUE(SetServers(config, fmt::format("https://127.0.0.1:{}, http://127.0.0.1:{}",
+                                             resetting.port(), http.port()))
+                  .ok());
+  auto transport = MakeHttpTransport(config);
+  auto created = transport->Do("POST", "/api/v1/namespaces/default/pods", "{}");
+  ASSERT_TRUE(created.ok()) << created.status().ToString();
+  EXPECT_EQ(created->body, "POST /api/v1/namespaces/default/pods");
+  EXPECT_EQ(posts, 1);
+  EXPECT_EQ(resetting.accepted(), 1);
   http.Stop();
 }
 

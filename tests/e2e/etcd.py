@@ -5,6 +5,7 @@ authentication, on certificates made here with openssl (work/pki: ca.crt, client
 
     etcd = EtcdCluster(3, work_dir, tls=True)
     etcd.kill(0); etcd.restart(0)
+    etcd.move_leader_off(0)     # etcd's move-leader, when member 0 leads
     ...
     etcd.stop()
 """
@@ -88,13 +89,42 @@ class EtcdCluster:
         log = open(os.path.join(self.work, f"etcd-{m['name']}.log"), "ab")
         m["proc"] = subprocess.Popen(args, stdout=log, stderr=log, start_new_session=True)
 
+    def _context(self):
+        """The TLS context for the members' client URLs (None without tls)."""
+        if not self.pki:
+            return None
+        context = ssl.create_default_context(cafile=self.pki["ca.crt"])
+        context.load_cert_chain(self.pki["cert.crt"], self.pki["cert.key"])
+        return context
+
+    def _post(self, i, path, body):
+        """POSTs `body` to member i's v3 JSON gateway; returns the answer."""
+        req = urllib.request.Request(self.urls()[i] + path, json.dumps(body).encode())
+        with urllib.request.urlopen(req, timeout=10, context=self._context()) as r:
+            return json.loads(r.read())
+
+    def leader(self):
+        """Index of the member that leads the Raft group, as the first live member sees it."""
+        live = [i for i, m in enumerate(self.members) if m["proc"]]
+        ids = {self._post(i, "/v3/maintenance/status", {})["header"]["member_id"]: i
+               for i in live}
+        return ids[self._post(live[0], "/v3/maintenance/status", {})["leader"]]
+
+    def move_leader_off(self, i):
+        """Makes another member lead when member i does (etcd's move-leader)."""
+        lead = self.leader()
+        if lead != i:
+            return
+        target = (i + 1) % len(self.members)
+        target_id = self._post(target, "/v3/maintenance/status", {})["header"]["member_id"]
+        self._post(lead, "/v3/maintenance/transfer-leadership", {"targetID": target_id})
+        if self.leader() == i:
+            raise RuntimeError(f"etcd {self.members[i]['name']} still leads after move-leader")
+
     def _await_healthy(self, m, timeout=60):
         deadline = time.time() + timeout
         url = f"{self.scheme}://127.0.0.1:{m['client']}/health"
-        context = None
-        if self.pki:
-            context = ssl.create_default_context(cafile=self.pki["ca.crt"])
-            context.load_cert_chain(self.pki["cert.crt"], self.pki["cert.key"])
+        context = self._context()
         while time.time() < deadline:
             if m["proc"].poll() is not None:
                 raise RuntimeError(f"etcd {m['name']} exited; see {self.work}")

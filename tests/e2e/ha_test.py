@@ -189,6 +189,8 @@ def main():
     work = tempfile.mkdtemp(prefix="etna-ha-etcd-")
     etcd = EtcdCluster(3, work, fsync=False)
     try:
+        etcd.move_leader_off(0)  # while nothing runs: a leadership transfer drops writes
+
         with HaCluster(etna, etcd, daemon_args=list(ELECTION)) as c:
             for d in ("scheduler", "controllers"):
                 extra = ["--period", c.period] if d == "scheduler" else ["--lease-grace-seconds",
@@ -229,10 +231,14 @@ def main():
             killed = time.monotonic()
             c.port = c.port_b  # before A dies: the GPU watch polls through c.port
             c.stop("server", signal.SIGKILL)
-            etcd.kill(1)
+            # Member 0, the one server B's etcd client uses, dies as a follower: a write caught
+            # in an etcd leader election waits out etcd's request timeout (7 s), longer than
+            # these leases' 3 s renew deadline (docs/ha.md).
+            etcd.move_leader_off(0)
+            etcd.kill(0)
             third = [f"c-{i}" for i in range(4)]
             submit(c, [c.kubeconfig_b], third)
-            etcd.restart(1)
+            etcd.restart(0)
             c.wait(lambda: holder(c, "etna-controllers") not in ("", old),
                    "the standby controller manager's Lease", timeout=30)
             taken = time.monotonic()
