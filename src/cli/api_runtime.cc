@@ -3,9 +3,11 @@
 #include <fmt/format.h>
 #include <malloc.h>
 
+#include "api/types/well_known.h"
 #include "cli/flags.h"
 #include "common/file.h"
 #include "store/etcd/etcd_store.h"
+#include "store/keys.h"
 
 namespace etna::cli {
 namespace {
@@ -120,6 +122,9 @@ Status ApiRuntime::OpenStore() {
   } else {
     store::SqliteStoreOptions o;
     o.data_dir = options_.data_dir;
+    // Every agent lists the pods of each job it starts a pod of (their host names): one index
+    // lookup instead of a scan of the namespace's pods.
+    o.label_indexes = {{store::ResourcePrefix("pods"), api::types::kJobNameLabel}};
     o.after_commit = [m = metrics_.get()](size_t writes, double seconds, store::Revision revision) {
       m->ObserveCommit(writes, seconds, revision);
     };

@@ -22,6 +22,12 @@ Stmt& Stmt::BindBlob(int index, std::string_view value) {
   return *this;
 }
 
+Stmt& Stmt::BindText(int index, std::string_view value) {
+  sqlite3_bind_text64(stmt_.get(), index, value.empty() ? "" : value.data(), value.size(),
+                      SQLITE_TRANSIENT, SQLITE_UTF8);
+  return *this;
+}
+
 Stmt& Stmt::BindNull(int index) {
   sqlite3_bind_null(stmt_.get(), index);
   return *this;

@@ -25,6 +25,8 @@ class Stmt {
   Stmt& Reset();
   Stmt& Bind(int index, int64_t value);
   Stmt& BindBlob(int index, std::string_view value);
+  // As TEXT, which compares equal to TEXT only (a BLOB never equals a TEXT in SQLite).
+  Stmt& BindText(int index, std::string_view value);
   Stmt& BindNull(int index);
   // True when a row is ready, false when done; an error status otherwise.
   Result<bool> Step();

@@ -12,6 +12,7 @@
 #include <filesystem>
 
 #include "store/keys.h"
+#include "store/sqlite_label_index.h"
 
 namespace etna::store {
 namespace {
@@ -47,6 +48,7 @@ void BindRange(Stmt& s, int start_index, const std::string& start, const std::st
 struct SqliteStore::Statements {
   Stmt get, put, del, log, set_rev, compact, set_compacted;  // write connection
   Stmt meta, list_latest, list_at, history;                  // read connection
+  std::vector<Stmt> list_labeled;  // read connection: per options.label_indexes entry
 
   static Result<Statements> ForWrites(Db& db) {
     Statements s;
@@ -154,6 +156,7 @@ Status SqliteStore::Init() {
     }
   }
   ETNA_RETURN_IF_ERROR(wdb_->Exec(kSchema));
+  ETNA_RETURN_IF_ERROR(SyncLabelIndexes());
   ETNA_ASSIGN_OR_RETURN(Revision meta_rev,
                         wdb_->QueryInt("SELECT value FROM meta WHERE name='revision'"));
   ETNA_ASSIGN_OR_RETURN(Revision log_rev, wdb_->QueryInt("SELECT COALESCE(MAX(rev), 0) FROM log"));
@@ -180,7 +183,39 @@ Result<std::unique_ptr<SqliteStore::Reader>> SqliteStore::OpenReader() {
   ETNA_RETURN_IF_ERROR(
       reader->db->Exec(fmt::format("PRAGMA busy_timeout={};", options_.busy_timeout_ms)));
   ETNA_ASSIGN_OR_RETURN(reader->st, Statements::ForReads(*reader->db));
+  for (const SqliteLabelIndex& index : options_.label_indexes) {
+    ETNA_ASSIGN_OR_RETURN(Stmt q, reader->db->Prepare(LabelIndexSqlFor(index).select));
+    reader->st.list_labeled.push_back(std::move(q));
+  }
   return reader;
+}
+
+Status SqliteStore::SyncLabelIndexes() {
+  std::vector<std::string> wanted;
+  for (const SqliteLabelIndex& index : options_.label_indexes) {
+    ETNA_RETURN_IF_ERROR(ValidateLabelIndex(index));
+    LabelIndexSql sql = LabelIndexSqlFor(index);
+    ETNA_RETURN_IF_ERROR(wdb_->Exec(sql.create));
+    wanted.push_back(sql.name);
+  }
+  std::vector<std::string> stale;
+  {
+    ETNA_ASSIGN_OR_RETURN(
+        Stmt q, wdb_->Prepare(fmt::format(
+                    "SELECT name FROM sqlite_schema WHERE type = 'index' AND substr(name, 1, {}) = "
+                    "'{}'",
+                    std::strlen(kLabelIndexNamePrefix), kLabelIndexNamePrefix)));
+    while (true) {
+      ETNA_ASSIGN_OR_RETURN(bool row, q.Step());
+      if (!row) break;
+      std::string name = q.Blob(0);
+      if (std::find(wanted.begin(), wanted.end(), name) == wanted.end()) stale.push_back(name);
+    }
+  }
+  for (const std::string& name : stale) {
+    ETNA_RETURN_IF_ERROR(wdb_->Exec(fmt::format("DROP INDEX IF EXISTS {}", name)));
+  }
+  return Status::Ok();
 }
 
 Result<SqliteStore::ReaderLease> SqliteStore::TakeReader() {
@@ -488,15 +523,46 @@ Result<Revision> SqliteStore::Visit(const std::string& prefix,
                                     const std::string& continue_after_key, Revision at_revision,
                                     const std::function<bool(const KeyValueRef&)>& visit,
                                     size_t /*expected*/) {
+  return VisitRows(prefix, continue_after_key, at_revision, -1, "", visit);
+}
+
+Result<Revision> SqliteStore::VisitLabeled(const std::string& prefix,
+                                           const std::string& continue_after_key,
+                                           Revision at_revision,
+                                           const std::vector<LabelEquals>& only,
+                                           const std::function<bool(const KeyValueRef&)>& visit,
+                                           size_t /*expected*/) {
+  const auto& indexes = options_.label_indexes;
+  for (const LabelEquals& term : only) {
+    for (size_t i = 0; i < indexes.size(); ++i) {
+      if (indexes[i].label == term.label && HasPrefix(prefix, indexes[i].key_prefix)) {
+        return VisitRows(prefix, continue_after_key, at_revision, static_cast<int>(i), term.value,
+                         visit);
+      }
+    }
+  }
+  return VisitRows(prefix, continue_after_key, at_revision, -1, "", visit);
+}
+
+Result<Revision> SqliteStore::VisitRows(const std::string& prefix,
+                                        const std::string& continue_after_key, Revision at_revision,
+                                        int index, const std::string& value,
+                                        const std::function<bool(const KeyValueRef&)>& visit) {
   ETNA_ASSIGN_OR_RETURN(ReaderLease reader, TakeReader());
   ETNA_RETURN_IF_ERROR(reader->db->Exec("BEGIN"));
   EndRead end_read{reader->db.get()};
   ETNA_ASSIGN_OR_RETURN(auto at, ReadRevision(*reader, at_revision));
   const auto [revision, latest] = at;
-  Stmt& q = latest ? reader->st.list_latest.Reset() : reader->st.list_at.Reset();
+  // The label index holds the latest rows only; an older revision reads the log.
+  const bool labeled = latest && index >= 0;
+  Stmt& q = labeled  ? reader->st.list_labeled[index].Reset()
+            : latest ? reader->st.list_latest.Reset()
+                     : reader->st.list_at.Reset();
   BindRange(q, 1, ListStart(prefix, continue_after_key), PrefixEnd(prefix));
   // No LIMIT: rows are read as `visit` asks for them, and it may go on past what it expected.
-  if (latest) {
+  if (labeled) {
+    q.BindText(3, value);
+  } else if (latest) {
     q.Bind(3, -1);
   } else {
     q.Bind(3, revision).Bind(4, -1);

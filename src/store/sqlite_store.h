@@ -35,6 +35,15 @@
 
 namespace etna::store {
 
+// An index on metadata.labels[label] of the objects under key_prefix: a VisitLabeled with a
+// term on that label reads only the rows with its value, where a list scans every object under
+// the prefix (an agent listing one job's pods read every pod of the namespace). Each write under
+// the prefix pays for reading the label out of its JSON.
+struct SqliteLabelIndex {
+  std::string key_prefix;  // "/pods/"
+  std::string label;       // "volcano.sh/job-name"
+};
+
 struct SqliteStoreOptions {
   std::string data_dir;  // created when missing; the API server's --data-dir
   std::string file_name = "etna.db";
@@ -46,6 +55,8 @@ struct SqliteStoreOptions {
   size_t read_connections = 4;  // the most reads in flight at once; more wait for a connection
   int64_t max_page_count = 0;   // 0: SQLite's default; tests use it to simulate a full disk
   bool check_integrity = true;  // PRAGMA quick_check on open
+  // Made on open when missing; label indexes no longer listed here are dropped.
+  std::vector<SqliteLabelIndex> label_indexes;
   // Test hook: called by the committer with the batch size before each transaction.
   std::function<void(size_t)> before_commit;
   // Called by the committer after each successful commit: the writes it grouped, its time
@@ -73,6 +84,12 @@ class SqliteStore : public Store {
   Result<Revision> Visit(const std::string& prefix, const std::string& continue_after_key,
                          Revision at_revision, const std::function<bool(const KeyValueRef&)>& visit,
                          size_t expected = 0) override;
+  // Through a label index (options.label_indexes) when one covers a term of `only` and
+  // `prefix`, and the read is at the latest revision; otherwise as Visit.
+  Result<Revision> VisitLabeled(const std::string& prefix, const std::string& continue_after_key,
+                                Revision at_revision, const std::vector<LabelEquals>& only,
+                                const std::function<bool(const KeyValueRef&)>& visit,
+                                size_t expected = 0) override;
   Result<std::shared_ptr<Watcher>> Watch(const std::string& prefix,
                                          Revision from_revision) override;
   Status Compact(Revision revision) override;
@@ -119,6 +136,12 @@ class SqliteStore : public Store {
   // else the next one given back.
   Result<ReaderLease> TakeReader();
   Result<std::unique_ptr<Reader>> OpenReader();
+  // Makes the label indexes of the options and drops those it no longer lists.
+  Status SyncLabelIndexes();
+  // Visit's rows: through label index `index` (when >= 0) for rows whose label is `value`.
+  Result<Revision> VisitRows(const std::string& prefix, const std::string& continue_after_key,
+                             Revision at_revision, int index, const std::string& value,
+                             const std::function<bool(const KeyValueRef&)>& visit);
   // In `reader`'s open read transaction: the revision a read at `at_revision` (0: the latest)
   // sees, and whether that is the latest (Gone when compacted, InvalidArgument when ahead).
   Result<std::pair<Revision, bool>> ReadRevision(Reader& reader, Revision at_revision);

@@ -36,4 +36,12 @@ Result<Revision> Store::Visit(const std::string& prefix, const std::string& cont
   }
 }
 
+Result<Revision> Store::VisitLabeled(const std::string& prefix,
+                                     const std::string& continue_after_key, Revision at_revision,
+                                     const std::vector<LabelEquals>& /*only*/,
+                                     const std::function<bool(const KeyValueRef&)>& visit,
+                                     size_t expected) {
+  return Visit(prefix, continue_after_key, at_revision, visit, expected);
+}
+
 }  // namespace etna::store

@@ -60,6 +60,12 @@ struct KeyValueRef {
   Revision create_revision = 0;
 };
 
+// A label selector's equality term: objects whose metadata.labels[label] is `value`.
+struct LabelEquals {
+  std::string label;
+  std::string value;
+};
+
 struct ListResult {
   std::vector<KeyValue> items;  // in key order
   Revision revision = 0;        // the snapshot the page was read at; pass it back to continue
@@ -143,6 +149,15 @@ class Store {
                                  Revision at_revision,
                                  const std::function<bool(const KeyValueRef&)>& visit,
                                  size_t expected = 0);
+  // Visit for a caller that keeps only objects matching every term of `only`: a store that
+  // indexes one of those labels under `prefix` hands over only the objects with its value (in
+  // key order, at one revision); the default hands over what Visit does. The caller filters
+  // either way.
+  virtual Result<Revision> VisitLabeled(const std::string& prefix,
+                                        const std::string& continue_after_key, Revision at_revision,
+                                        const std::vector<LabelEquals>& only,
+                                        const std::function<bool(const KeyValueRef&)>& visit,
+                                        size_t expected = 0);
   // Watches keys under `prefix` for every event with revision > from_revision: first the retained
   // history, then live events. Gone when from_revision < CompactedRevision().
   virtual Result<std::shared_ptr<Watcher>> Watch(const std::string& prefix,

@@ -36,16 +36,28 @@ bool Passes(const ListOptions& options, const store::KeyValueRef& kv) {
   return options.fields.Empty() || options.fields.Matches(*object);
 }
 
+// The selector's `k=v` and `k in (v)` terms: what a store's label index can narrow a list to.
+std::vector<store::LabelEquals> EqualityTerms(const codec::LabelSelector& labels) {
+  using Op = codec::LabelSelector::Op;
+  std::vector<store::LabelEquals> out;
+  for (const auto& r : labels.requirements()) {
+    if ((r.op == Op::kEquals || r.op == Op::kIn) && r.values.size() == 1) {
+      out.push_back({r.key, r.values[0]});
+    }
+  }
+  return out;
+}
+
 // Hands `take` the objects of one page that match the selectors (up to the limit, from the
-// continue token), at one revision, without copying them (Store::Visit).
+// continue token), at one revision, without copying them (Store::VisitLabeled).
 ApiResult<PageEnd> VisitPage(store::Store* store, const std::string& prefix,
                              const ListOptions& options,
                              const std::function<void(const store::KeyValueRef&)>& take) {
   size_t taken = 0;
   bool more = false;
   std::string last_key;
-  auto revision = store->Visit(
-      prefix, options.continue_key, options.continue_revision,
+  auto revision = store->VisitLabeled(
+      prefix, options.continue_key, options.continue_revision, EqualityTerms(options.labels),
       [&](const store::KeyValueRef& kv) {
         if (options.limit != 0 && taken == options.limit) {
           more = true;
