@@ -331,6 +331,24 @@ TEST_F(AgentTest, ProcessesTheMainProcessLeftBehindEndWithIt) {
       << "the background sleep " << pid << " outlived its container";
 }
 
+// Also one that left the container's session (setsid): it is still below the shim, which
+// inherits every orphan of the container as a child subreaper.
+TEST_F(AgentTest, AProcessLeftBehindInASessionOfItsOwnEndsWithTheContainer) {
+  StartAgent(Options("n1"));
+  std::string file = dir_ + "/left";
+  CreatePod("escaper", "n1",
+            "python3 -c 'import os, sys, time; os.setsid(); open(sys.argv[1], \"w\").write("
+            "str(os.getpid())); time.sleep(60)' " +
+                file + " & while [ ! -s " + file + " ]; do sleep 0.05; done; exit 0");
+  ASSERT_TRUE(WaitFor([&] { return Phase("escaper") == "Succeeded"; }));
+  std::string text = TextOrEmpty(file);
+  ASSERT_FALSE(text.empty());
+  pid_t pid = std::stoi(text);
+  pids_to_kill_.push_back(pid);
+  EXPECT_TRUE(WaitFor([&] { return kill(pid, 0) != 0; }, std::chrono::seconds(5)))
+      << "the process " << pid << " in a session of its own outlived its container";
+}
+
 TEST_F(AgentTest, PodDeletedOutrightIsKilled) {
   StartAgent(Options("n1"));
   std::string file = dir_ + "/pid";

@@ -5,6 +5,7 @@
 
 #include <cstdlib>
 #include <fstream>
+#include <set>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -130,6 +131,20 @@ std::map<pid_t, ProcessUsage> ReadSessions(const std::set<pid_t>& sessions) {
     if (sessions.count(f.session)) add(pid, f);
   });
   return out;
+}
+
+bool Descendants(pid_t root, std::vector<pid_t>* out) {
+  std::vector<pid_t> todo;
+  if (!ChildrenOf(root, &todo)) return false;
+  std::set<pid_t> seen;
+  while (!todo.empty()) {
+    pid_t pid = todo.back();
+    todo.pop_back();
+    if (!seen.insert(pid).second) continue;
+    out->push_back(pid);
+    if (!ChildrenOf(pid, &todo)) return false;
+  }
+  return true;
 }
 
 std::vector<pid_t> SessionMembers(pid_t session) {

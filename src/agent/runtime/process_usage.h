@@ -34,6 +34,10 @@ std::map<pid_t, ProcessUsage> ReadSessions(const std::set<pid_t>& sessions);
 // Every live process of session `session`, wherever it was reparented (a scan of /proc).
 std::vector<pid_t> SessionMembers(pid_t session);
 
+// The processes below `root`: its children, theirs, and so on (/proc/<pid>/task/<tid>/children,
+// a few reads per process found). False when the kernel does not provide that file.
+bool Descendants(pid_t root, std::vector<pid_t>* out);
+
 // The whole host: CPU time spent not idle (all CPUs) and memory in use (MemTotal −
 // MemAvailable); leader_start_ms is the boot time.
 ProcessUsage ReadHost();

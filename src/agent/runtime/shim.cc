@@ -17,6 +17,7 @@
 #include <fstream>
 #include <map>
 #include <sstream>
+#include <vector>
 
 #include "agent/runtime/command.h"
 #include "agent/runtime/log_rotation.h"
@@ -43,17 +44,19 @@ void WriteAll(int fd, const std::string& s) {
 }
 
 // Waits for `pid` (a child, or an orphan this subreaper inherited), reaping any other process
-// on the way (its status kept in `reaped`, in case it is waited for next) and noting the log's
-// growth (and rotating the log past its cap) once a second; its wait status.
+// on the way (its status kept in `reaped` when given, in case it is waited for next) and noting
+// the log's growth (and rotating the log past its cap) once a second; its wait status.
 int WaitFor(pid_t pid, const sigset_t* chld, LogTimeRecorder* times, LogRotator* rotator,
             std::map<pid_t, int>* reaped) {
   for (;;) {
-    if (auto it = reaped->find(pid); it != reaped->end()) return it->second;
+    if (reaped) {
+      if (auto it = reaped->find(pid); it != reaped->end()) return it->second;
+    }
     int status = 0;
     pid_t done = waitpid(-1, &status, WNOHANG);
     if (done == pid) return status;
     if (done < 0 && errno == ECHILD) return 0;
-    if (done > 0) (*reaped)[done] = status;
+    if (done > 0 && reaped) (*reaped)[done] = status;
     if (done > 0 || (done < 0 && errno == EINTR)) continue;
     timespec second{1, 0};
     sigtimedwait(chld, nullptr, &second);  // a child's exit, or a second passed
@@ -65,22 +68,33 @@ int WaitFor(pid_t pid, const sigset_t* chld, LogTimeRecorder* times, LogRotator*
   }
 }
 
-// SIGKILLs every other process of this shim's session: what the container's main process left
-// running when it ended (a background `sleep &`), as the end of a container's first process
-// ends every process of its pid namespace. Repeated while any were found (one may have forked).
-// Only when the shim leads its session (StartShim makes it): run by hand, it would take its
-// caller's session with it.
-void KillTheRestOfTheSession() {
+// The processes the container left: this shim's descendants (the shim is a child subreaper,
+// so they are reparented to it when their parent ends, even those that called setsid). Where the
+// kernel cannot list a process's children, the other members of the shim's session (a scan of
+// every process of the host), and only when the shim leads its session (StartShim makes it):
+// run by hand, it would take its caller's session with it.
+std::vector<pid_t> LeftBehind() {
   const pid_t self = getpid();
-  if (getsid(0) != self) return;
+  std::vector<pid_t> out;
+  if (Descendants(self, &out)) return out;
+  out.clear();
+  if (getsid(0) != self) return out;
+  for (pid_t pid : SessionMembers(self)) {
+    if (pid != self) out.push_back(pid);
+  }
+  return out;
+}
+
+// SIGKILLs what the container's main process left running when it ended (a background
+// `sleep &`), as the end of a container's first process ends every process of its pid
+// namespace. Repeated while any were found (one may have forked).
+void KillWhatWasLeftBehind() {
   for (int round = 0; round < 10; ++round) {
-    bool found = false;
-    for (pid_t pid : SessionMembers(self)) {
-      if (pid == self) continue;
-      kill(pid, SIGKILL);
-      found = true;
-    }
-    if (!found) return;
+    while (waitpid(-1, nullptr, WNOHANG) > 0) {
+    }  // those already ended (a zombie is still listed as a child)
+    std::vector<pid_t> left = LeftBehind();
+    if (left.empty()) return;
+    for (pid_t pid : left) kill(pid, SIGKILL);
     timespec pause{0, 10'000'000};
     nanosleep(&pause, nullptr);
   }
@@ -163,9 +177,10 @@ int RunShim(int argc, char** argv) {
   }
   std::string exit_file = argv[1], log_file = argv[2], workdir = argv[3];
   char** command = argv + dashes + 1;
-  // The command starts the real process and leaves it behind (`runc run -d`): as the
-  // subreaper, this shim inherits it and waits for it instead.
-  if (!reap_pid_file.empty()) prctl(PR_SET_CHILD_SUBREAPER, 1);
+  // As a subreaper this shim inherits whatever the container leaves behind: the real process a
+  // command started and left (`runc run -d`), which it then waits for, or what is left running
+  // when the main process ends, which it then kills (KillWhatWasLeftBehind).
+  prctl(PR_SET_CHILD_SUBREAPER, 1);
   signal(SIGTERM, SIG_IGN);
   signal(SIGINT, SIG_IGN);
   signal(SIGHUP, SIG_IGN);
@@ -228,18 +243,21 @@ int RunShim(int argc, char** argv) {
     start_error.append(buf, static_cast<size_t>(n));
   }
   close(pipefd[0]);
+  // Only the process a --reap command leaves is waited for after the command: without --reap,
+  // the orphans reaped on the way are forgotten (a long-lived container may leave many).
   std::map<pid_t, int> reaped;
-  int status = WaitFor(child, &chld, &times, &rotator, &reaped);
+  std::map<pid_t, int>* keep = reap_pid_file.empty() ? nullptr : &reaped;
+  int status = WaitFor(child, &chld, &times, &rotator, keep);
   if (!reap_pid_file.empty() && start_error.empty()) {
     if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) {
       start_error = fmt::format("{} failed: {}", command[0], LastLine(log_file));
     } else if (pid_t pid = ReadPid(reap_pid_file); pid <= 0) {
       start_error = fmt::format("{}: no process id in {}", command[0], reap_pid_file);
     } else {
-      status = WaitFor(pid, &chld, &times, &rotator, &reaped);
+      status = WaitFor(pid, &chld, &times, &rotator, keep);
     }
   } else if (reap_pid_file.empty()) {
-    KillTheRestOfTheSession();
+    KillWhatWasLeftBehind();
   }
   ExitRecord r;
   r.finished_ms = NowMs();
