@@ -2,6 +2,8 @@
 
 #include <fmt/format.h>
 
+#include "store/sqlite_label_index.h"
+
 namespace etna::store {
 
 Stmt& Stmt::Reset() {
@@ -68,6 +70,7 @@ Result<std::unique_ptr<Db>> Db::Open(const std::string& path, bool create) {
   std::unique_ptr<Db> db(new Db(raw, path));
   if (rc != SQLITE_OK) return db->Error(rc, "open");
   sqlite3_extended_result_codes(raw, 1);
+  ETNA_RETURN_IF_ERROR(RegisterMetadataLabelFunction(raw));  // label indexes use it
   return db;
 }
 
