@@ -119,7 +119,8 @@ std::map<std::string, std::string> PeerHosts::NodeIps(const std::vector<json>& p
 std::vector<HostEntry> PeerHosts::For(const json& pod) {
   std::string ns = Str(pod, "/metadata/namespace"_json_pointer);
   std::string job = JobOf(pod);
-  std::vector<json> peers;
+  static const std::vector<json> kNoPeers;
+  const std::vector<json>* peers = &kNoPeers;  // the cached list itself: asked every sync
   std::map<std::string, std::string> node_ips;
   if (!job.empty()) {
     Listed& cached = jobs_[ns + "/" + job];
@@ -127,9 +128,9 @@ std::vector<HostEntry> PeerHosts::For(const json& pod) {
         "labelSelector=" + QueryEscape(std::string(api::types::kJobNameLabel) + "=" + job);
     // Asked again soon while a peer has no address yet (just created, not yet bound).
     TimeMs max_age = cached.items.empty() ? kPeersUnresolvedMaxAgeMs : kPeersMaxAgeMs;
-    peers = Read(cached, client::Path("pods", ns), query, max_age);
-    node_ips = NodeIps(peers);
-    for (const json& peer : peers) {
+    peers = &Read(cached, client::Path("pods", ns), query, max_age);
+    node_ips = NodeIps(*peers);
+    for (const json& peer : *peers) {
       if (!Gone(peer) && PeerAddress(peer, node_ips).empty()) {
         cached.max_age_ms = kPeersUnresolvedMaxAgeMs;
       }
@@ -137,7 +138,7 @@ std::vector<HostEntry> PeerHosts::For(const json& pod) {
   }
   const auto& endpoints =
       Read(endpoints_[ns], client::Path("endpoints", ns), "", kEndpointsMaxAgeMs);
-  return PeerHostEntries(pod, peers, node_ips, endpoints);
+  return PeerHostEntries(pod, *peers, node_ips, endpoints);
 }
 
 void PeerHosts::Retain(const std::vector<json>& pods) {

@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include <cerrno>
+#include <charconv>
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
@@ -23,6 +24,7 @@
 #include "agent/runtime/log_rotation.h"
 #include "agent/runtime/log_times.h"
 #include "agent/runtime/process_usage.h"
+#include "common/file.h"
 
 namespace etna::agent::runtime {
 namespace {
@@ -133,18 +135,15 @@ Status WriteExitFile(const std::string& path, const ExitRecord& r) {
 }
 
 Result<ExitRecord> ReadExitFile(const std::string& path) {
-  std::ifstream in(path);
-  if (!in) return Status::NotFound(path);
+  auto text = ReadFile(path);  // polled for every running container: no stream
+  if (!text.ok()) return Status::NotFound(path);
+  const size_t newline = text->find('\n');
   ExitRecord r;
-  std::string first;
-  std::getline(in, first);
-  std::istringstream ls(first);
+  std::istringstream ls(text->substr(0, newline));
   if (!(ls >> r.exit_code >> r.finished_ms >> r.reason)) {
     return Status::InvalidArgument(fmt::format("{}: malformed", path));
   }
-  std::stringstream rest;
-  rest << in.rdbuf();
-  r.message = rest.str();
+  if (newline != std::string::npos) r.message = text->substr(newline + 1);
   return r;
 }
 
@@ -325,20 +324,21 @@ Result<pid_t> StartShim(const ShimLaunch& launch) {
 
 long long ProcessStartTicks(pid_t pid) {
   if (pid <= 0) return -1;
-  std::ifstream in(fmt::format("/proc/{}/stat", pid));
-  std::string stat;
-  if (!in || !std::getline(in, stat)) return -1;
-  size_t close = stat.rfind(')');
-  if (close == std::string::npos) return -1;
-  std::istringstream rest(stat.substr(close + 2));
-  std::string field;
-  std::string state;
-  rest >> state;  // field 3
-  if (state == "Z" || state == "X") return -1;
-  for (int i = 4; i < 22; ++i) rest >> field;
+  auto stat = ReadFile(fmt::format("/proc/{}/stat", pid));  // polled per container: no stream
+  if (!stat.ok()) return -1;
+  size_t close = stat->rfind(')');
+  if (close == std::string::npos || close + 2 > stat->size()) return -1;
+  // Fields 3 (state) to 22 (starttime) follow the command's closing parenthesis, one space apart.
+  std::string_view rest = std::string_view(*stat).substr(close + 2);
+  for (int field = 3; field < 22; ++field) {
+    if (field == 3 && (rest.rfind("Z ", 0) == 0 || rest.rfind("X ", 0) == 0)) return -1;
+    size_t space = rest.find(' ');
+    if (space == std::string_view::npos) return -1;
+    rest.remove_prefix(space + 1);
+  }
   long long ticks = -1;
-  rest >> ticks;
-  return ticks;
+  auto [end, error] = std::from_chars(rest.data(), rest.data() + rest.size(), ticks);
+  return error == std::errc() ? ticks : -1;
 }
 
 bool ReapIfChild(pid_t pid) {
