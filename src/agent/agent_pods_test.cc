@@ -321,12 +321,8 @@ TEST_F(AgentTest, ContainerLogsAreRotatedAtTheirCapAndOldRunsRemoved) {
 TEST_F(AgentTest, ProcessesTheMainProcessLeftBehindEndWithIt) {
   StartAgent(Options("n1"));
   std::string file = dir_ + "/left";
-  CreatePod("leaver", "n1", "sleep 60 & echo $! > " + file + "; exit 0");
-  ASSERT_TRUE(WaitFor([&] { return Phase("leaver") == "Succeeded"; }));
-  std::string text = TextOrEmpty(file);
-  ASSERT_FALSE(text.empty());
-  pid_t pid = std::stoi(text);
-  pids_to_kill_.push_back(pid);
+  pid_t pid = RunPodLeavingAProcess("leaver", "sleep 60 & echo $! > " + file + "; exit 0", file);
+  ASSERT_GT(pid, 0);
   EXPECT_TRUE(WaitFor([&] { return kill(pid, 0) != 0; }, std::chrono::seconds(5)))
       << "the background sleep " << pid << " outlived its container";
 }
@@ -336,15 +332,13 @@ TEST_F(AgentTest, ProcessesTheMainProcessLeftBehindEndWithIt) {
 TEST_F(AgentTest, AProcessLeftBehindInASessionOfItsOwnEndsWithTheContainer) {
   StartAgent(Options("n1"));
   std::string file = dir_ + "/left";
-  CreatePod("escaper", "n1",
-            "python3 -c 'import os, sys, time; os.setsid(); open(sys.argv[1], \"w\").write("
-            "str(os.getpid())); time.sleep(60)' " +
-                file + " & while [ ! -s " + file + " ]; do sleep 0.05; done; exit 0");
-  ASSERT_TRUE(WaitFor([&] { return Phase("escaper") == "Succeeded"; }));
-  std::string text = TextOrEmpty(file);
-  ASSERT_FALSE(text.empty());
-  pid_t pid = std::stoi(text);
-  pids_to_kill_.push_back(pid);
+  pid_t pid = RunPodLeavingAProcess(
+      "escaper",
+      "python3 -c 'import os, sys, time; os.setsid(); open(sys.argv[1], \"w\").write("
+      "str(os.getpid())); time.sleep(60)' " +
+          file + " & while [ ! -s " + file + " ]; do sleep 0.05; done; exit 0",
+      file);
+  ASSERT_GT(pid, 0);
   EXPECT_TRUE(WaitFor([&] { return kill(pid, 0) != 0; }, std::chrono::seconds(5)))
       << "the process " << pid << " in a session of its own outlived its container";
 }

@@ -148,6 +148,26 @@ class AgentTest : public ::testing::Test {
     return Pod(name).value("/status/phase"_json_pointer, std::string());
   }
 
+  // Runs pod `name` on n1 until it Succeeded: its `script` leaves a process running and writes
+  // that process's pid to `pid_file`. The pid, killed at teardown in any case; 0 on a failure,
+  // which it reports.
+  pid_t RunPodLeavingAProcess(const std::string& name, const std::string& script,
+                              const std::string& pid_file) {
+    CreatePod(name, "n1", script);
+    if (!WaitFor([&] { return Phase(name) == "Succeeded"; })) {
+      ADD_FAILURE() << name << " did not succeed";
+      return 0;
+    }
+    std::string text = TextOrEmpty(pid_file);
+    if (text.empty()) {
+      ADD_FAILURE() << name << " wrote no pid to " << pid_file;
+      return 0;
+    }
+    pid_t pid = std::stoi(text);
+    pids_to_kill_.push_back(pid);
+    return pid;
+  }
+
   // A bound pod running `script` with sh -c.
   void CreatePod(const std::string& name, const std::string& node, const std::string& script,
                  const std::string& restart_policy = "Never", json extra_env = json::array(),

@@ -13,7 +13,6 @@ job submitted afterwards completes. Prints when the first renewal after the kill
 
 Usage: ha_etcd_leader_test.py ETNA_BINARY
 """
-import datetime
 import os
 import shutil
 import sys
@@ -23,8 +22,8 @@ import time
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from cluster import Cluster, check, h100_profile, worker_job  # noqa: E402
 from etcd import EtcdCluster  # noqa: E402
+from ha_test import LEASES, log_has, seconds  # noqa: E402
 
-LEASES = "/apis/coordination.k8s.io/v1/namespaces/kube-system/leases"
 RENEW_DEADLINE_S = 10  # kube-scheduler's default, which the daemons keep here
 
 
@@ -36,12 +35,7 @@ def renew_time(c):
         return None
     if status != 200:
         return None
-    stamp = body.get("spec", {}).get("renewTime", "")
-    return datetime.datetime.fromisoformat(stamp.replace("Z", "+00:00")).timestamp()
-
-
-def log_has(c, name, text):
-    return text in open(os.path.join(c.work, f"{name}.log"), errors="replace").read()
+    return seconds(body.get("spec", {}).get("renewTime", ""))
 
 
 def main():

@@ -3,41 +3,43 @@
 #include <dirent.h>
 #include <unistd.h>
 
+#include <algorithm>
+#include <charconv>
 #include <cstdlib>
 #include <fstream>
 #include <set>
-#include <sstream>
 #include <string>
 #include <vector>
 
 #include "common/clock_steps.h"
+#include "common/file.h"
 
 namespace etna::agent::runtime {
 namespace {
 
-struct StatFields {
-  pid_t session = 0;
-  int64_t cpu_ticks = 0;
-  int64_t start_ticks = 0;
-  int64_t rss_pages = 0;
-};
-
-// Fields 6 (session), 14+15 (utime, stime), 22 (starttime) and 24 (rss) of /proc/<pid>/stat.
-bool ReadStat(const std::string& pid, StatFields* out) {
-  std::ifstream in("/proc/" + pid + "/stat");
-  std::string stat;
-  if (!in || !std::getline(in, stat)) return false;
-  size_t close = stat.rfind(')');
-  if (close == std::string::npos || close + 2 > stat.size()) return false;
-  std::istringstream rest(stat.substr(close + 2));
-  std::string field;
-  for (int i = 3; i <= 24; ++i) {
-    if (!(rest >> field)) return false;
-    if (i == 3 && (field == "Z" || field == "X")) return false;
-    if (i == 6) out->session = static_cast<pid_t>(std::atol(field.c_str()));
-    if (i == 14 || i == 15) out->cpu_ticks += std::atoll(field.c_str());
-    if (i == 22) out->start_ticks = std::atoll(field.c_str());
-    if (i == 24) out->rss_pages = std::atoll(field.c_str());
+// Fields 6 (session), 14+15 (utime, stime), 22 (starttime) and 24 (rss) of /proc/<pid>/stat,
+// read with ReadFile and parsed in place (the agent reads it for every container each second);
+// false for a zombie or a process that is gone.
+bool ReadStat(const std::string& pid, ProcessStat* out) {
+  auto stat = ReadFile("/proc/" + pid + "/stat");
+  if (!stat.ok()) return false;
+  size_t close = stat->rfind(')');
+  if (close == std::string::npos || close + 2 > stat->size()) return false;
+  // Fields 3 (state) onwards follow the command's closing parenthesis, one space apart.
+  std::string_view rest = std::string_view(*stat).substr(close + 2);
+  *out = ProcessStat();
+  for (int field = 3; field <= 24; ++field) {
+    const size_t space = std::min(rest.find(' '), rest.size());
+    const std::string_view text = rest.substr(0, space);
+    if (text.empty()) return false;
+    int64_t value = 0;
+    std::from_chars(text.data(), text.data() + text.size(), value);
+    if (field == 3 && (text == "Z" || text == "X")) return false;
+    if (field == 6) out->session = static_cast<pid_t>(value);
+    if (field == 14 || field == 15) out->cpu_ticks += value;
+    if (field == 22) out->start_ticks = value;
+    if (field == 24) out->rss_pages = value;
+    rest.remove_prefix(std::min(space + 1, rest.size()));
   }
   return true;
 }
@@ -49,7 +51,7 @@ void ForEachProcess(Visit visit) {
   if (!proc) return;
   while (dirent* e = readdir(proc)) {
     if (e->d_name[0] < '0' || e->d_name[0] > '9') continue;
-    StatFields f;
+    ProcessStat f;
     if (ReadStat(e->d_name, &f)) visit(e->d_name, f);
   }
   closedir(proc);
@@ -100,7 +102,7 @@ std::map<pid_t, ProcessUsage> ReadSessions(const std::set<pid_t>& sessions) {
   static const int64_t page = sysconf(_SC_PAGESIZE) > 0 ? sysconf(_SC_PAGESIZE) : 4096;
   static const int64_t hz = sysconf(_SC_CLK_TCK) > 0 ? sysconf(_SC_CLK_TCK) : 100;
   const int64_t boot_ms = BootTimeMs();
-  auto add = [&](const std::string& pid, const StatFields& f) {
+  auto add = [&](const std::string& pid, const ProcessStat& f) {
     ProcessUsage& u = out[f.session];
     u.cpu_ns += TicksToNs(f.cpu_ticks);
     u.rss_bytes += f.rss_pages * page;
@@ -117,7 +119,7 @@ std::map<pid_t, ProcessUsage> ReadSessions(const std::set<pid_t>& sessions) {
       pid_t pid = todo.back();
       todo.pop_back();
       if (!seen.insert(pid).second) continue;
-      StatFields f;
+      ProcessStat f;
       std::string name = std::to_string(pid);
       if (!ReadStat(name, &f) || f.session != leader) continue;
       add(name, f);
@@ -127,10 +129,16 @@ std::map<pid_t, ProcessUsage> ReadSessions(const std::set<pid_t>& sessions) {
   if (walked) return out;
   // Without /proc/<pid>/task/<tid>/children: every process of the host.
   out.clear();
-  ForEachProcess([&](const char* pid, const StatFields& f) {
+  ForEachProcess([&](const char* pid, const ProcessStat& f) {
     if (sessions.count(f.session)) add(pid, f);
   });
   return out;
+}
+
+std::optional<ProcessStat> ReadProcessStat(pid_t pid) {
+  ProcessStat stat;
+  if (pid <= 0 || !ReadStat(std::to_string(pid), &stat)) return std::nullopt;
+  return stat;
 }
 
 bool Descendants(pid_t root, std::vector<pid_t>* out) {
@@ -149,7 +157,7 @@ bool Descendants(pid_t root, std::vector<pid_t>* out) {
 
 std::vector<pid_t> SessionMembers(pid_t session) {
   std::vector<pid_t> out;
-  ForEachProcess([&](const char* pid, const StatFields& f) {
+  ForEachProcess([&](const char* pid, const ProcessStat& f) {
     if (f.session == session) out.push_back(static_cast<pid_t>(std::atol(pid)));
   });
   return out;

@@ -15,6 +15,7 @@
 
 #include <cstdint>
 #include <map>
+#include <optional>
 #include <set>
 #include <vector>
 
@@ -27,6 +28,16 @@ struct ProcessUsage {
   int64_t rss_bytes = 0;        // resident memory (the working set a process runtime can see)
   int64_t leader_start_ms = 0;  // when the session leader started (epoch ms); 0: not found
 };
+
+// What /proc/<pid>/stat says of a process that the runtime uses.
+struct ProcessStat {
+  pid_t session = 0;
+  int64_t cpu_ticks = 0;    // utime + stime
+  int64_t start_ticks = 0;  // since boot
+  int64_t rss_pages = 0;
+};
+// nullopt when there is no such live (non-zombie) process.
+std::optional<ProcessStat> ReadProcessStat(pid_t pid);
 
 // By session id, for the sessions in `sessions` that have at least one live process.
 std::map<pid_t, ProcessUsage> ReadSessions(const std::set<pid_t>& sessions);

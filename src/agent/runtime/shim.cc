@@ -9,7 +9,6 @@
 #include <unistd.h>
 
 #include <cerrno>
-#include <charconv>
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
@@ -323,22 +322,8 @@ Result<pid_t> StartShim(const ShimLaunch& launch) {
 }
 
 long long ProcessStartTicks(pid_t pid) {
-  if (pid <= 0) return -1;
-  auto stat = ReadFile(fmt::format("/proc/{}/stat", pid));  // polled per container: no stream
-  if (!stat.ok()) return -1;
-  size_t close = stat->rfind(')');
-  if (close == std::string::npos || close + 2 > stat->size()) return -1;
-  // Fields 3 (state) to 22 (starttime) follow the command's closing parenthesis, one space apart.
-  std::string_view rest = std::string_view(*stat).substr(close + 2);
-  for (int field = 3; field < 22; ++field) {
-    if (field == 3 && (rest.rfind("Z ", 0) == 0 || rest.rfind("X ", 0) == 0)) return -1;
-    size_t space = rest.find(' ');
-    if (space == std::string_view::npos) return -1;
-    rest.remove_prefix(space + 1);
-  }
-  long long ticks = -1;
-  auto [end, error] = std::from_chars(rest.data(), rest.data() + rest.size(), ticks);
-  return error == std::errc() ? ticks : -1;
+  std::optional<ProcessStat> stat = ReadProcessStat(pid);
+  return stat ? stat->start_ticks : -1;
 }
 
 bool ReapIfChild(pid_t pid) {
